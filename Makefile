@@ -1,0 +1,100 @@
+# SPDX-License-Identifier: GPL-2.0
+# Makefile - builds the whole project: the sch_symphony module (Kbuild),
+# the BPF objects with their libbpf skeletons, the tc plugin and the
+# userspace tools; installs them; runs the demonstration and the tests.
+#
+#   make                 build everything (KDIR=... to pick kernel headers)
+#   make check           install dependencies, build, run all selftests
+#   make demo            install dependencies, build, run the demonstration
+#   make install         install module, tc plugin and tools (DESTDIR, PREFIX)
+#   make uninstall       remove what install put in place
+#   make clean           remove every build product
+
+KDIR		?= $(shell scripts/lib.sh default_kdir)
+KVER		 = $(shell $(MAKE) -s -C $(KDIR) kernelrelease 2>/dev/null)
+PREFIX		?= /usr/local
+DESTDIR		?=
+MULTIARCH	:= $(shell $(CC) -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)
+TC_LIB_DIR_INSTALL ?= /usr/lib/$(MULTIARCH)/tc
+MODULE_DIR	 = /lib/modules/$(KVER)/updates
+
+CLANG		?= clang
+BPFTOOL		?= bpftool
+BTF_VMLINUX	?= /sys/kernel/btf/vmlinux
+
+BUILD		:= build
+WARN_FLAGS	:= -Wall -Wextra -Werror=implicit-function-declaration
+CFLAGS		?= -O2 -g
+USER_CFLAGS	 = $(CFLAGS) $(WARN_FLAGS) -I$(BUILD) -Iinclude
+BPF_CFLAGS	:= -O2 -g -target bpf -D__TARGET_ARCH_x86 $(WARN_FLAGS) \
+		   -Wno-unused-parameter -I$(BUILD) -Ibpf -Iinclude
+LIBBPF_LIBS	:= $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz)
+
+BPF_PROGS	:= ecnstat
+TOOLS		:= ecnstat
+TC_PLUGINS	:= q_symphony
+
+BPF_OBJS	:= $(patsubst %,$(BUILD)/%.bpf.o,$(BPF_PROGS))
+SKELETONS	:= $(patsubst %,$(BUILD)/%.skel.h,$(BPF_PROGS))
+TOOL_BINS	:= $(patsubst %,$(BUILD)/%,$(TOOLS))
+PLUGIN_SOS	:= $(patsubst %,$(BUILD)/tc/%.so,$(TC_PLUGINS))
+
+.PHONY: all module bpf userspace deps check demo install uninstall clean
+
+all: module bpf userspace
+
+module:
+	@test -d "$(KDIR)" || { echo "no kernel headers (KDIR='$(KDIR)'): run scripts/install-deps.sh" >&2; exit 1; }
+	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+
+bpf: $(BPF_OBJS) $(SKELETONS)
+
+userspace: $(TOOL_BINS) $(PLUGIN_SOS)
+
+$(BUILD) $(BUILD)/tc:
+	mkdir -p $@
+
+$(BUILD)/vmlinux.h: | $(BUILD)
+	$(BPFTOOL) btf dump file $(BTF_VMLINUX) format c > $@.tmp
+	mv $@.tmp $@
+
+$(BUILD)/%.bpf.o: bpf/%.bpf.c bpf/%.h $(BUILD)/vmlinux.h | $(BUILD)
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
+	$(BPFTOOL) gen skeleton $< name $(notdir $*)_bpf > $@.tmp
+	mv $@.tmp $@
+
+$(BUILD)/ecnstat: userspace/ecnstat.c $(BUILD)/ecnstat.skel.h bpf/ecnstat.h
+	$(CC) $(USER_CFLAGS) $< -o $@ $(LIBBPF_LIBS)
+
+$(BUILD)/tc/%.so: userspace/%.c userspace/tc_iproute2.h include/uapi/linux/pkt_sched_symphony.h | $(BUILD)/tc
+	$(CC) $(USER_CFLAGS) -Wno-unused-parameter -shared -fPIC $< -o $@
+
+deps:
+	scripts/install-deps.sh
+
+check: deps
+	$(MAKE) all
+	$(MAKE) -C selftests run_tests
+
+demo: deps
+	$(MAKE) all
+	scripts/demo.sh
+
+install: all
+	install -D -m 0644 kernel/sch_symphony.ko $(DESTDIR)$(MODULE_DIR)/sch_symphony.ko
+	[ -n "$(DESTDIR)" ] || depmod -a $(KVER)
+	install -D -m 0644 $(BUILD)/tc/q_symphony.so $(DESTDIR)$(TC_LIB_DIR_INSTALL)/q_symphony.so
+	install -D -m 0755 $(TOOL_BINS) -t $(DESTDIR)$(PREFIX)/sbin
+
+uninstall:
+	rm -f $(DESTDIR)$(MODULE_DIR)/sch_symphony.ko
+	[ -n "$(DESTDIR)" ] || depmod -a $(KVER)
+	rm -f $(DESTDIR)$(TC_LIB_DIR_INSTALL)/q_symphony.so
+	rm -f $(patsubst %,$(DESTDIR)$(PREFIX)/sbin/%,$(TOOLS))
+
+clean:
+	[ ! -d "$(KDIR)" ] || $(MAKE) -C $(KDIR) M=$(CURDIR) clean
+	$(MAKE) -C selftests clean
+	rm -rf $(BUILD)

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ecnstat.h - map layout of the ecnstat tc-BPF program, shared by
+ * bpf/ecnstat.bpf.c and the userspace/ecnstat loader.
+ */
+#ifndef SYMOFAN_ECNSTAT_H
+#define SYMOFAN_ECNSTAT_H
+
+/* Per-CPU counters of one attachment (hook and interface), summed by the
+ * loader.  All fields count packets except bytes.
+ */
+struct ecnstat_counters {
+	__u64 packets;		/* IPv4 and IPv6 packets seen */
+	__u64 bytes;		/* their length on the wire, bytes */
+	__u64 not_ect;		/* ECN field 00 */
+	__u64 ect1;		/* ECN field 01 */
+	__u64 ect0;		/* ECN field 10 */
+	__u64 ce;		/* ECN field 11 */
+	__u64 rocev2;		/* UDP to port 4791 */
+	__u64 rocev2_cnp;	/* of which BTH opcode 0x81 (CNP) */
+	__u64 uec;		/* UDP to port 4793 */
+	__u64 other;		/* not IPv4/IPv6 or truncated */
+};
+
+#define ECNSTAT_UDP_PORT_ROCEV2	4791
+#define ECNSTAT_UDP_PORT_UEC	4793
+#define ECNSTAT_BTH_OPCODE_CNP	0x81
+
+#endif /* SYMOFAN_ECNSTAT_H */

@@ -1,0 +1,90 @@
+#!/bin/busybox sh
+# SPDX-License-Identifier: GPL-2.0
+# vm-init.sh - /init of the runner's initramfs.  Loads the 9p modules,
+# mounts the host root read-only with writable tmpfs where programs need
+# it, mounts the run folder (and any extra writable folders) from the host,
+# runs the command the host wrote there and records its exit status.
+# Output of the command goes to the second serial port, which the host
+# streams; kernel messages go to the first.
+
+/bin/busybox mkdir -p /sbin /usr/bin /usr/sbin
+/bin/busybox --install -s /bin
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+
+fail() {
+	echo "vm-init: $*" > /dev/ttyS1
+	echo "vm-init: $*" > /dev/console
+	poweroff -f
+}
+
+for arg in $(cat /proc/cmdline); do
+	case "$arg" in
+	symofan.run=*) rundir=${arg#symofan.run=} ;;
+	symofan.rw=*) rwdirs=${arg#symofan.rw=} ;;
+	symofan.modules=*) moddir=${arg#symofan.modules=} ;;
+	esac
+done
+[ -n "$rundir" ] || fail "no symofan.run= on the kernel command line"
+
+while read -r mod; do
+	insmod "/modules/$mod" || fail "insmod $mod failed"
+done < /modules/order
+
+r=/host
+mkdir -p $r
+# The host root does not change under the VM, except for the shared
+# folders, which are mounted without cache below.
+mount -t 9p -o trans=virtio,version=9p2000.L,ro,cache=loose,msize=512000 \
+	hostroot $r || fail "cannot mount the host root over 9p"
+
+mount -t proc proc $r/proc
+mount -t sysfs sysfs $r/sys
+mount -t devtmpfs devtmpfs $r/dev
+mkdir -p $r/dev/pts $r/dev/shm 2>/dev/null
+mount -t devpts devpts $r/dev/pts
+mount -t tmpfs tmpfs $r/dev/shm
+for d in /tmp /run /var/tmp /var/log /var/lib; do
+	mount -t tmpfs -o mode=1777 tmpfs $r$d || fail "cannot mount tmpfs on $d"
+done
+
+mount -t bpf bpf $r/sys/fs/bpf
+mount -t debugfs debugfs $r/sys/kernel/debug 2>/dev/null
+mount -t tracefs tracefs $r/sys/kernel/tracing 2>/dev/null
+
+# Writable shares: tag "run" is the run folder, "rwN" the extra folders,
+# each mounted at its own host path (created in a tmpfs if need be).
+mkdir -p $r$rundir
+mount -t 9p -o trans=virtio,version=9p2000.L,cache=none,msize=512000 \
+	run $r$rundir || fail "cannot mount the run folder $rundir"
+i=0
+for d in $(echo "$rwdirs" | tr ',' ' '); do
+	mkdir -p $r$d
+	mount -t 9p -o trans=virtio,version=9p2000.L,cache=none,msize=512000 \
+		rw$i $r$d || fail "cannot mount writable folder $d"
+	i=$((i + 1))
+done
+
+# request_module() runs this wrapper from the initramfs root: it runs the
+# host's modprobe on the VM kernel's modules, unpacked in the host's cache.
+cat > /sbin/symofan-modprobe <<EOM
+#!/bin/sh
+exec chroot $r /sbin/modprobe -d $moddir "\$@"
+EOM
+chmod 0755 /sbin/symofan-modprobe
+echo /sbin/symofan-modprobe > /proc/sys/kernel/modprobe
+
+hostname symofan-vm
+echo "vm-init: booted in $(cut -d' ' -f1 /proc/uptime) s" > /dev/console
+
+chroot $r /bin/sh -c "ip link set lo up; cd / && exec /bin/sh $rundir/run.sh" \
+	< /dev/null > /dev/ttyS1 2>&1
+rc=$?
+echo "$rc" > $r$rundir/status
+dmesg > $r$rundir/dmesg 2>/dev/null
+sync
+umount $r$rundir 2>/dev/null
+poweroff -f

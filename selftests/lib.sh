@@ -1,0 +1,190 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# lib.sh - helpers for the project's kselftest-style tests: TAP output,
+# exit codes (0 pass, 1 fail, 4 skip), requirements, and network
+# namespaces that are removed however the test ends.
+#
+# A test sources this file, declares its plan, runs checks and ends with
+# ktap_finished:
+#	. "$(dirname "$0")/../lib.sh"
+#	ktap_plan 2
+#	check "loads" some_command
+#	ktap_finished
+
+set -u
+
+KSFT_PASS=0
+KSFT_FAIL=1
+KSFT_SKIP=4
+
+SELFTESTS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+TOP_DIR=$(cd "$SELFTESTS_DIR/.." && pwd)
+BUILD_DIR=$TOP_DIR/build
+
+ktap_count=0
+ktap_failed=0
+ktap_skipped=0
+ktap_planned=0
+declare -a ktap_netns=()
+declare -a ktap_cleanups=()
+
+ktap_plan() {
+	ktap_planned=$1
+	echo "TAP version 13"
+	echo "1..$1"
+}
+
+ktap_print() { echo "# $*"; }
+
+ktap_pass() {
+	ktap_count=$((ktap_count + 1))
+	echo "ok $ktap_count $1"
+}
+
+ktap_fail() {
+	ktap_count=$((ktap_count + 1))
+	ktap_failed=$((ktap_failed + 1))
+	echo "not ok $ktap_count $1"
+	shift
+	local line
+	for line in "$@"; do
+		echo "#   $line"
+	done
+}
+
+ktap_skip() {
+	ktap_count=$((ktap_count + 1))
+	ktap_skipped=$((ktap_skipped + 1))
+	echo "ok $ktap_count $1 # SKIP ${2:-}"
+}
+
+# Skip the whole test: a capability it needs is absent.
+ktap_skip_all() {
+	echo "TAP version 13"
+	echo "1..0 # SKIP $*"
+	exit $KSFT_SKIP
+}
+
+# check NAME COMMAND...: one test point, passing when COMMAND succeeds;
+# its output is shown only when it fails.
+check() {
+	local name=$1 out rc
+	shift
+	out=$("$@" 2>&1) && rc=0 || rc=$?
+	if [ "$rc" -eq 0 ]; then
+		ktap_pass "$name"
+	else
+		ktap_fail "$name" "command: $*" "exit status $rc" \
+			"$(echo "$out" | tail -n 15)"
+	fi
+	return 0
+}
+
+# check_fails NAME COMMAND...: a test point that passes when COMMAND fails.
+check_fails() {
+	local name=$1 out rc
+	shift
+	out=$("$@" 2>&1) && rc=0 || rc=$?
+	if [ "$rc" -ne 0 ]; then
+		ktap_pass "$name"
+	else
+		ktap_fail "$name" "command unexpectedly succeeded: $*" \
+			"$(echo "$out" | tail -n 15)"
+	fi
+	return 0
+}
+
+# check_eq NAME EXPECTED ACTUAL
+check_eq() {
+	if [ "$2" = "$3" ]; then
+		ktap_pass "$1"
+	else
+		ktap_fail "$1" "expected '$2', got '$3'"
+	fi
+}
+
+ktap_finished() {
+	if [ "$ktap_count" -ne "$ktap_planned" ]; then
+		echo "# planned $ktap_planned test points, ran $ktap_count"
+		exit $KSFT_FAIL
+	fi
+	echo "# totals: pass:$((ktap_count - ktap_failed - ktap_skipped)) fail:$ktap_failed skip:$ktap_skipped"
+	[ "$ktap_failed" -eq 0 ] || exit $KSFT_FAIL
+	[ "$ktap_count" -eq 0 ] || [ "$ktap_skipped" -lt "$ktap_count" ] ||
+		exit $KSFT_SKIP
+	exit $KSFT_PASS
+}
+
+require_root() {
+	[ "$(id -u)" -eq 0 ] || ktap_skip_all "needs root"
+}
+
+require_cmd() {
+	local c
+	for c in "$@"; do
+		command -v "$c" >/dev/null 2>&1 ||
+			ktap_skip_all "command '$c' not installed (scripts/install-deps.sh)"
+	done
+}
+
+require_built() {
+	local f
+	for f in "$@"; do
+		[ -e "$f" ] || { echo "# $f is not built: run 'make'"; exit $KSFT_FAIL; }
+	done
+}
+
+in_vm() { [ -n "${SYMOFAN_IN_VM:-}" ]; }
+
+require_bpffs() {
+	mountpoint -q /sys/fs/bpf || mount -t bpf bpf /sys/fs/bpf ||
+		ktap_skip_all "cannot mount bpffs on /sys/fs/bpf"
+}
+
+# Run a command at exit, last registered first.
+on_exit() { ktap_cleanups=("$*" "${ktap_cleanups[@]}"); }
+
+ktap_cleanup() {
+	local c ns
+	for c in "${ktap_cleanups[@]}"; do
+		eval "$c" >/dev/null 2>&1 || true
+	done
+	for ns in "${ktap_netns[@]}"; do
+		ip netns del "$ns" 2>/dev/null || true
+	done
+}
+trap ktap_cleanup EXIT
+
+# netns_create NAME...: namespaces unique to this test run, deleted at
+# exit; each name is set as a variable holding the real namespace name.
+netns_create() {
+	local name real
+	for name in "$@"; do
+		real="symofan-$name-$$"
+		ip netns add "$real" || return 1
+		ip -n "$real" link set lo up
+		ktap_netns+=("$real")
+		printf -v "$name" '%s' "$real"
+	done
+}
+
+# Run a command in a namespace without hiding /sys/fs/bpf, as 'ip netns
+# exec' (which remounts /sys) would.
+in_ns() {
+	local ns=$1
+	shift
+	nsenter --net="/run/netns/$ns" "$@"
+}
+
+# veth_pair NS_A DEV_A ADDR_A NS_B DEV_B ADDR_B: a veth between two
+# namespaces, IPv4 addresses with prefix, up, IPv6 off so that only the
+# test's own packets cross it.
+veth_pair() {
+	ip link add "$2" netns "$1" type veth peer name "$5" netns "$4" || return 1
+	ip netns exec "$1" sysctl -qw "net.ipv6.conf.$2.disable_ipv6=1"
+	ip netns exec "$4" sysctl -qw "net.ipv6.conf.$5.disable_ipv6=1"
+	ip -n "$1" addr add "$3" dev "$2"
+	ip -n "$4" addr add "$6" dev "$5"
+	ip -n "$1" link set "$2" up
+	ip -n "$4" link set "$5" up
+}
