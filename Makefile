@@ -8,15 +8,19 @@
 #   make demo            install dependencies, build, run the demonstration
 #   make install         install module, tc plugin and tools (DESTDIR, PREFIX)
 #   make uninstall       remove what install put in place
+#   make dkms-install    register the module sources with DKMS
 #   make clean           remove every build product
 
 KDIR		?= $(shell scripts/lib.sh default_kdir)
-KVER		 = $(shell $(MAKE) -s -C $(KDIR) kernelrelease 2>/dev/null)
+KVER		 = $(shell scripts/lib.sh kdir_release $(KDIR))
 PREFIX		?= /usr/local
 DESTDIR		?=
 MULTIARCH	:= $(shell $(CC) -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)
 TC_LIB_DIR_INSTALL ?= /usr/lib/$(MULTIARCH)/tc
 MODULE_DIR	 = /lib/modules/$(KVER)/updates
+
+VERSION		:= $(shell cat VERSION)
+DKMS_SRC	 = /usr/src/sch-symphony-$(VERSION)
 
 CLANG		?= clang
 BPFTOOL		?= bpftool
@@ -39,7 +43,8 @@ SKELETONS	:= $(patsubst %,$(BUILD)/%.skel.h,$(BPF_PROGS))
 TOOL_BINS	:= $(patsubst %,$(BUILD)/%,$(TOOLS))
 PLUGIN_SOS	:= $(patsubst %,$(BUILD)/tc/%.so,$(TC_PLUGINS))
 
-.PHONY: all module bpf userspace deps check demo install uninstall clean
+.PHONY: all module bpf userspace deps check demo install uninstall \
+	dkms-src dkms-install clean
 
 all: module bpf userspace
 
@@ -84,15 +89,27 @@ demo: deps
 
 install: all
 	install -D -m 0644 kernel/sch_symphony.ko $(DESTDIR)$(MODULE_DIR)/sch_symphony.ko
-	[ -n "$(DESTDIR)" ] || depmod -a $(KVER)
+	depmod -b "$(or $(DESTDIR),/)" $(KVER)
 	install -D -m 0644 $(BUILD)/tc/q_symphony.so $(DESTDIR)$(TC_LIB_DIR_INSTALL)/q_symphony.so
 	install -D -m 0755 $(TOOL_BINS) -t $(DESTDIR)$(PREFIX)/sbin
 
 uninstall:
 	rm -f $(DESTDIR)$(MODULE_DIR)/sch_symphony.ko
 	[ -n "$(DESTDIR)" ] || depmod -a $(KVER)
+	[ -z "$(DESTDIR)" ] || rm -f $(DESTDIR)/lib/modules/$(KVER)/modules.*
 	rm -f $(DESTDIR)$(TC_LIB_DIR_INSTALL)/q_symphony.so
 	rm -f $(patsubst %,$(DESTDIR)$(PREFIX)/sbin/%,$(TOOLS))
+
+# The module's sources, as DKMS wants them (DESTDIR honoured).
+dkms-src:
+	install -D -m 0644 Kbuild $(DESTDIR)$(DKMS_SRC)/Kbuild
+	install -D -m 0644 kernel/Kbuild $(filter-out %.mod.c,$(wildcard kernel/*.c kernel/*.h)) -t $(DESTDIR)$(DKMS_SRC)/kernel
+	cp -r include $(DESTDIR)$(DKMS_SRC)/
+	sed 's/@VERSION@/$(VERSION)/' dkms.conf > $(DESTDIR)$(DKMS_SRC)/dkms.conf
+
+dkms-install: dkms-src
+	dkms add -m sch-symphony -v $(VERSION)
+	dkms install -m sch-symphony -v $(VERSION)
 
 clean:
 	[ ! -d "$(KDIR)" ] || $(MAKE) -C $(KDIR) M=$(CURDIR) clean

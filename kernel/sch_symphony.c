@@ -33,7 +33,7 @@ struct symphony_sched_data {
 	u32	max_backlog_bytes;
 };
 
-static const struct netlink_range_validation symphony_limit_range = {
+static struct netlink_range_validation symphony_limit_range = {
 	.min = SYMPHONY_LIMIT_MIN_PACKETS,
 	.max = SYMPHONY_LIMIT_MAX_PACKETS,
 };
@@ -114,7 +114,7 @@ static int symphony_dump(struct Qdisc *sch, struct sk_buff *skb)
 	struct symphony_sched_data *q = qdisc_priv(sch);
 	struct nlattr *opts;
 
-	opts = nla_nest_start_noflag(skb, TCA_OPTIONS);
+	opts = nla_nest_start(skb, TCA_OPTIONS);
 	if (!opts)
 		goto nla_put_failure;
 

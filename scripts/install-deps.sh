@@ -46,6 +46,7 @@ binutils
 kmod
 jq
 dwarves
+dkms
 ethtool
 iputils-ping
 bsdextrautils

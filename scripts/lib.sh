@@ -38,6 +38,12 @@ default_kdir() {
 	fi
 }
 
+# The release ("6.1.0-42-amd64") of the kernel that headers folder $1
+# builds for, as the module's vermagic and /lib/modules name it.
+kdir_release() {
+	sed -n 's/^#define UTS_RELEASE "\(.*\)"$/\1/p' "$1/include/generated/utsrelease.h"
+}
+
 # Run as a command: scripts/lib.sh FUNCTION prints what FUNCTION prints.
 if [ "${0##*/}" = lib.sh ] && [ $# -gt 0 ]; then
 	"$@"

@@ -44,6 +44,10 @@ mount -t 9p -o trans=virtio,version=9p2000.L,ro,cache=loose,msize=512000 \
 mount -t proc proc $r/proc
 mount -t sysfs sysfs $r/sys
 mount -t devtmpfs devtmpfs $r/dev
+ln -sf /proc/self/fd $r/dev/fd
+ln -sf /proc/self/fd/0 $r/dev/stdin
+ln -sf /proc/self/fd/1 $r/dev/stdout
+ln -sf /proc/self/fd/2 $r/dev/stderr
 mkdir -p $r/dev/pts $r/dev/shm 2>/dev/null
 mount -t devpts devpts $r/dev/pts
 mount -t tmpfs tmpfs $r/dev/shm
@@ -80,7 +84,7 @@ echo /sbin/symofan-modprobe > /proc/sys/kernel/modprobe
 hostname symofan-vm
 echo "vm-init: booted in $(cut -d' ' -f1 /proc/uptime) s" > /dev/console
 
-chroot $r /bin/sh -c "ip link set lo up; cd / && exec /bin/sh $rundir/run.sh" \
+chroot $r /bin/sh -c "ip link set lo up; cd / && exec /bin/bash $rundir/run.sh" \
 	< /dev/null > /dev/ttyS1 2>&1
 rc=$?
 echo "$rc" > $r$rundir/status

@@ -165,6 +165,7 @@ elif [ ! -s "$rundir/status" ]; then
 fi
 
 if [ -n "$problem" ]; then
+	set +o pipefail
 	{
 		echo "vm-run: FAILED: $problem"
 		echo "vm-run: kernel console (relevant lines, $rundir/console.log):"

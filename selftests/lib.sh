@@ -94,6 +94,18 @@ check_fails() {
 	return 0
 }
 
+# check_jq NAME FILTER JSON: passes when JSON is not empty and jq -e
+# FILTER holds on it.
+check_jq() {
+	if [ -z "$3" ]; then
+		ktap_fail "$1" "no JSON to test '$2' on"
+	elif jq -e "$2" >/dev/null 2>&1 <<<"$3"; then
+		ktap_pass "$1"
+	else
+		ktap_fail "$1" "'$2' does not hold on: $(echo "$3" | jq -c . 2>&1 | head -c 600)"
+	fi
+}
+
 # check_eq NAME EXPECTED ACTUAL
 check_eq() {
 	if [ "$2" = "$3" ]; then
@@ -177,8 +189,8 @@ in_ns() {
 }
 
 # veth_pair NS_A DEV_A ADDR_A NS_B DEV_B ADDR_B: a veth between two
-# namespaces, IPv4 addresses with prefix, up, IPv6 off so that only the
-# test's own packets cross it.
+# namespaces, IPv4 addresses with prefix, up, IPv6 off and static
+# neighbour entries, so that only the test's own packets cross it.
 veth_pair() {
 	ip link add "$2" netns "$1" type veth peer name "$5" netns "$4" || return 1
 	ip netns exec "$1" sysctl -qw "net.ipv6.conf.$2.disable_ipv6=1"
@@ -187,4 +199,8 @@ veth_pair() {
 	ip -n "$4" addr add "$6" dev "$5"
 	ip -n "$1" link set "$2" up
 	ip -n "$4" link set "$5" up
+	ip -n "$1" neigh replace "${6%/*}" dev "$2" lladdr \
+		"$(ip -n "$4" -br link show "$5" | awk '{ print $3 }')"
+	ip -n "$4" neigh replace "${3%/*}" dev "$5" lladdr \
+		"$(ip -n "$1" -br link show "$2" | awk '{ print $3 }')"
 }

@@ -167,9 +167,17 @@ static int cmd_attach(struct target *t)
 	if (check_bpffs())
 		return EXIT_ERROR;
 	if (access(t->pin_path, F_OK) == 0) {
-		error("already attached to %s %s (counters at %s): detach first",
-		      t->ifname, t->hook_name, t->pin_path);
-		return EXIT_ERROR;
+		DECLARE_LIBBPF_OPTS(bpf_tc_opts, query,
+				    .handle = ECNSTAT_TC_HANDLE,
+				    .priority = ECNSTAT_TC_PRIORITY);
+
+		if (bpf_tc_query(&hook, &query) == 0) {
+			error("already attached to %s %s (counters at %s): detach first",
+			      t->ifname, t->hook_name, t->pin_path);
+			return EXIT_ERROR;
+		}
+		/* Left by a namespace deleted without a detach. */
+		unlink(t->pin_path);
 	}
 
 	skel = ecnstat_bpf__open_and_load();

@@ -59,7 +59,7 @@ static int symphony_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 		}
 	}
 
-	tail = addattr_nest(n, TCA_BUF_MAX, TCA_OPTIONS);
+	tail = addattr_nest(n, TCA_BUF_MAX, TCA_OPTIONS | NLA_F_NESTED);
 	if (have_limit)
 		addattr_l(n, TCA_BUF_MAX, TCA_SYMPHONY_LIMIT, &limit,
 			  sizeof(limit));

@@ -15,11 +15,6 @@ ktap_plan 10
 
 netns_create sender receiver
 veth_pair "$sender" s0 10.250.0.1/24 "$receiver" r0 10.250.0.2/24
-# Static neighbours: no ARP on the wire, only the test's packets.
-ip -n "$sender" neigh add 10.250.0.2 lladdr \
-	"$(ip -n "$receiver" -j link show r0 | jq -r '.[0].address')" dev s0
-ip -n "$receiver" neigh add 10.250.0.1 lladdr \
-	"$(ip -n "$sender" -j link show s0 | jq -r '.[0].address')" dev r0
 on_exit in_ns "$receiver" "$ecnstat" detach r0
 
 check "attach to a veth ingress in a netns" in_ns "$receiver" "$ecnstat" attach r0

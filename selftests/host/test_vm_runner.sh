@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# test_vm_runner.sh - scripts/vm-run.sh passes the command's exit status
+# and output through, shares a writable folder, boots fast enough, and
+# fails loudly (exit 125 with the console lines) on a kernel WARN, a panic
+# and a timeout.
+. "$(dirname "$0")/../lib.sh"
+
+require_root
+require_cmd qemu-system-x86_64
+require_built "$TOP_DIR/kernel/sch_symphony.ko" "$SELFTESTS_DIR/kmod/symofan_splat.ko"
+
+vm_run=$TOP_DIR/scripts/vm-run.sh
+ktap_plan 7
+
+# run_vm OUTFILE ARGS...: vm-run's exit status, its output in OUTFILE.
+run_vm() {
+	local out=$1
+	shift
+	"$vm_run" "$@" >"$out" 2>&1
+}
+
+tmp=$(mktemp -d)
+on_exit rm -rf "$tmp"
+chmod 0755 "$tmp"
+
+start=$(date +%s%N)
+run_vm "$tmp/status.log" --rw "$tmp" -- sh -c \
+	'echo guest-says-hello; lsmod | grep -q "^sch_symphony " && echo module-loaded;
+	 uname -r > '"$tmp"'/uname; exit 7'
+rc=$?
+ms=$((($(date +%s%N) - start) / 1000000))
+check_eq "the command's exit status comes back" 7 "$rc"
+check "its output is streamed and the module was loaded" \
+	sh -c "grep -qx guest-says-hello $tmp/status.log &&
+	       grep -qx module-loaded $tmp/status.log"
+check_eq "a --rw folder is writable from the guest" \
+	"$(ls "$(scripts_dir=$TOP_DIR/scripts; . "$scripts_dir/lib.sh"; vm_kernel_dir "$(headers_abi)")/lib/modules")" \
+	"$(cat "$tmp/uname" 2>/dev/null)"
+boot=$(sed -n 's/.*guest boot \([0-9.]*\) s.*/\1/p' "$tmp/status.log")
+ktap_print "boot to command: guest ${boot:-?} s, whole run ${ms} ms wall"
+if [ "$ms" -lt 20000 ]; then
+	ktap_pass "a whole run takes under 20 s wall (${ms} ms)"
+else
+	ktap_fail "a whole run takes under 20 s wall (${ms} ms)"
+fi
+
+run_vm "$tmp/warn.log" --no-module -- \
+	insmod "$SELFTESTS_DIR/kmod/symofan_splat.ko" kind=warn
+rc=$?
+check_eq "an injected WARN fails the run with its console lines" "125 yes" \
+	"$rc $(grep -q 'WARNING: .*symofan_splat' "$tmp/warn.log" && echo yes)"
+
+run_vm "$tmp/panic.log" --no-module -- sh -c 'echo c > /proc/sysrq-trigger'
+rc=$?
+check_eq "a kernel panic fails the run" "125 yes" \
+	"$rc $(grep -q 'Kernel panic' "$tmp/panic.log" && echo yes)"
+
+run_vm "$tmp/timeout.log" --no-module --timeout 15 -- sleep 600
+rc=$?
+check_eq "a command that hangs times out" "125 yes" \
+	"$rc $(grep -q 'timed out after 15 s' "$tmp/timeout.log" && echo yes)"
+
+ktap_finished
