@@ -137,16 +137,17 @@ start=$(date +%s%N)
 timeout --foreground -k 5 "$timeout_s" "${qemu[@]}" </dev/null \
 	>"$rundir/qemu.log" 2>&1 &
 qpid=$!
-tail -n +1 -F "$rundir/output.log" 2>/dev/null &
+trap 'kill "$qpid" 2>/dev/null; echo "vm-run: interrupted" >&2; exit 130' INT TERM
+# The tails end when QEMU does; \r comes from the guest's serial line.
+tail -n +1 -s 0.1 --pid="$qpid" -F "$rundir/output.log" 2>/dev/null |
+	sed -u 's/\r$//' &
 tpid=$!
 if [ "$verbose" -eq 1 ]; then
-	tail -n +1 -F "$rundir/console.log" 2>/dev/null | sed -u 's/^/[console] /' >&2 &
-	cpid=$!
+	tail -n +1 -s 0.1 --pid="$qpid" -F "$rundir/console.log" 2>/dev/null |
+		sed -u 's/\r$//; s/^/[console] /' >&2 &
 fi
 qrc=0
 wait "$qpid" || qrc=$?
-sleep 0.2
-kill "$tpid" ${cpid:+"$cpid"} 2>/dev/null || true
 wait "$tpid" 2>/dev/null || true
 elapsed_ms=$((($(date +%s%N) - start) / 1000000))
 
