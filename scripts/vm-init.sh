@@ -1,8 +1,8 @@
 #!/bin/busybox sh
 # SPDX-License-Identifier: GPL-2.0
 # vm-init.sh - /init of the runner's initramfs.  Loads the 9p modules,
-# mounts the host root read-only with writable tmpfs where programs need
-# it, mounts the run folder (and any extra writable folders) from the host,
+# mounts the host root read-only under an overlay that keeps writes in
+# guest memory, mounts the run folder (and extra writable folders) from the host,
 # runs the command the host wrote there and records its exit status.
 # Output of the command goes to the second serial port, which the host
 # streams; kernel messages go to the first.
@@ -35,11 +35,16 @@ while read -r mod; do
 done < /modules/order
 
 r=/host
-mkdir -p $r
+mkdir -p /lower /rw $r
 # The host root does not change under the VM, except for the shared
-# folders, which are mounted without cache below.
+# folders, which are mounted without cache below.  An overlay with a tmpfs
+# upper layer makes it writable in the guest; writes never reach the host.
 mount -t 9p -o trans=virtio,version=9p2000.L,ro,cache=loose,msize=512000 \
-	hostroot $r || fail "cannot mount the host root over 9p"
+	hostroot /lower || fail "cannot mount the host root over 9p"
+mount -t tmpfs -o mode=0755 tmpfs /rw
+mkdir -p /rw/upper /rw/work
+mount -t overlay -o lowerdir=/lower,upperdir=/rw/upper,workdir=/rw/work \
+	overlay $r || fail "cannot mount the overlay root"
 
 mount -t proc proc $r/proc
 mount -t sysfs sysfs $r/sys
@@ -51,16 +56,15 @@ ln -sf /proc/self/fd/2 $r/dev/stderr
 mkdir -p $r/dev/pts $r/dev/shm 2>/dev/null
 mount -t devpts devpts $r/dev/pts
 mount -t tmpfs tmpfs $r/dev/shm
-for d in /tmp /run /var/tmp /var/log /var/lib; do
-	mount -t tmpfs -o mode=1777 tmpfs $r$d || fail "cannot mount tmpfs on $d"
-done
+# The host's runtime state (its netns names, pid files) must not show.
+mount -t tmpfs -o mode=0755 tmpfs $r/run || fail "cannot mount tmpfs on /run"
 
 mount -t bpf bpf $r/sys/fs/bpf
 mount -t debugfs debugfs $r/sys/kernel/debug 2>/dev/null
 mount -t tracefs tracefs $r/sys/kernel/tracing 2>/dev/null
 
 # Writable shares: tag "run" is the run folder, "rwN" the extra folders,
-# each mounted at its own host path (created in a tmpfs if need be).
+# each mounted at its own host path.
 mkdir -p $r$rundir
 mount -t 9p -o trans=virtio,version=9p2000.L,cache=none,msize=512000 \
 	run $r$rundir || fail "cannot mount the run folder $rundir"
