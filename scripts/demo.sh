@@ -12,15 +12,21 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
 
+# veth_link NS_A DEV_A ADDR_A NS_B DEV_B ADDR_B: two new namespaces
+# joined by a veth pair with the given addresses.
+veth_link() {
+	ip netns add "$1"
+	ip netns add "$4"
+	ip link add "$2" netns "$1" type veth peer name "$5" netns "$4"
+	ip -n "$1" addr add "$3" dev "$2"
+	ip -n "$4" addr add "$6" dev "$5"
+	ip -n "$1" link set "$2" up
+	ip -n "$4" link set "$5" up
+}
+
 inside_vm() {
 	export TC_LIB_DIR=$top/build/tc
-	ip netns add demo-a
-	ip netns add demo-b
-	ip link add va netns demo-a type veth peer name vb netns demo-b
-	ip -n demo-a addr add 10.200.0.1/24 dev va
-	ip -n demo-b addr add 10.200.0.2/24 dev vb
-	ip -n demo-a link set va up
-	ip -n demo-b link set vb up
+	veth_link demo-a va 10.200.0.1/24 demo-b vb 10.200.0.2/24
 	tc -n demo-a qdisc add dev va root handle 1: htb default 1
 	tc -n demo-a class add dev va parent 1: classid 1:1 htb rate 10mbit
 	tc -n demo-a qdisc add dev va parent 1:1 handle 10: symphony limit 64
@@ -53,13 +59,7 @@ cleanup() {
 }
 trap cleanup EXIT
 cleanup
-ip netns add demo-h1
-ip netns add demo-h2
-ip link add h1 netns demo-h1 type veth peer name h2 netns demo-h2
-ip -n demo-h1 addr add 10.201.0.1/24 dev h1
-ip -n demo-h2 addr add 10.201.0.2/24 dev h2
-ip -n demo-h1 link set h1 up
-ip -n demo-h2 link set h2 up
+veth_link demo-h1 h1 10.201.0.1/24 demo-h2 h2 10.201.0.2/24
 nsenter --net=/run/netns/demo-h2 "$top/build/ecnstat" attach h2
 ip netns exec demo-h1 ping -q -c 4 -i 0.1 -Q 0x02 10.201.0.2 >/dev/null
 ip netns exec demo-h1 ping -q -c 2 -i 0.1 -Q 0x03 10.201.0.2 >/dev/null
