@@ -74,7 +74,7 @@ $(BUILD)/ecnstat: userspace/ecnstat.c $(BUILD)/ecnstat.skel.h bpf/ecnstat.h
 	$(CC) $(USER_CFLAGS) $< -o $@ $(LIBBPF_LIBS)
 
 $(BUILD)/tc/%.so: userspace/%.c userspace/tc_iproute2.h include/uapi/linux/pkt_sched_symphony.h | $(BUILD)/tc
-	$(CC) $(USER_CFLAGS) -Wno-unused-parameter -shared -fPIC $< -o $@
+	$(CC) $(USER_CFLAGS) -Wno-unused-parameter -shared -fPIC $< -o $@ $(LIBBPF_LIBS)
 
 deps:
 	scripts/install-deps.sh

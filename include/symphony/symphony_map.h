@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * symphony_map.h - value layout of the Symphony jobs map, a BPF array map
+ * indexed by job id (key: __u32).  The qdisc reads and writes it on the
+ * datapath, the agent creates it with this struct's BTF, and bpftool shows
+ * its fields.  Without a map, the qdisc keeps the same structs itself.
+ */
+#ifndef _SYMPHONY_MAP_H
+#define _SYMPHONY_MAP_H
+
+#include <linux/types.h>
+
+/* Bumped whenever struct symphony_job changes. */
+#define SYMPHONY_JOB_LAYOUT_VERSION	1
+
+/* symphony_job.flags */
+#define SYMPHONY_JOB_F_ACTIVE	0x1	/* state holds a step: a packet was seen */
+
+struct symphony_job {
+	/* Per-job state block of Algorithm 1 */
+	__u32	step_min;		/* lowest step in flight */
+	__u32	psn_rec;		/* max PSN of step_min in this window */
+	__u32	alpha;			/* aggressiveness, >= 1 */
+	__u32	cnt_total;		/* packets in this window */
+	__u32	cnt_op;			/* outpacing packets in this window */
+	__u32	flags;			/* SYMPHONY_JOB_F_* */
+	__u64	window_start_ns;	/* start of the window, ktime ns */
+	__u64	last_seen_ns;		/* last packet of the job, ktime ns */
+
+	/* Parameters of this job; 0 takes the qdisc's value */
+	__u32	k_ppm;			/* gain k, ppm */
+	__u32	tau_ppm;		/* tolerance tau, ppm */
+	__u32	warmup_psn;		/* N_warmup, PSN units */
+	__u32	sample_min_packets;	/* N_sample, packets per window */
+
+	/* Counters (packets count GSO segments) */
+	__u64	packets;
+	__u64	bytes;
+	__u64	outpacing_packets;
+	__u64	symphony_marks;
+	__u64	red_marks;
+	__u64	windows;		/* windows that updated alpha */
+};
+
+#endif /* _SYMPHONY_MAP_H */
