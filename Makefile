@@ -35,7 +35,7 @@ BPF_CFLAGS	:= -O2 -g -target bpf -D__TARGET_ARCH_x86 $(WARN_FLAGS) \
 LIBBPF_LIBS	:= $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz)
 
 BPF_PROGS	:= ecnstat
-TOOLS		:= ecnstat
+TOOLS		:= ecnstat rocegen
 TC_PLUGINS	:= q_symphony
 
 BPF_OBJS	:= $(patsubst %,$(BUILD)/%.bpf.o,$(BPF_PROGS))
@@ -72,6 +72,9 @@ $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 
 $(BUILD)/ecnstat: userspace/ecnstat.c $(BUILD)/ecnstat.skel.h bpf/ecnstat.h
 	$(CC) $(USER_CFLAGS) $< -o $@ $(LIBBPF_LIBS)
+
+$(BUILD)/rocegen: userspace/rocegen.c include/symphony/symphony_wire.h | $(BUILD)
+	$(CC) $(USER_CFLAGS) $< -o $@
 
 $(BUILD)/tc/%.so: userspace/%.c userspace/tc_iproute2.h include/uapi/linux/pkt_sched_symphony.h | $(BUILD)/tc
 	$(CC) $(USER_CFLAGS) -Wno-unused-parameter -shared -fPIC $< -o $@ $(LIBBPF_LIBS)

@@ -244,9 +244,11 @@ static struct sk_buff *symphony_dequeue(struct Qdisc *sch)
 	u32 len, segs;
 
 next:
-	skb = qdisc_dequeue_head(sch);
+	/* Basic stats count only what leaves: update them at the end. */
+	skb = __qdisc_dequeue_head(&sch->q);
 	if (!skb)
 		goto out;
+	qdisc_qstats_backlog_dec(sch, skb);
 
 	/* RED sees the backlog the packet leaves behind it, plus itself. */
 	len = qdisc_pkt_len(skb);

@@ -18,7 +18,7 @@ veth_pair "$a" va 10.251.0.1/24 "$b" vb 10.251.0.2/24
 
 check "attach as root qdisc" tc -n "$a" qdisc add dev va root handle 1: symphony
 check_eq "the default limit is 1000 packets" 1000 \
-	"$(tc -n "$a" -j qdisc show dev va | jq '.[0].options.limit')"
+	"$(tc -n "$a" -j qdisc show dev va | jq '.[0].options.limit_packets')"
 check "change the limit" tc -n "$a" qdisc change dev va root symphony limit 200
 check "text output shows it" sh -c \
 	"tc -n $a qdisc show dev va | grep -q 'qdisc symphony 1: root .*limit 200p'"
@@ -27,7 +27,7 @@ check_fails "the plugin rejects limit 0" \
 check_fails "the plugin rejects an unknown option" \
 	tc -n "$a" qdisc change dev va root symphony frobnicate 1
 check_eq "a rejected change keeps the old limit" 200 \
-	"$(tc -n "$a" -j qdisc show dev va | jq '.[0].options.limit')"
+	"$(tc -n "$a" -j qdisc show dev va | jq '.[0].options.limit_packets')"
 
 ip netns exec "$a" ping -q -c 20 -i 0.01 10.251.0.2 >/dev/null
 check_eq "traffic passes: 20 echo requests sent" 20 \

@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# test_symphony_marking.sh - crafted RoCEv2 and UEC packets through a veth
+# with the symphony qdisc: lagging steps are never marked, outpacing steps
+# are (once the lagging step is past warm-up), LAST advances step_min, jobs
+# do not interfere, non-collective and malformed packets pass unmarked,
+# and what the qdisc counts as marked arrives CE at the receiver.
+. "$(dirname "$0")/../lib.sh"
+
+in_vm || ktap_skip_all "runs in the VM (scripts/vm-run.sh)"
+require_root
+require_cmd tc jq nsenter
+require_built "$BUILD_DIR/tc/q_symphony.so" "$BUILD_DIR/rocegen" "$BUILD_DIR/ecnstat"
+require_bpffs
+export TC_LIB_DIR=$BUILD_DIR/tc
+rocegen=$BUILD_DIR/rocegen
+ecnstat=$BUILD_DIR/ecnstat
+
+ktap_plan 16
+
+netns_create a b
+veth_pair "$a" va 10.252.0.1/24 "$b" vb 10.252.0.2/24
+ip netns exec "$a" sysctl -qw net.ipv6.conf.va.disable_ipv6=0
+ip netns exec "$b" sysctl -qw net.ipv6.conf.vb.disable_ipv6=0
+ip -n "$a" addr add fd00:252::1/64 dev va nodad
+ip -n "$b" addr add fd00:252::2/64 dev vb nodad
+ip -n "$a" neigh replace fd00:252::2 dev va lladdr \
+	"$(ip -n "$b" -br link show vb | awk '{ print $3 }')"
+
+# RED out of the way; k = 100 makes P = 1 once psn > psn_rec / 100.
+tc -n "$a" qdisc add dev va root symphony kmin 50mb kmax 60mb k 100 \
+	twin 10s warmup 16
+in_ns "$b" "$ecnstat" attach vb >/dev/null
+on_exit in_ns "$b" "$ecnstat" detach vb
+
+send() { ip netns exec "$a" "$rocegen" "$@" >/dev/null; }
+stat() { tc -n "$a" -j -s qdisc show dev va | jq ".[0].$1"; }
+ce() { in_ns "$b" "$ecnstat" show vb --json | jq .ce; }
+
+send 10.252.0.2 job=1,step=10,psn=1,count=200
+check_eq "200 packets of the lagging step are collective" 200 "$(stat collective_packets)"
+check_eq "the lagging step is never marked" "0 0" "$(stat symphony_marks) $(ce)"
+
+send 10.252.0.2 job=1,step=11,psn=1,count=100
+marks=$(stat symphony_marks)
+check_eq "100 packets of step 11 are outpacing" 100 "$(stat outpacing_packets)"
+check "outpacing packets are marked (psn 1 with P=0.5, then P=1)" \
+	test "$marks" -ge 99 -a "$marks" -le 100
+check_eq "the receiver sees every Symphony mark as CE" "$marks" "$(ce)"
+
+send 10.252.0.2 job=1,step=10,psn=201,count=1,last
+send 10.252.0.2 job=1,step=11,psn=101,count=50
+check_eq "after LAST of step 10, step 11 is lagging: no new marks" \
+	"$marks" "$(stat symphony_marks)"
+
+send 10.252.0.2 job=2,step=3,psn=1,count=100
+check_eq "another job's lower step is its own step_min: unmarked" \
+	"$marks" "$(stat symphony_marks)"
+send 10.252.0.2 job=1,step=12,psn=1,count=20
+after=$(stat symphony_marks)
+check "job 1's step 12 is still outpacing its own step_min" \
+	test "$after" -ge $((marks + 19))
+marks=$after
+
+send 10.252.0.2 job=1,step=9,psn=1,count=20
+check_eq "a late packet of an older step corrects step_min: unmarked" \
+	"$marks" "$(stat symphony_marks)"
+
+before=$(stat unclassified_packets)
+ip netns exec "$a" ping -q -c 50 -i 0.01 -Q 2 10.252.0.2 >/dev/null
+send 10.252.0.2 job=1,step=40,psn=1,count=30,truncate=5
+check_eq "ECT pings and truncated RoCEv2 packets are unclassified" \
+	$((before + 80)) "$(stat unclassified_packets)"
+check_eq "the truncated ones count as malformed" 30 "$(stat malformed_packets)"
+check_eq "none of them was marked" "$marks" "$(stat symphony_marks)"
+
+send --proto uec 10.252.0.2 job=7,step=1,psn=1000,count=100
+send --proto uec 10.252.0.2 job=7,step=2,psn=1,count=50
+uec=$(( $(stat symphony_marks) - marks ))
+check "UEC: the outpacing PDC is marked, the lagging one not" \
+	test "$uec" -ge 45 -a "$uec" -le 50
+marks=$(stat symphony_marks)
+
+send fd00:252::2 job=9,step=1,psn=1,count=100
+send fd00:252::2 job=9,step=2,psn=1,count=50
+v6=$(( $(stat symphony_marks) - marks ))
+check "IPv6: the outpacing step is marked" test "$v6" -ge 49 -a "$v6" -le 50
+check_eq "no RED marks below kmin" 0 "$(stat red_marks)"
+check_eq "qdisc marks and receiver CE agree" "$(stat symphony_marks)" "$(ce)"
+
+ktap_finished
