@@ -31,11 +31,12 @@ WARN_FLAGS	:= -Wall -Wextra -Werror=implicit-function-declaration
 CFLAGS		?= -O2 -g
 USER_CFLAGS	 = $(CFLAGS) $(WARN_FLAGS) -I$(BUILD) -Iinclude
 BPF_CFLAGS	:= -O2 -g -target bpf -D__TARGET_ARCH_x86 $(WARN_FLAGS) \
-		   -Wno-unused-parameter -I$(BUILD) -Ibpf -Iinclude
+		   -Wno-unused-parameter -I$(BUILD) -Ibpf -Iinclude \
+		   -idirafter /usr/include/$(MULTIARCH)
 LIBBPF_LIBS	:= $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz)
 
-BPF_PROGS	:= ecnstat
-TOOLS		:= ecnstat rocegen
+BPF_PROGS	:= ecnstat symphony_jobs
+TOOLS		:= ecnstat rocegen symjobs
 TC_PLUGINS	:= q_symphony
 
 BPF_OBJS	:= $(patsubst %,$(BUILD)/%.bpf.o,$(BPF_PROGS))
@@ -63,7 +64,7 @@ $(BUILD)/vmlinux.h: | $(BUILD)
 	$(BPFTOOL) btf dump file $(BTF_VMLINUX) format c > $@.tmp
 	mv $@.tmp $@
 
-$(BUILD)/%.bpf.o: bpf/%.bpf.c bpf/%.h $(BUILD)/vmlinux.h | $(BUILD)
+$(BUILD)/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h include/symphony/*.h) $(BUILD)/vmlinux.h | $(BUILD)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
 $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
@@ -71,6 +72,9 @@ $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 	mv $@.tmp $@
 
 $(BUILD)/ecnstat: userspace/ecnstat.c $(BUILD)/ecnstat.skel.h bpf/ecnstat.h
+	$(CC) $(USER_CFLAGS) $< -o $@ $(LIBBPF_LIBS)
+
+$(BUILD)/symjobs: userspace/symjobs.c $(BUILD)/symphony_jobs.skel.h
 	$(CC) $(USER_CFLAGS) $< -o $@ $(LIBBPF_LIBS)
 
 $(BUILD)/rocegen: userspace/rocegen.c include/symphony/symphony_wire.h | $(BUILD)
