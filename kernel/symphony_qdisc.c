@@ -323,7 +323,10 @@ static const struct nla_policy symphony_policy[TCA_SYMPHONY_MAX + 1] = {
 	[TCA_SYMPHONY_STEP_FIELD]	= { .type = NLA_U8 },
 	[TCA_SYMPHONY_JOBS]		= { .type = NLA_U32 },
 	[TCA_SYMPHONY_JOBS_FD]		= { .type = NLA_S32 },
-	[TCA_SYMPHONY_JOBS_MAP_ID]	= { .type = NLA_REJECT },
+	[TCA_SYMPHONY_JOBS_MAP_ID]	= {
+		.type = NLA_REJECT,
+		.reject_message = "sch_symphony: jobs_map_id is read-only: pass jobs_fd",
+	},
 };
 
 /* Valid ranges of the numeric attributes, with the message that names
