@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# test_symphony_red.sh - RED on the instantaneous backlog, OR-ed with
+# Symphony: a queue above kmin gets RED marks (also on lagging steps, which
+# Symphony never marks), the receiver sees them as CE, "marking red" is the
+# plain RED baseline, and non-ECT packets are dropped or passed as
+# "nonect" says.
+. "$(dirname "$0")/../lib.sh"
+
+in_vm || ktap_skip_all "runs in the VM (scripts/vm-run.sh)"
+require_root
+require_cmd tc jq nsenter
+require_built "$BUILD_DIR/tc/q_symphony.so" "$BUILD_DIR/rocegen" "$BUILD_DIR/ecnstat"
+require_bpffs
+export TC_LIB_DIR=$BUILD_DIR/tc
+rocegen=$BUILD_DIR/rocegen
+ecnstat=$BUILD_DIR/ecnstat
+
+ktap_plan 9
+
+netns_create a b
+veth_pair "$a" va 10.254.0.1/24 "$b" vb 10.254.0.2/24
+in_ns "$b" "$ecnstat" attach vb >/dev/null
+on_exit in_ns "$b" "$ecnstat" detach vb
+
+# 10 Mbit/s bottleneck; RED from 3 KB to 30 KB of backlog, P = 1 at kmax.
+tc -n "$a" qdisc add dev va root handle 1: htb default 1
+tc -n "$a" class add dev va parent 1: classid 1:1 htb rate 10mbit burst 3k
+leaf() { tc -n "$a" qdisc "$1" dev va parent 1:1 handle 10: symphony \
+	kmin 3kb kmax 30kb pmax 1 "${@:2}"; }
+stats() { tc -n "$a" -j -s qdisc show dev va | jq -c '.[] | select(.kind == "symphony")'; }
+ce() { in_ns "$b" "$ecnstat" show vb --json | jq .ce; }
+burst() { ip netns exec "$a" "$rocegen" --payload 1000 "$@" >/dev/null; sleep 1; }
+
+leaf add
+burst 10.254.0.2 job=1,step=5,psn=1,count=300
+s=$(stats)
+ktap_print "lagging burst: $s"
+check_jq "a burst above kmin is RED-marked" '.red_marks > 100' "$s"
+check_jq "a lagging step gets no Symphony marks under RED" '.symphony_marks == 0 and .outpacing_packets == 0' "$s"
+check_eq "the receiver sees every RED mark as CE" "$(jq .red_marks <<<"$s")" "$(ce)"
+
+leaf change marking red
+burst 10.254.0.2 job=1,step=9,psn=1,count=300
+s=$(stats)
+check_jq "marking red is the baseline: no parsing, no Symphony marks" \
+	'.symphony_marks == 0 and .collective_packets == 300' "$s"
+
+leaf change marking symphony nonect drop
+before=$(jq .red_drops <<<"$s")
+burst --ecn 0 10.254.0.2 job=2,step=1,psn=1,count=300
+s=$(stats)
+ktap_print "non-ECT burst, nonect drop: $s"
+check_jq "nonect drop: non-ECT packets RED would mark are dropped" \
+	".red_drops > $before and .drops >= .red_drops" "$s"
+drops=$(jq .red_drops <<<"$s")
+marks=$(jq .red_marks <<<"$s")
+check_eq "... and never marked" "$marks" "$(ce)"
+
+leaf change nonect pass
+burst --ecn 0 10.254.0.2 job=2,step=1,psn=301,count=300
+s=$(stats)
+check_jq "nonect pass: no more RED drops" ".red_drops == $drops" "$s"
+check_eq "... and non-ECT packets stay unmarked" "$(jq .red_marks <<<"$s")" "$(ce)"
+
+sleep 1
+s=$(stats)
+before=$(jq .red_marks <<<"$s")
+ip netns exec "$a" "$rocegen" --pps 200 10.254.0.2 job=3,step=1,psn=1,count=100 >/dev/null
+check_jq "a paced flow that never builds a queue gets no RED marks" \
+	".red_marks == $before" "$(stats)"
+
+ktap_finished
