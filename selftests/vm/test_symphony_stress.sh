@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# test_symphony_stress.sh - reconfiguration under load: while RoCEv2 flows
+# of several jobs stream through symphony qdiscs on two ports sharing one
+# jobs map, change, replace, swap the map, delete and re-add them; then
+# unload the module.  The runner fails the test on any oops, WARN or
+# lockdep report; here we check that everything is released.
+. "$(dirname "$0")/../lib.sh"
+
+in_vm || ktap_skip_all "runs in the VM (scripts/vm-run.sh)"
+require_root
+require_cmd tc jq bpftool
+require_built "$BUILD_DIR/tc/q_symphony.so" "$BUILD_DIR/rocegen" "$BUILD_DIR/symjobs"
+require_bpffs
+export TC_LIB_DIR=$BUILD_DIR/tc
+ko=$TOP_DIR/kernel/sch_symphony.ko
+
+ktap_plan 6
+
+pins=/sys/fs/bpf/symofan-stress-$$
+mkdir -p "$pins"
+on_exit rm -rf "$pins"
+"$BUILD_DIR/symjobs" create "$pins/jobs" --jobs 64 >/dev/null
+map_id=$(bpftool -j map show pinned "$pins/jobs" | jq .id)
+
+netns_create a b
+veth_pair "$a" va1 10.254.2.1/24 "$b" vb1 10.254.2.2/24
+veth_pair "$a" va2 10.254.3.1/24 "$b" vb2 10.254.3.2/24
+for dev in va1 va2; do
+	in_ns "$a" tc qdisc add dev "$dev" root symphony jobs_map "$pins/jobs" \
+		kmin 20kb kmax 200kb k 0.5 twin 1ms
+done
+
+flows() {
+	local job
+	for job in 1 2 3 4; do
+		echo "job=$job,step=$((job * 2)),psn=1,count=1000000"
+		echo "job=$job,step=$((job * 2 + 1)),psn=1,count=1000000"
+	done
+}
+# shellcheck disable=SC2046
+ip netns exec "$a" "$BUILD_DIR/rocegen" 10.254.2.2 $(flows) >/dev/null &
+p1=$!
+# shellcheck disable=SC2046
+ip netns exec "$a" "$BUILD_DIR/rocegen" 10.254.3.2 $(flows) >/dev/null &
+p2=$!
+on_exit kill "$p1" "$p2"
+
+errors=0
+for i in $(seq 1 8); do
+	in_ns "$a" tc qdisc change dev va1 root symphony limit $((100 + i)) k 0.$i || errors=$((errors + 1))
+	in_ns "$a" tc qdisc replace dev va2 root symphony marking red kmin ${i}kb kmax 300kb || errors=$((errors + 1))
+	in_ns "$a" tc qdisc change dev va1 root symphony jobs_map none jobs $((i * 100)) || errors=$((errors + 1))
+	in_ns "$a" tc qdisc change dev va1 root symphony jobs_map "$pins/jobs" || errors=$((errors + 1))
+	in_ns "$a" tc qdisc replace dev va2 root symphony jobs_map "$pins/jobs" marking symphony || errors=$((errors + 1))
+	tc -n "$a" qdisc del dev va2 root || errors=$((errors + 1))
+	in_ns "$a" tc qdisc add dev va2 root symphony jobs_map "$pins/jobs" || errors=$((errors + 1))
+	tc -n "$a" -s qdisc show >/dev/null || errors=$((errors + 1))
+done
+check_eq "64 reconfigurations under load all succeed" 0 "$errors"
+check "the senders streamed throughout" kill -0 "$p1" "$p2"
+kill "$p1" "$p2" 2>/dev/null
+wait "$p1" "$p2" 2>/dev/null
+
+packets=$(bpftool -j map lookup pinned "$pins/jobs" key 1 0 0 0 | jq .formatted.value.packets)
+ktap_print "job 1 packets in the shared map: $packets"
+check "the shared job state kept counting" test "$packets" -gt 0
+
+tc -n "$a" qdisc del dev va1 root
+tc -n "$a" qdisc del dev va2 root
+rm "$pins/jobs"
+check_fails "with the qdiscs and the pin gone, the map is freed" \
+	bpftool map show id "$map_id"
+check "the module unloads" rmmod sch_symphony
+check "and loads again" insmod "$ko"
+
+ktap_finished
