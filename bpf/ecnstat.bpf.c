@@ -34,19 +34,20 @@ static __always_inline int bth_opcode(struct udphdr *udp, void *data_end)
 }
 
 static __always_inline void count_udp(struct ecnstat_counters *c,
-				      struct udphdr *udp, void *data_end)
+				      struct udphdr *udp, void *data_end,
+				      __u32 segs)
 {
 	if ((void *)(udp + 1) > data_end)
 		return;
 
 	switch (bpf_ntohs(udp->dest)) {
 	case ECNSTAT_UDP_PORT_ROCEV2:
-		c->rocev2++;
+		c->rocev2 += segs;
 		if (bth_opcode(udp, data_end) == ECNSTAT_BTH_OPCODE_CNP)
-			c->rocev2_cnp++;
+			c->rocev2_cnp += segs;
 		break;
 	case ECNSTAT_UDP_PORT_UEC:
-		c->uec++;
+		c->uec += segs;
 		break;
 	}
 }
@@ -58,7 +59,7 @@ int ecnstat(struct __sk_buff *skb)
 	void *data = (void *)(long)skb->data;
 	struct ethhdr *eth = data;
 	struct ecnstat_counters *c;
-	__u32 key = 0;
+	__u32 key = 0, segs;
 	__u8 ecn, proto;
 	void *l4;
 
@@ -92,24 +93,26 @@ int ecnstat(struct __sk_buff *skb)
 		goto other;
 	}
 
-	c->packets++;
+	/* A GSO packet counts as the segments it will become. */
+	segs = skb->gso_segs ?: 1;
+	c->packets += segs;
 	c->bytes += skb->len;
 	switch (ecn) {
 	case 0:
-		c->not_ect++;
+		c->not_ect += segs;
 		break;
 	case 1:
-		c->ect1++;
+		c->ect1 += segs;
 		break;
 	case 2:
-		c->ect0++;
+		c->ect0 += segs;
 		break;
 	default:
-		c->ce++;
+		c->ce += segs;
 		break;
 	}
 	if (proto == IPPROTO_UDP)
-		count_udp(c, l4, data_end);
+		count_udp(c, l4, data_end, segs);
 	return TC_ACT_OK;
 
 other:

@@ -7,7 +7,8 @@
 #define SYMOFAN_ECNSTAT_H
 
 /* Per-CPU counters of one attachment (hook and interface), summed by the
- * loader.  All fields count packets except bytes.
+ * loader.  All fields count packets (GSO packets as their segments)
+ * except bytes.
  */
 struct ecnstat_counters {
 	__u64 packets;		/* IPv4 and IPv6 packets seen */

@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <netinet/in.h>
+#include <netinet/udp.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -57,6 +58,7 @@ struct rocegen {
 	uint8_t			ecn;
 	uint32_t		payload;	/* bytes after the headers */
 	uint32_t		pps;		/* 0: as fast as possible */
+	uint32_t		gso;		/* packets per UDP GSO send */
 	uint8_t			job_field;
 	uint8_t			step_field;
 	struct rocegen_flow	flows[ROCEGEN_MAX_FLOWS];
@@ -83,6 +85,8 @@ static void usage(FILE *f)
 		"  --ecn 0..3             IP ECN field (default 2, ECT(0))\n"
 		"  --payload BYTES        payload after the headers (default 64)\n"
 		"  --pps PACKETS          send rate in packets per second (default: no pacing)\n"
+		"  --gso SEGMENTS         send up to SEGMENTS consecutive packets of a flow as\n"
+		"                         one UDP GSO datagram (default 1: no GSO)\n"
 		"  --job-field FIELD      RoCEv2 field of the job: udp_sport, bth_rsvd (default),\n"
 		"                         bth_destqp\n"
 		"  --step-field FIELD     RoCEv2 field of the step (default udp_sport)\n"
@@ -323,6 +327,41 @@ sockopt_failed:
 	return -1;
 }
 
+/* Send the next @segs packets of @f: one datagram, or one UDP GSO send
+ * whose segments are consecutive packets of the flow.
+ */
+static ssize_t send_packets(const struct rocegen *g, struct rocegen_flow *f,
+			    uint32_t segs, uint8_t *buf)
+{
+	char control[CMSG_SPACE(sizeof(uint16_t))] = {};
+	struct iovec iov = { .iov_base = buf };
+	struct msghdr msg = {
+		.msg_name = (void *)&g->dest,
+		.msg_namelen = g->dest_len,
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+	};
+	struct cmsghdr *cm;
+	size_t len;
+	uint32_t j;
+
+	/* All packets of a flow have the same length. */
+	len = build_packet(g, f, f->sent, buf);
+	for (j = 1; j < segs; j++)
+		build_packet(g, f, f->sent + j, buf + j * len);
+	iov.iov_len = len * segs;
+	if (segs > 1) {
+		msg.msg_control = control;
+		msg.msg_controllen = sizeof(control);
+		cm = CMSG_FIRSTHDR(&msg);
+		cm->cmsg_level = SOL_UDP;
+		cm->cmsg_type = UDP_SEGMENT;
+		cm->cmsg_len = CMSG_LEN(sizeof(uint16_t));
+		*(uint16_t *)CMSG_DATA(cm) = len;
+	}
+	return sendmsg(f->fd, &msg, 0);
+}
+
 static void pace(struct timespec *next, uint32_t pps)
 {
 	if (!pps)
@@ -366,6 +405,7 @@ int main(int argc, char **argv)
 		{ "ecn",	required_argument, NULL, 'e' },
 		{ "payload",	required_argument, NULL, 'l' },
 		{ "pps",	required_argument, NULL, 'r' },
+		{ "gso",	required_argument, NULL, 'g' },
 		{ "job-field",	required_argument, NULL, 'j' },
 		{ "step-field",	required_argument, NULL, 's' },
 		{ "help",	no_argument,	   NULL, 'h' },
@@ -375,10 +415,11 @@ int main(int argc, char **argv)
 		.proto = ROCEGEN_ROCEV2,
 		.ecn = 2,
 		.payload = 64,
+		.gso = 1,
 		.job_field = SYMPHONY_FIELD_BTH_RSVD,
 		.step_field = SYMPHONY_FIELD_UDP_SPORT,
 	};
-	static uint8_t buf[ROCEGEN_MAX_PAYLOAD + 64];
+	static uint8_t buf[65536];
 	uint64_t total = 0, failed = 0;
 	struct timespec next;
 	bool more = true;
@@ -408,6 +449,10 @@ int main(int argc, char **argv)
 			if (parse_u32(optarg, &g.pps, 100000000))
 				goto usage;
 			break;
+		case 'g':
+			if (parse_u32(optarg, &g.gso, 64) || !g.gso)
+				goto usage;
+			break;
 		case 'j':
 			if (parse_field(optarg, &g.job_field))
 				goto usage;
@@ -427,6 +472,11 @@ int main(int argc, char **argv)
 		goto usage;
 	if (g.job_field == g.step_field) {
 		fprintf(stderr, "rocegen: job and step cannot share a field\n");
+		return 2;
+	}
+	if (g.gso > 1 && (g.payload + 64) * g.gso > 65000) {
+		fprintf(stderr, "rocegen: --gso %u of %u-byte payloads exceeds 64 KB\n",
+			g.gso, g.payload);
 		return 2;
 	}
 	if (parse_dest(&g, argv[optind++]))
@@ -453,19 +503,19 @@ int main(int argc, char **argv)
 		more = false;
 		for (k = 0; k < g.nr_flows; k++) {
 			struct rocegen_flow *f = &g.flows[k];
-			size_t len;
+			uint32_t segs;
 
 			if (f->sent == f->count)
 				continue;
-			i = f->sent++;
-			more |= f->sent < f->count;
-			len = build_packet(&g, f, i, buf);
-			if (sendto(f->fd, buf, len, 0, (struct sockaddr *)&g.dest,
-				   g.dest_len) < 0)
-				failed++;
+			segs = f->count - f->sent < g.gso ? f->count - f->sent : g.gso;
+			if (send_packets(&g, f, segs, buf) < 0)
+				failed += segs;
 			else
-				total++;
-			pace(&next, g.pps);
+				total += segs;
+			f->sent += segs;
+			more |= f->sent < f->count;
+			for (i = 0; i < segs; i++)
+				pace(&next, g.pps);
 		}
 	}
 	printf("rocegen: sent %llu packets in %d flows (%llu failed)\n",

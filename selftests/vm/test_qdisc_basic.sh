@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# test_qdisc_basic.sh - the symphony qdisc attaches as root and as an HTB
-# leaf on a veth, takes its limit through the tc plugin, reports it in text
-# and JSON, forwards traffic, and tail-drops beyond the limit.
+# test_qdisc_basic.sh - the symphony qdisc attaches as root, as an HTB
+# leaf and as a TBF child on a veth, takes its limit through the tc
+# plugin, reports it in text and JSON, forwards traffic, and tail-drops
+# beyond the limit.
 . "$(dirname "$0")/../lib.sh"
 
 in_vm || ktap_skip_all "runs in the VM (scripts/vm-run.sh)"
@@ -11,7 +12,7 @@ require_cmd tc jq ping
 require_built "$BUILD_DIR/tc/q_symphony.so"
 export TC_LIB_DIR=$BUILD_DIR/tc
 
-ktap_plan 11
+ktap_plan 13
 
 netns_create a b
 veth_pair "$a" va 10.251.0.1/24 "$b" vb 10.251.0.2/24
@@ -49,5 +50,13 @@ check_jq "overflow is tail-dropped and counted" \
 	'.drops > 0 and .limit_drops == .drops' "$stats"
 check_jq "the backlog reached but never exceeded the limit" \
 	'.max_backlog_packets == 10' "$stats"
+
+tc -n "$a" qdisc del dev va root
+tc -n "$a" qdisc add dev va root handle 1: tbf rate 1mbit burst 2k latency 100ms
+check "attach as the child of TBF" \
+	tc -n "$a" qdisc add dev va parent 1:1 handle 10: symphony limit 10
+ip netns exec "$a" ping -q -c 5 -i 0.05 10.251.0.2 >/dev/null
+check_eq "traffic passes through TBF and symphony" 5 \
+	"$(tc -n "$a" -j -s qdisc show dev va | jq '.[] | select(.kind == "symphony") | .dequeued_packets')"
 
 ktap_finished

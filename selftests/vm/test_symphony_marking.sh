@@ -16,7 +16,7 @@ export TC_LIB_DIR=$BUILD_DIR/tc
 rocegen=$BUILD_DIR/rocegen
 ecnstat=$BUILD_DIR/ecnstat
 
-ktap_plan 16
+ktap_plan 18
 
 netns_create a b
 veth_pair "$a" va 10.252.0.1/24 "$b" vb 10.252.0.2/24
@@ -84,6 +84,14 @@ marks=$(stat symphony_marks)
 send fd00:252::2 job=9,step=1,psn=1,count=100
 send fd00:252::2 job=9,step=2,psn=1,count=50
 check_eq "IPv6: the outpacing step is marked (P = min(1, 100 psn / 100))" 50 \
+	$(( $(stat symphony_marks) - marks ))
+marks=$(stat symphony_marks)
+before=$(stat collective_packets)
+send --gso 4 10.252.0.2 job=11,step=1,psn=1,count=100
+send --gso 4 10.252.0.2 job=11,step=2,psn=50,count=40
+check_eq "GSO packets count as their segments" $((before + 140)) \
+	"$(stat collective_packets)"
+check_eq "every segment of a marked GSO packet is marked" 40 \
 	$(( $(stat symphony_marks) - marks ))
 check_eq "no RED marks below kmin" 0 "$(stat red_marks)"
 check_eq "qdisc marks and receiver CE agree" "$(stat symphony_marks)" "$(ce)"
