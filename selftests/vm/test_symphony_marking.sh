@@ -16,7 +16,7 @@ export TC_LIB_DIR=$BUILD_DIR/tc
 rocegen=$BUILD_DIR/rocegen
 ecnstat=$BUILD_DIR/ecnstat
 
-ktap_plan 18
+ktap_plan 19
 
 netns_create a b
 veth_pair "$a" va 10.252.0.1/24 "$b" vb 10.252.0.2/24
@@ -92,6 +92,13 @@ send --gso 4 10.252.0.2 job=11,step=2,psn=50,count=40
 check_eq "GSO packets count as their segments" $((before + 140)) \
 	"$(stat collective_packets)"
 check_eq "every segment of a marked GSO packet is marked" 40 \
+	$(( $(stat symphony_marks) - marks ))
+# 20000 jobs in the own table; UEC's 24-bit JobID reaches the last one.
+tc -n "$a" qdisc change dev va root symphony jobs 20000
+marks=$(stat symphony_marks)
+send --proto uec 10.252.0.2 job=19999,step=1,psn=1,count=100
+send --proto uec 10.252.0.2 job=19999,step=2,psn=100,count=50
+check_eq "job 19999 of a 20000-job table is tracked and marked" 50 \
 	$(( $(stat symphony_marks) - marks ))
 check_eq "no RED marks below kmin" 0 "$(stat red_marks)"
 check_eq "qdisc marks and receiver CE agree" "$(stat symphony_marks)" "$(ce)"
