@@ -30,6 +30,7 @@ packages="
 build-essential
 clang
 llvm
+libclang-rt-14-dev
 libbpf-dev
 bpftool
 libelf-dev
