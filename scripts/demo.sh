@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 # demo.sh - the project's demonstration (run by "make demo").  Boots the
 # VM with the freshly built sch_symphony.ko, builds a two-namespace veth
-# link, attaches the qdisc as the leaf of a 10 Mbit/s HTB class, sends a
-# burst through it and shows "tc -s qdisc"; on the host, attaches the
-# ecnstat tc-BPF counter to a veth and shows what it counted.
+# link, attaches the qdisc as the leaf of an HTB class, sends RoCEv2 flows
+# of a lagging and an outpacing step through it and shows "tc -s qdisc";
+# on the host, attaches the ecnstat tc-BPF counter to a veth and shows
+# what it counted.
 #
 # Usage: scripts/demo.sh          (as root, after "make")
 set -euo pipefail
@@ -26,19 +27,28 @@ veth_link() {
 
 inside_vm() {
 	export TC_LIB_DIR=$top/build/tc
+	local rocegen=$top/build/rocegen
+
 	veth_link demo-a va 10.200.0.1/24 demo-b vb 10.200.0.2/24
 	tc -n demo-a qdisc add dev va root handle 1: htb default 1
-	tc -n demo-a class add dev va parent 1: classid 1:1 htb rate 10mbit
-	tc -n demo-a qdisc add dev va parent 1:1 handle 10: symphony limit 64
+	tc -n demo-a class add dev va parent 1: classid 1:1 htb rate 100mbit
+	tc -n demo-a qdisc add dev va parent 1:1 handle 10: symphony \
+		kmin 20kb kmax 200kb k 0.05 twin 20ms samples 8
 	echo "\$ tc qdisc show dev va"
 	tc -n demo-a qdisc show dev va
-	echo "# a burst of 500 UDP datagrams of 1400 bytes into a 64-packet queue"
-	ip netns exec demo-a bash -c \
-		'exec 3>/dev/udp/10.200.0.2/9; for i in {1..500}; do printf "%1400s" >&3; done' \
-		2>/dev/null || true
-	sleep 1
+	echo
+	echo "# job 1: step 10 (lagging) and step 11 (outpacing) interleaved,"
+	echo "# 1000 RoCEv2 packets each at 2000 packets/s; then job 2 alone"
+	ip netns exec demo-a "$rocegen" --pps 2000 10.200.0.2 \
+		job=1,step=10,psn=1,count=1000 job=1,step=11,psn=1,count=1000
+	ip netns exec demo-a "$rocegen" --pps 2000 10.200.0.2 \
+		job=2,step=4,psn=1,count=500
 	echo "\$ tc -s qdisc show dev va"
-	tc -n demo-a -s qdisc show dev va
+	tc -n demo-a -s qdisc show dev va | sed -n '/symphony/,$p'
+	echo
+	echo "# Symphony marked only the outpacing step 11 (1000 packets), more"
+	echo "# often as alpha grew over the 20 ms windows; steps 10 and job 2"
+	echo "# were never marked."
 }
 
 if [ "${1:-}" = --inside-vm ]; then
