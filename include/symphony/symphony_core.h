@@ -279,9 +279,10 @@ static inline __u32 symphony_mark_prob(__u32 k_ppm, __u32 alpha, __u32 psn,
 }
 
 /*
- * symphony_red_prob - RED on the instantaneous backlog: 0 up to @kmin
- * bytes, rising linearly to @pmax_ppm at @kmax bytes, 1 beyond @kmax.
- * Requires kmin <= kmax.  Q32 fraction.
+ * symphony_red_prob - RED on the instantaneous backlog, as DCQCN switches
+ * mark: 0 up to @kmin bytes, then rising linearly from 0 towards
+ * @pmax_ppm as the backlog nears @kmax bytes, and 1 (every packet) from
+ * @kmax on.  Requires kmin <= kmax.  Q32 fraction.
  */
 static inline __u32 symphony_red_prob(__u32 kmin, __u32 kmax, __u32 pmax_ppm,
 				      __u32 backlog)

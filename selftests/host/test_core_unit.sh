@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# test_core_unit.sh - the unit tests of include/symphony/symphony_core.h
+# (marking probabilities, parser, Algorithm 1), built by
+# 'make -C selftests all'; their TAP output is this test's.
+. "$(dirname "$0")/../lib.sh"
+
+bin=$BUILD_DIR/selftests/test_symphony_core
+require_built "$bin"
+
+"$bin"
+rc=$?
+case "$rc" in
+0) exit $KSFT_PASS ;;
+1) exit $KSFT_FAIL ;;
+*) echo "# $bin exited with status $rc"; exit $KSFT_FAIL ;;
+esac
