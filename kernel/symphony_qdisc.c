@@ -519,8 +519,9 @@ static int symphony_change(struct Qdisc *sch, struct nlattr *opt,
 	/* A lower limit takes effect at once: trim the queue's head. */
 	while (sch->q.qlen > q->cfg.limit ||
 	       (q->cfg.limit_bytes && sch->qstats.backlog > q->cfg.limit_bytes)) {
-		struct sk_buff *skb = qdisc_dequeue_head(sch);
+		struct sk_buff *skb = __qdisc_dequeue_head(&sch->q);
 
+		qdisc_qstats_backlog_dec(sch, skb);
 		dropped_packets++;
 		dropped_bytes += qdisc_pkt_len(skb);
 		q->stats.limit_drops++;
