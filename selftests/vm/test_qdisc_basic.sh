@@ -9,10 +9,10 @@
 in_vm || ktap_skip_all "runs in the VM (scripts/vm-run.sh)"
 require_root
 require_cmd tc jq ping
-require_built "$BUILD_DIR/tc/q_symphony.so"
+require_built "$BUILD_DIR/tc/q_symphony.so" "$BUILD_DIR/rocegen"
 export TC_LIB_DIR=$BUILD_DIR/tc
 
-ktap_plan 13
+ktap_plan 14
 
 netns_create a b
 veth_pair "$a" va 10.251.0.1/24 "$b" vb 10.251.0.2/24
@@ -50,6 +50,18 @@ check_jq "overflow is tail-dropped and counted" \
 	'.drops > 0 and .limit_drops == .drops' "$stats"
 check_jq "the backlog reached but never exceeded the limit" \
 	'.max_backlog_packets == 10' "$stats"
+
+# Lowering the limit under a full queue trims it at once, and HTB above
+# learns of it (its qlen follows the leaf's).
+tc -n "$a" class change dev va parent 1: classid 1:1 htb rate 50kbit burst 2k
+tc -n "$a" qdisc change dev va parent 1:1 handle 10: symphony limit 100
+ip netns exec "$a" "$BUILD_DIR/rocegen" --payload 1400 10.251.0.2 \
+	job=1,step=1,count=150 >/dev/null
+tc -n "$a" qdisc change dev va parent 1:1 handle 10: symphony limit 5
+qlens=$(tc -n "$a" -j -s qdisc show dev va | jq -c '[.[] | .qlen]')
+ktap_print "qlen of htb and symphony after the change: $qlens"
+check_jq "a lower limit trims the queue and its parent at once" \
+	'.[1] <= 5 and .[0] == .[1]' "$qlens"
 
 tc -n "$a" qdisc del dev va root
 tc -n "$a" qdisc add dev va root handle 1: tbf rate 1mbit burst 2k latency 100ms
