@@ -77,10 +77,12 @@ $(BUILD)/ecnstat: userspace/ecnstat.c $(BUILD)/ecnstat.skel.h bpf/ecnstat.h
 $(BUILD)/symjobs: userspace/symjobs.c $(BUILD)/symphony_jobs.skel.h
 	$(CC) $(USER_CFLAGS) $< -o $@ $(LIBBPF_LIBS)
 
-$(BUILD)/rocegen: userspace/rocegen.c include/symphony/symphony_wire.h | $(BUILD)
+SHARED_HDRS	:= $(wildcard include/symphony/*.h include/uapi/linux/*.h)
+
+$(BUILD)/rocegen: userspace/rocegen.c $(SHARED_HDRS) | $(BUILD)
 	$(CC) $(USER_CFLAGS) $< -o $@
 
-$(BUILD)/tc/%.so: userspace/%.c userspace/tc_iproute2.h include/uapi/linux/pkt_sched_symphony.h | $(BUILD)/tc
+$(BUILD)/tc/%.so: userspace/%.c userspace/tc_iproute2.h $(SHARED_HDRS) | $(BUILD)/tc
 	$(CC) $(USER_CFLAGS) -Wno-unused-parameter -shared -fPIC $< -o $@ $(LIBBPF_LIBS)
 
 deps:

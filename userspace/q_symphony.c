@@ -14,23 +14,8 @@
 #include <bpf/bpf.h>
 
 #include "tc_iproute2.h"
+#include "../include/symphony/symphony_names.h"
 #include "../include/uapi/linux/pkt_sched_symphony.h"
-
-static const char *const symphony_field_names[__SYMPHONY_FIELD_MAX] = {
-	[SYMPHONY_FIELD_UDP_SPORT]	= "udp_sport",
-	[SYMPHONY_FIELD_BTH_RSVD]	= "bth_rsvd",
-	[SYMPHONY_FIELD_BTH_DESTQP]	= "bth_destqp",
-};
-
-static const char *const symphony_nonect_names[__SYMPHONY_NONECT_MAX] = {
-	[SYMPHONY_NONECT_DROP]	= "drop",
-	[SYMPHONY_NONECT_PASS]	= "pass",
-};
-
-static const char *const symphony_marking_names[__SYMPHONY_MARKING_MAX] = {
-	[SYMPHONY_MARKING_RED]		= "red",
-	[SYMPHONY_MARKING_SYMPHONY]	= "symphony",
-};
 
 static void symphony_explain(FILE *f)
 {
@@ -108,15 +93,12 @@ static int symphony_get_ppm(__u32 *ppm, const char *str, __u32 max_ppm)
 static int symphony_get_name(__u8 *out, const char *str,
 			     const char *const *names, int nr)
 {
-	int i;
+	int value = symphony_lookup_name(names, nr, str);
 
-	for (i = 0; i < nr; i++) {
-		if (names[i] && strcmp(str, names[i]) == 0) {
-			*out = i;
-			return 0;
-		}
-	}
-	return -1;
+	if (value < 0)
+		return -1;
+	*out = value;
+	return 0;
 }
 
 struct symphony_opt {
@@ -315,12 +297,6 @@ static void symphony_print_ppm(const char *key, const char *json_key,
 	print_uint(PRINT_JSON, json_key, NULL, ppm);
 }
 
-static const char *symphony_name(const char *const *names, int nr,
-				 __u8 value)
-{
-	return value < nr && names[value] ? names[value] : "unknown";
-}
-
 static __u32 symphony_attr_u32(struct rtattr *attr)
 {
 	return attr && RTA_PAYLOAD(attr) >= sizeof(__u32) ?
@@ -353,10 +329,10 @@ static int symphony_print_opt(struct qdisc_util *qu, FILE *f,
 	symphony_print_ppm("pmax", "pmax_ppm",
 			   symphony_attr_u32(tb[TCA_SYMPHONY_PMAX]));
 	print_string(PRINT_ANY, "nonect", "nonect %s ",
-		     symphony_name(symphony_nonect_names, __SYMPHONY_NONECT_MAX,
+		     symphony_name_of(symphony_nonect_names, __SYMPHONY_NONECT_MAX,
 				   symphony_attr_u8(tb[TCA_SYMPHONY_NONECT])));
 	print_string(PRINT_ANY, "marking", "marking %s ",
-		     symphony_name(symphony_marking_names,
+		     symphony_name_of(symphony_marking_names,
 				   __SYMPHONY_MARKING_MAX,
 				   symphony_attr_u8(tb[TCA_SYMPHONY_MARKING])));
 	symphony_print_ppm("k", "k_ppm", symphony_attr_u32(tb[TCA_SYMPHONY_K]));
@@ -371,10 +347,10 @@ static int symphony_print_opt(struct qdisc_util *qu, FILE *f,
 	print_uint(PRINT_ANY, "alpha_max", "alpha_max %u ",
 		   symphony_attr_u32(tb[TCA_SYMPHONY_ALPHA_MAX]));
 	print_string(PRINT_ANY, "job_field", "job_field %s ",
-		     symphony_name(symphony_field_names, __SYMPHONY_FIELD_MAX,
+		     symphony_name_of(symphony_field_names, __SYMPHONY_FIELD_MAX,
 				   symphony_attr_u8(tb[TCA_SYMPHONY_JOB_FIELD])));
 	print_string(PRINT_ANY, "step_field", "step_field %s ",
-		     symphony_name(symphony_field_names, __SYMPHONY_FIELD_MAX,
+		     symphony_name_of(symphony_field_names, __SYMPHONY_FIELD_MAX,
 				   symphony_attr_u8(tb[TCA_SYMPHONY_STEP_FIELD])));
 	print_uint(PRINT_ANY, "jobs", "jobs %u ",
 		   symphony_attr_u32(tb[TCA_SYMPHONY_JOBS]));

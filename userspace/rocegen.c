@@ -28,7 +28,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../include/symphony/symphony_wire.h"
+#include "../include/symphony/symphony_core.h"
+#include "../include/symphony/symphony_names.h"
 #include "../include/uapi/linux/pkt_sched_symphony.h"
 
 #define ROCEGEN_MAX_FLOWS	64
@@ -63,12 +64,6 @@ struct rocegen {
 	uint8_t			step_field;
 	struct rocegen_flow	flows[ROCEGEN_MAX_FLOWS];
 	int			nr_flows;
-};
-
-static const char *const field_names[__SYMPHONY_FIELD_MAX] = {
-	[SYMPHONY_FIELD_UDP_SPORT]	= "udp_sport",
-	[SYMPHONY_FIELD_BTH_RSVD]	= "bth_rsvd",
-	[SYMPHONY_FIELD_BTH_DESTQP]	= "bth_destqp",
 };
 
 static void usage(FILE *f)
@@ -108,27 +103,13 @@ static int parse_u32(const char *s, uint32_t *out, uint32_t max)
 
 static int parse_field(const char *s, uint8_t *out)
 {
-	int i;
+	int field = symphony_lookup_name(symphony_field_names,
+					 __SYMPHONY_FIELD_MAX, s);
 
-	for (i = 0; i < __SYMPHONY_FIELD_MAX; i++) {
-		if (!strcmp(s, field_names[i])) {
-			*out = i;
-			return 0;
-		}
-	}
-	return -1;
-}
-
-static uint32_t field_max(uint8_t field)
-{
-	switch (field) {
-	case SYMPHONY_FIELD_UDP_SPORT:
-		return 0xffff;
-	case SYMPHONY_FIELD_BTH_RSVD:
-		return 0x1fff;
-	default:
-		return 0xffffff;
-	}
+	if (field < 0)
+		return -1;
+	*out = field;
+	return 0;
 }
 
 static int parse_flow(struct rocegen *g, char *spec)
@@ -488,8 +469,8 @@ int main(int argc, char **argv)
 		struct rocegen_flow *f = &g.flows[k];
 
 		if (g.proto == ROCEGEN_ROCEV2 &&
-		    (f->job > field_max(g.job_field) ||
-		     f->step > field_max(g.step_field))) {
+		    (f->job >> symphony_field_bits(g.job_field) ||
+		     f->step >> symphony_field_bits(g.step_field))) {
 			fprintf(stderr, "rocegen: job %u or step %u does not fit its field\n",
 				f->job, f->step);
 			return 2;

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * symphony_names.h - the names userspace gives the symphony qdisc's enum
+ * values (tc plugin, tools), one table each, so that every tool spells
+ * them the same way.
+ */
+#ifndef _SYMPHONY_NAMES_H
+#define _SYMPHONY_NAMES_H
+
+#include <string.h>
+
+#include "../uapi/linux/pkt_sched_symphony.h"
+
+static const char *const symphony_field_names[__SYMPHONY_FIELD_MAX] = {
+	[SYMPHONY_FIELD_UDP_SPORT]	= "udp_sport",
+	[SYMPHONY_FIELD_BTH_RSVD]	= "bth_rsvd",
+	[SYMPHONY_FIELD_BTH_DESTQP]	= "bth_destqp",
+};
+
+static const char *const symphony_nonect_names[__SYMPHONY_NONECT_MAX] = {
+	[SYMPHONY_NONECT_DROP]	= "drop",
+	[SYMPHONY_NONECT_PASS]	= "pass",
+};
+
+static const char *const symphony_marking_names[__SYMPHONY_MARKING_MAX] = {
+	[SYMPHONY_MARKING_RED]		= "red",
+	[SYMPHONY_MARKING_SYMPHONY]	= "symphony",
+};
+
+/* The value named @name in @names[0..nr-1], or -1. */
+static inline int symphony_lookup_name(const char *const *names, int nr,
+				       const char *name)
+{
+	int i;
+
+	for (i = 0; i < nr; i++)
+		if (names[i] && strcmp(name, names[i]) == 0)
+			return i;
+	return -1;
+}
+
+/* The name of @value in @names[0..nr-1], or "unknown". */
+static inline const char *symphony_name_of(const char *const *names, int nr,
+					   unsigned int value)
+{
+	return value < (unsigned int)nr && names[value] ? names[value] :
+							  "unknown";
+}
+
+#endif /* _SYMPHONY_NAMES_H */
