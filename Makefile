@@ -35,7 +35,7 @@ BPF_CFLAGS	:= -O2 -g -target bpf -D__TARGET_ARCH_x86 $(WARN_FLAGS) \
 		   -idirafter /usr/include/$(MULTIARCH)
 LIBBPF_LIBS	:= $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz)
 
-BPF_PROGS	:= ecnstat symphony_jobs
+BPF_PROGS	:= ecnstat symphony_jobs ofan
 TOOLS		:= ecnstat rocegen symjobs
 TC_PLUGINS	:= q_symphony
 
@@ -64,7 +64,7 @@ $(BUILD)/vmlinux.h: | $(BUILD)
 	$(BPFTOOL) btf dump file $(BTF_VMLINUX) format c > $@.tmp
 	mv $@.tmp $@
 
-$(BUILD)/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h include/symphony/*.h) $(BUILD)/vmlinux.h | $(BUILD)
+$(BUILD)/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h include/*/*.h) $(BUILD)/vmlinux.h | $(BUILD)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
 $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * ofan_core.h - Ofan's per-packet port choice, written once and compiled
+ * into the tc-BPF program (bpf/ofan.bpf.c) and the userspace unit tests.
+ *
+ * Each pointer walks 0..w-1 round-robin; its i-th value maps to an uplink
+ * through the pointer's own permutation (Ofan paper, Appendix F.2):
+ *
+ *	pi(i) = (xor_w(P[i], id1) + id2) mod w,   id = d + N_d * t,
+ *	id1 = id mod 2^b, id2 = id / 2^b, b = ceil(log2 w),
+ *	xor_w(v, x) = v ^ x if v ^ x < w, else v,
+ *
+ * with P one global base permutation, d the destination key and t the
+ * size class (0 data, 1 ACK).  Ports not valid for the destination are
+ * skipped by advancing the pointer further, so each valid port still gets
+ * exactly one packet per round.  A pointer is a free-running 64-bit
+ * counter advanced with an atomic fetch-and-add, because packets of one
+ * destination arrive on several CPUs at once; its value mod w is i.
+ */
+#ifndef _OFAN_CORE_H
+#define _OFAN_CORE_H
+
+#ifndef __VMLINUX_H__	/* BPF programs take the types from vmlinux.h */
+#include <linux/types.h>
+#endif
+
+#define OFAN_MAX_W		64	/* uplinks: bits of a valid-port mask */
+
+/* ceil(log2 w): the bits of a port index */
+static inline __u32 ofan_index_bits(__u32 w)
+{
+	__u32 b = 0;
+
+	while (b < 7 && (1U << b) < w)
+		b++;
+	return b;
+}
+
+static inline __u32 ofan_xor_w(__u32 v, __u32 x, __u32 w)
+{
+	__u32 u = v ^ x;
+
+	return u < w ? u : v;
+}
+
+/* eq. (18): the port at position @i (< w) of pointer @id's order */
+static inline __u32 ofan_pi(const __u8 *perm, __u32 w, __u32 bits, __u32 id,
+			    __u32 i)
+{
+	__u32 id1 = id & ((1U << bits) - 1);
+	__u32 id2 = (id >> bits) % w;
+	__u32 port = ofan_xor_w(perm[i & (OFAN_MAX_W - 1)], id1, w) + id2;
+
+	return port >= w ? port - w : port;
+}
+
+/* eq. (16): the pointer identifier of destination @key, size class @cls */
+static inline __u32 ofan_pointer_id(__u32 key, __u32 nr_keys, __u32 cls)
+{
+	return key + nr_keys * cls;
+}
+
+/*
+ * ofan_next_port - advance pointer @counter until it yields a port set in
+ * @valid; returns that port, or -1 when no port of 0..w-1 is valid (the
+ * pointer then moved a whole round).
+ */
+static inline int ofan_next_port(__u64 *counter, const __u8 *perm, __u32 w,
+				 __u32 id, __u64 valid)
+{
+	__u32 bits = ofan_index_bits(w), n, port;
+	__u64 c;
+
+	for (n = 0; n < OFAN_MAX_W; n++) {
+		if (n >= w)
+			break;
+		c = __sync_fetch_and_add(counter, 1);
+		port = ofan_pi(perm, w, bits, id, (__u32)(c % w));
+		if ((valid >> port) & 1)
+			return port;
+	}
+	return -1;
+}
+
+#endif /* _OFAN_CORE_H */

@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * ofan_maps.h - value layouts of the Ofan maps, shared by the tc-BPF
+ * program (bpf/ofan.bpf.c), the agent that creates, pins and fills them,
+ * and the tests.  All maps are pinned under one bpffs folder by the agent
+ * (default /sys/fs/bpf/ofan).
+ */
+#ifndef _OFAN_MAPS_H
+#define _OFAN_MAPS_H
+
+#ifndef __VMLINUX_H__	/* BPF programs take the types from vmlinux.h */
+#include <linux/types.h>
+#endif
+
+#include "ofan_core.h"
+
+/* Bumped whenever a layout below changes. */
+#define OFAN_LAYOUT_VERSION	1
+
+#define OFAN_MAX_KEYS		4096	/* destination keys (edge switches, pods) */
+#define OFAN_MAX_PIPES		16	/* pOfan pipes */
+#define OFAN_NR_CLASSES		2	/* size classes: data, ACK */
+#define OFAN_MAX_PREFIXES	16384	/* LPM entries per address family */
+#define OFAN_MAX_PIPE_PORTS	256	/* ingress interfaces mapped to pipes */
+
+enum ofan_mode {
+	OFAN_MODE_OFAN,		/* pointer per (key, class) */
+	OFAN_MODE_POFAN,	/* pointer per (pipe, key, class) */
+	OFAN_MODE_RR,		/* one switch-wide pointer (Simple RR) */
+	OFAN_MODE_RPS,		/* uniform random valid uplink per packet */
+	OFAN_MODE_ECMP,		/* the kernel's multipath hash (FIB lookup) */
+	__OFAN_MODE_MAX
+};
+
+enum ofan_class {
+	OFAN_CLASS_DATA,
+	OFAN_CLASS_ACK,
+};
+
+/* ofan_config: array map with one entry (key 0). */
+struct ofan_config {
+	__u32	layout_version;		/* OFAN_LAYOUT_VERSION */
+	__u32	mode;			/* enum ofan_mode */
+	__u32	w;			/* uplinks, 1..OFAN_MAX_W */
+	__u32	nr_keys;		/* N_d: destination keys in use */
+	__u32	ack_max_bytes;		/* packets up to this length: ACK class */
+	__u32	nr_pipes;		/* pOfan pipes, 1..OFAN_MAX_PIPES */
+	__u64	up_ports;		/* bit p: uplink p's link is up */
+	/* Fast path: key = (dst >> shift) & mask for destinations inside
+	 * fast_net/fast_prefix (IPv4 only), instead of the LPM lookup.
+	 */
+	__u32	fast_enabled;
+	__u32	fast_net;		/* network byte order */
+	__u32	fast_prefix_len;
+	__u32	fast_shift;
+	__u32	fast_mask;
+	__u32	fast_local_key;		/* key of destinations below us */
+	__u8	perm[OFAN_MAX_W];	/* base permutation P */
+};
+
+/* ofan_ports: array map indexed by uplink 0..w-1. */
+struct ofan_port {
+	__u32	ifindex;
+	__u32	nh_family;		/* AF_INET or AF_INET6 */
+	__u8	nh_addr[16];		/* next hop, network byte order */
+};
+
+/* ofan_dests: array map indexed by destination key. */
+#define OFAN_DEST_F_LOCAL	0x1	/* below this switch: kernel forwards */
+#define OFAN_DEST_F_VALID	0x2	/* entry configured */
+
+struct ofan_dest {
+	__u64	valid_ports;		/* bit p: uplink p leads there */
+	__u32	flags;			/* OFAN_DEST_F_* */
+	__u32	level;			/* 0: edge switch key, 1: pod key */
+};
+
+/* ofan_dst4 / ofan_dst6: LPM tries, prefix -> destination key (__u32). */
+struct ofan_lpm4_key {
+	__u32	prefix_len;
+	__u32	addr;			/* network byte order */
+};
+
+struct ofan_lpm6_key {
+	__u32	prefix_len;
+	__u8	addr[16];
+};
+
+/* ofan_pointers: array map indexed by
+ *	((pipe * OFAN_MAX_KEYS) + key) * OFAN_NR_CLASSES + class;
+ * pipe 0 serves ofan mode.  ofan_rr: one entry, the Simple RR pointer.
+ */
+struct ofan_pointer {
+	__u64	counter;		/* value mod w is the position */
+};
+
+/* ofan_pipes: hash map, ingress ifindex (__u32) -> pipe (__u32). */
+
+/* ofan_port_stats: per-CPU array indexed by uplink. */
+struct ofan_port_stats {
+	__u64	packets;
+	__u64	bytes;
+};
+
+/* ofan_key_stats: per-CPU array indexed by key: packets per class. */
+struct ofan_key_stats {
+	__u64	packets[OFAN_NR_CLASSES];
+};
+
+/* ofan_stats: per-CPU array with one entry: what happened to packets. */
+struct ofan_stats {
+	__u64	forwarded;		/* redirected to an uplink */
+	__u64	local;			/* destination below: kernel path */
+	__u64	unknown_dst;		/* no key for the destination */
+	__u64	no_valid_port;		/* key without a usable uplink */
+	__u64	ttl_expired;		/* TTL/hop limit <= 1: kernel path */
+	__u64	malformed;		/* truncated or bad IP header */
+	__u64	not_ip;			/* neither IPv4 nor IPv6 */
+	__u64	fib_miss;		/* ecmp: no route, kernel path */
+	__u64	unconfigured;		/* no or bad configuration */
+};
+
+#endif /* _OFAN_MAPS_H */
