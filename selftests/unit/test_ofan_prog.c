@@ -1,0 +1,576 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_ofan_prog.c - fixture tests of the Ofan tc-BPF program through
+ * BPF_PROG_TEST_RUN: each fixture is an input packet, the mode, and the
+ * expected verdict, counter, uplink, pointer state and output header.
+ * The expected uplinks are worked out by hand from eq. (18) with the
+ * base permutation P = {2, 0, 3, 1} (w = 4, b = 2) that the test installs.
+ * Prints TAP; exit 0 when every fixture passes.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <sched.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <net/if.h>
+#include <linux/if_ether.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/udp.h>
+#include <linux/pkt_cls.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "ofan.skel.h"
+#include "../../include/ofan/ofan_maps.h"
+
+#define W		4
+#define NR_KEYS		8
+#define ACK_MAX		100	/* frames up to 100 bytes are ACKs */
+
+static const __u8 perm[W] = { 2, 0, 3, 1 };
+static struct ofan_bpf *skel;
+static int tests, failures;
+
+static void result(int ok, const char *name)
+{
+	tests++;
+	if (!ok)
+		failures++;
+	printf("%sok %d - %s\n", ok ? "" : "not ", tests, name);
+}
+
+static __u16 ip_checksum(const void *hdr, size_t len)
+{
+	const __u16 *p = hdr;
+	__u32 sum = 0;
+
+	for (; len > 1; len -= 2)
+		sum += *p++;
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return ~sum;
+}
+
+/* An Ethernet frame of @frame_len bytes carrying UDP to @dst. */
+static size_t build_packet(__u8 *buf, const char *dst, int ttl,
+			   size_t frame_len)
+{
+	struct ethhdr *eth = (struct ethhdr *)buf;
+	struct udphdr *udp;
+
+	memset(buf, 0, frame_len);
+	memset(eth->h_dest, 0x02, ETH_ALEN);
+	memset(eth->h_source, 0x04, ETH_ALEN);
+	if (strchr(dst, ':')) {
+		struct ipv6hdr *ip6 = (struct ipv6hdr *)(eth + 1);
+
+		eth->h_proto = htons(ETH_P_IPV6);
+		ip6->version = 6;
+		ip6->payload_len = htons(frame_len - sizeof(*eth) - sizeof(*ip6));
+		ip6->nexthdr = IPPROTO_UDP;
+		ip6->hop_limit = ttl;
+		inet_pton(AF_INET6, "fd00:ff::1", &ip6->saddr);
+		inet_pton(AF_INET6, dst, &ip6->daddr);
+		udp = (struct udphdr *)(ip6 + 1);
+	} else {
+		struct iphdr *ip4 = (struct iphdr *)(eth + 1);
+
+		eth->h_proto = htons(ETH_P_IP);
+		ip4->version = 4;
+		ip4->ihl = 5;
+		ip4->tot_len = htons(frame_len - sizeof(*eth));
+		ip4->ttl = ttl;
+		ip4->protocol = IPPROTO_UDP;
+		inet_pton(AF_INET, "10.255.0.1", &ip4->saddr);
+		inet_pton(AF_INET, dst, &ip4->daddr);
+		ip4->check = ip_checksum(ip4, sizeof(*ip4));
+		udp = (struct udphdr *)(ip4 + 1);
+	}
+	udp->source = htons(4791);
+	udp->dest = htons(4791);
+	return frame_len;
+}
+
+static int map_fd(struct bpf_map *map)
+{
+	return bpf_map__fd(map);
+}
+
+static void set_config(int mode, int fast)
+{
+	struct ofan_config cfg = {
+		.layout_version = OFAN_LAYOUT_VERSION,
+		.mode = mode,
+		.w = W,
+		.nr_keys = NR_KEYS,
+		.ack_max_bytes = ACK_MAX,
+		.nr_pipes = 2,
+		.up_ports = (1ULL << W) - 1,
+	};
+	__u32 zero = 0;
+
+	memcpy(cfg.perm, perm, W);
+	if (fast) {
+		cfg.fast_enabled = 1;
+		inet_pton(AF_INET, "10.0.0.0", &cfg.fast_net);
+		cfg.fast_prefix_len = 16;
+		cfg.fast_shift = 8;
+		cfg.fast_mask = 0xff;
+	}
+	bpf_map_update_elem(map_fd(skel->maps.ofan_config), &zero, &cfg, 0);
+}
+
+static void set_dest(__u32 key, __u64 valid, __u32 flags)
+{
+	struct ofan_dest d = { .valid_ports = valid, .flags = flags };
+
+	bpf_map_update_elem(map_fd(skel->maps.ofan_dests), &key, &d, 0);
+}
+
+static void add_prefix(const char *cidr, __u32 key)
+{
+	char addr[64];
+	int len;
+
+	sscanf(cidr, "%63[^/]/%d", addr, &len);
+	if (strchr(addr, ':')) {
+		struct ofan_lpm6_key k = { .prefix_len = len };
+
+		inet_pton(AF_INET6, addr, k.addr);
+		bpf_map_update_elem(map_fd(skel->maps.ofan_dst6), &k, &key, 0);
+	} else {
+		struct ofan_lpm4_key k = { .prefix_len = len };
+
+		inet_pton(AF_INET, addr, &k.addr);
+		bpf_map_update_elem(map_fd(skel->maps.ofan_dst4), &k, &key, 0);
+	}
+}
+
+static __u32 pointer_slot(__u32 pipe, __u32 key, __u32 cls)
+{
+	return (pipe * OFAN_MAX_KEYS + key) * OFAN_NR_CLASSES + cls;
+}
+
+static void set_pointer(__u32 slot, __u64 counter)
+{
+	struct ofan_pointer p = { .counter = counter };
+
+	bpf_map_update_elem(map_fd(skel->maps.ofan_pointers), &slot, &p, 0);
+}
+
+static __u64 get_pointer(__u32 slot)
+{
+	struct ofan_pointer p = {};
+
+	bpf_map_lookup_elem(map_fd(skel->maps.ofan_pointers), &slot, &p);
+	return p.counter;
+}
+
+/* Sum of a per-CPU u64 field over all CPUs. */
+static __u64 percpu_sum(struct bpf_map *map, __u32 key, size_t value_size,
+			size_t offset)
+{
+	int ncpus = libbpf_num_possible_cpus();
+	size_t stride = (value_size + 7) & ~7UL;
+	__u8 *values = calloc(ncpus, stride);
+	__u64 sum = 0, v;
+	int cpu;
+
+	if (!values)
+		return 0;
+	if (!bpf_map_lookup_elem(bpf_map__fd(map), &key, values)) {
+		for (cpu = 0; cpu < ncpus; cpu++) {
+			memcpy(&v, values + cpu * stride + offset, sizeof(v));
+			sum += v;
+		}
+	}
+	free(values);
+	return sum;
+}
+
+static __u64 stat(size_t offset)
+{
+	return percpu_sum(skel->maps.ofan_stats, 0, sizeof(struct ofan_stats),
+			  offset);
+}
+
+static __u64 port_packets(__u32 port)
+{
+	return percpu_sum(skel->maps.ofan_port_stats, port,
+			  sizeof(struct ofan_port_stats),
+			  offsetof(struct ofan_port_stats, packets));
+}
+
+struct run {
+	int retval;
+	__u8 out[256];
+	__u32 out_len;
+};
+
+static int run_packet(const __u8 *pkt, size_t len, __u32 ingress_ifindex,
+		      struct run *r)
+{
+	struct __sk_buff ctx = { .ingress_ifindex = ingress_ifindex };
+	LIBBPF_OPTS(bpf_test_run_opts, opts,
+		    .data_in = pkt,
+		    .data_size_in = len,
+		    .data_out = r->out,
+		    .data_size_out = sizeof(r->out),
+		    .ctx_in = &ctx,
+		    .ctx_size_in = sizeof(ctx),
+		    .repeat = 1);
+	int err;
+
+	err = bpf_prog_test_run_opts(bpf_program__fd(skel->progs.ofan_ingress),
+				     &opts);
+	r->retval = opts.retval;
+	r->out_len = opts.data_size_out;
+	return err;
+}
+
+/* Which uplink took the packet: the port whose counter moved. */
+static int moved_port(const __u64 *before)
+{
+	int p, moved = -1;
+
+	for (p = 0; p < W; p++) {
+		if (port_packets(p) != before[p]) {
+			if (moved >= 0)
+				return -2;
+			moved = p;
+		}
+	}
+	return moved;
+}
+
+/* Ways to damage an IP header (BPF_PROG_TEST_RUN refuses packets too
+ * short for their L3 header, so damage is done inside the header).
+ */
+enum corruption {
+	INTACT,
+	BAD_IHL,		/* IPv4 header length 12 bytes */
+	BAD_TOT_LEN,		/* IPv4 total length below the header */
+	BAD_VERSION,		/* IP version 5 */
+};
+
+struct fixture {
+	const char	*name;
+	int		mode;
+	const char	*dst;
+	int		ttl;
+	size_t		frame_len;	/* 0: a 200-byte data frame */
+	int		corrupt;	/* enum corruption */
+	__u16		ethertype;	/* 0: IP */
+	__u32		ingress_ifindex;
+	int		fast;
+	int		retval;
+	size_t		stat;		/* struct ofan_stats field that counts it */
+	int		port;		/* expected uplink, -1 none */
+	int		ttl_out;	/* expected TTL/hop limit out, -1 any */
+	int		slot;		/* pointer slot to check, -1 none */
+	__u64		counter;	/* its expected value afterwards */
+};
+
+#define ST(f) offsetof(struct ofan_stats, f)
+
+static const struct fixture fixtures[] = {
+	/* key 1, data pointer from 0, id 1: xor_w(P[i], 1) = 3, 1, 2, 0 */
+	{ "ofan ipv4 data 1/4 -> port 3", OFAN_MODE_OFAN, "10.0.1.7", 64, 0, 0, 0, 0, 0,
+	  TC_ACT_REDIRECT, ST(forwarded), 3, 63, 2, 1 },
+	{ "ofan ipv4 data 2/4 -> port 1", OFAN_MODE_OFAN, "10.0.1.8", 64, 0, 0, 0, 0, 0,
+	  TC_ACT_REDIRECT, ST(forwarded), 1, 63, 2, 2 },
+	{ "ofan ipv6 data 3/4 -> port 2 (same key)", OFAN_MODE_OFAN, "fd00:1::9", 64, 0, 0, 0, 0, 0,
+	  TC_ACT_REDIRECT, ST(forwarded), 2, 63, 2, 3 },
+	{ "ofan ipv4 data 4/4 -> port 0", OFAN_MODE_OFAN, "10.0.1.7", 2, 0, 0, 0, 0, 0,
+	  TC_ACT_REDIRECT, ST(forwarded), 0, 1, 2, 4 },
+	/* ACK class: id 1 + 8 = 9, id1 1, id2 2; pointer starts at 2:
+	 * (xor_w(3, 1) + 2) % 4 = 0, then (xor_w(1, 1) + 2) % 4 = 2
+	 */
+	{ "ofan ack class 1/2 -> port 0", OFAN_MODE_OFAN, "10.0.1.7", 64, 64, 0, 0, 0, 0,
+	  TC_ACT_REDIRECT, ST(forwarded), 0, 63, 3, 3 },
+	{ "ofan ack class 2/2 -> port 2", OFAN_MODE_OFAN, "fd00:1::9", 64, 90, 0, 0, 0, 0,
+	  TC_ACT_REDIRECT, ST(forwarded), 2, 63, 3, 4 },
+	/* key 2, only port 2 valid, id 2: xor_w(P[i], 2) = 0, 2, 1, 3 */
+	{ "one valid port: skips port 0, takes 2", OFAN_MODE_OFAN, "10.0.2.1", 64, 0, 0, 0, 0, 0,
+	  TC_ACT_REDIRECT, ST(forwarded), 2, 63, 4, 2 },
+	{ "one valid port: skips 1, 3, 0, takes 2", OFAN_MODE_OFAN, "10.0.2.1", 64, 0, 0, 0, 0, 0,
+	  TC_ACT_REDIRECT, ST(forwarded), 2, 63, 4, 6 },
+	{ "zero valid ports: kernel path, pointer moved a round", OFAN_MODE_OFAN, "10.0.3.1", 64, 0, 0, 0, 0, 0,
+	  TC_ACT_OK, ST(no_valid_port), -1, 64, 6, 4 },
+	{ "local destination: kernel path", OFAN_MODE_OFAN, "10.0.0.5", 64, 0, 0, 0, 0, 0,
+	  TC_ACT_OK, ST(local), -1, 64, -1, 0 },
+	{ "local ipv6 destination: kernel path", OFAN_MODE_OFAN, "fd00:0::5", 64, 0, 0, 0, 0, 0,
+	  TC_ACT_OK, ST(local), -1, 64, -1, 0 },
+	{ "unknown destination: kernel path", OFAN_MODE_OFAN, "10.9.9.9", 64, 0, 0, 0, 0, 0,
+	  TC_ACT_OK, ST(unknown_dst), -1, 64, -1, 0 },
+	{ "key without configuration: unknown", OFAN_MODE_OFAN, "10.0.5.1", 64, 0, 0, 0, 0, 0,
+	  TC_ACT_OK, ST(unknown_dst), -1, 64, -1, 0 },
+	{ "ttl 1: kernel path (ICMP time exceeded)", OFAN_MODE_OFAN, "10.0.1.7", 1, 0, 0, 0, 0, 0,
+	  TC_ACT_OK, ST(ttl_expired), -1, 1, 2, 4 },
+	{ "hop limit 1: kernel path", OFAN_MODE_OFAN, "fd00:1::9", 1, 0, 0, 0, 0, 0,
+	  TC_ACT_OK, ST(ttl_expired), -1, 1, 2, 4 },
+	{ "ipv4 header length 12: malformed", OFAN_MODE_OFAN, "10.0.1.7", 64, 0, BAD_IHL, 0, 0, 0,
+	  TC_ACT_OK, ST(malformed), -1, -1, 2, 4 },
+	{ "ipv4 total length below header: malformed", OFAN_MODE_OFAN, "10.0.1.7", 64, 0, BAD_TOT_LEN, 0, 0, 0,
+	  TC_ACT_OK, ST(malformed), -1, -1, 2, 4 },
+	{ "ipv4 version 5: malformed", OFAN_MODE_OFAN, "10.0.1.7", 64, 0, BAD_VERSION, 0, 0, 0,
+	  TC_ACT_OK, ST(malformed), -1, -1, 2, 4 },
+	{ "ipv6 version 5: malformed", OFAN_MODE_OFAN, "fd00:1::9", 64, 0, BAD_VERSION, 0, 0, 0,
+	  TC_ACT_OK, ST(malformed), -1, -1, 2, 4 },
+	{ "arp: not ip", OFAN_MODE_OFAN, "10.0.1.7", 64, 0, 0, ETH_P_ARP, 0, 0,
+	  TC_ACT_OK, ST(not_ip), -1, -1, 2, 4 },
+	/* fast path: key 6 has no prefix, only (dst >> 8) & 0xff finds it;
+	 * id 6: id1 2, id2 1: (xor_w(P[0], 2) + 1) % 4 = 1
+	 */
+	{ "fast path key from address bits", OFAN_MODE_OFAN, "10.0.6.1", 64, 0, 0, 0, 0, 1,
+	  TC_ACT_REDIRECT, ST(forwarded), 1, 63, 12, 1 },
+	{ "without the fast path the same address is unknown", OFAN_MODE_OFAN, "10.0.6.1", 64, 0, 0, 0, 0, 0,
+	  TC_ACT_OK, ST(unknown_dst), -1, 64, 12, 1 },
+	/* pofan: ingress ifindex 7 is pipe 1, its own pointer from 0 */
+	{ "pofan pipe 1 pointer -> port 3", OFAN_MODE_POFAN, "10.0.1.7", 64, 0, 0, 0, 7, 0,
+	  TC_ACT_REDIRECT, ST(forwarded), 3, 63, (int)(OFAN_MAX_KEYS * 2 + 2), 1 },
+	{ "pofan pipe 0 pointer continues at 4 -> port 3", OFAN_MODE_POFAN, "10.0.1.7", 64, 0, 0, 0, 9, 0,
+	  TC_ACT_REDIRECT, ST(forwarded), 3, 63, 2, 5 },
+	/* rr: one pointer, id 0: P[i] = 2, 0, 3, 1 */
+	{ "rr 1 -> port 2", OFAN_MODE_RR, "10.0.1.7", 64, 0, 0, 0, 0, 0,
+	  TC_ACT_REDIRECT, ST(forwarded), 2, 63, -1, 0 },
+	{ "rr 2 (other key) -> port 0", OFAN_MODE_RR, "fd00:1::9", 64, 0, 0, 0, 0, 0,
+	  TC_ACT_REDIRECT, ST(forwarded), 0, 63, -1, 0 },
+	{ "rr skips invalid ports of key 2 -> port 2", OFAN_MODE_RR, "10.0.2.1", 64, 0, 0, 0, 0, 0,
+	  TC_ACT_REDIRECT, ST(forwarded), 2, 63, -1, 0 },
+	{ "rps with one valid port -> port 2", OFAN_MODE_RPS, "10.0.2.1", 64, 0, 0, 0, 0, 0,
+	  TC_ACT_REDIRECT, ST(forwarded), 2, 63, -1, 0 },
+	{ "rps with zero valid ports: kernel path", OFAN_MODE_RPS, "10.0.3.1", 64, 0, 0, 0, 0, 0,
+	  TC_ACT_OK, ST(no_valid_port), -1, 64, -1, 0 },
+	{ "ecmp when the route is not via an uplink: kernel path", OFAN_MODE_ECMP, "10.0.1.7", 64, 0, 0, 0, 0, 0,
+	  TC_ACT_OK, ST(fib_miss), -1, 64, -1, 0 },
+};
+
+static int output_ttl(const struct run *r)
+{
+	const struct ethhdr *eth = (const void *)r->out;
+
+	if (r->out_len < sizeof(*eth) + 40)
+		return -1;
+	if (eth->h_proto == htons(ETH_P_IPV6))
+		return ((const struct ipv6hdr *)(eth + 1))->hop_limit;
+	return ((const struct iphdr *)(eth + 1))->ttl;
+}
+
+static int output_checksum_ok(const struct run *r)
+{
+	const struct ethhdr *eth = (const void *)r->out;
+
+	if (eth->h_proto != htons(ETH_P_IP))
+		return 1;
+	return ip_checksum(eth + 1, sizeof(struct iphdr)) == 0;
+}
+
+static void corrupt(__u8 *pkt, enum corruption how)
+{
+	struct iphdr *ip4 = (struct iphdr *)(pkt + sizeof(struct ethhdr));
+
+	switch (how) {
+	case BAD_IHL:
+		ip4->ihl = 3;
+		break;
+	case BAD_TOT_LEN:
+		ip4->tot_len = htons(12);
+		break;
+	case BAD_VERSION:
+		/* the version nibble leads both IPv4 and IPv6 headers */
+		pkt[sizeof(struct ethhdr)] = (5 << 4) | (pkt[sizeof(struct ethhdr)] & 0xf);
+		break;
+	default:
+		break;
+	}
+}
+
+static void run_fixture(const struct fixture *f)
+{
+	__u64 before[W], stat_before;
+	char name[160];
+	struct run r = {};
+	__u8 pkt[256];
+	size_t len;
+	int p, ok;
+
+	set_config(f->mode, f->fast);
+	len = build_packet(pkt, f->dst, f->ttl, f->frame_len ? f->frame_len : 200);
+	if (f->ethertype)
+		((struct ethhdr *)pkt)->h_proto = htons(f->ethertype);
+	corrupt(pkt, f->corrupt);
+	for (p = 0; p < W; p++)
+		before[p] = port_packets(p);
+	stat_before = stat(f->stat);
+
+	if (run_packet(pkt, len, f->ingress_ifindex, &r)) {
+		snprintf(name, sizeof(name), "%s (test run failed: %s)",
+			 f->name, strerror(errno));
+		result(0, name);
+		return;
+	}
+	ok = r.retval == f->retval && stat(f->stat) == stat_before + 1 &&
+	     moved_port(before) == f->port &&
+	     (f->ttl_out < 0 || output_ttl(&r) == f->ttl_out) &&
+	     (f->retval != TC_ACT_REDIRECT || output_checksum_ok(&r)) &&
+	     (f->slot < 0 || get_pointer(f->slot) == f->counter);
+	if (!ok) {
+		printf("# %s: verdict %d (want %d), counter +%llu (want +1), "
+		       "port %d (want %d), ttl %d (want %d), checksum %s",
+		       f->name, r.retval, f->retval,
+		       (unsigned long long)(stat(f->stat) - stat_before),
+		       moved_port(before), f->port, output_ttl(&r), f->ttl_out,
+		       output_checksum_ok(&r) ? "ok" : "bad");
+		if (f->slot >= 0)
+			printf(", pointer %llu (want %llu)",
+			       (unsigned long long)get_pointer(f->slot),
+			       (unsigned long long)f->counter);
+		printf("\n");
+	}
+	result(ok, f->name);
+}
+
+/* rps spreads packets uniformly over the valid ports. */
+static void test_rps_spread(void)
+{
+	__u64 before[W], n[W];
+	struct run r;
+	__u8 pkt[256];
+	int i, p, ok = 1;
+
+	set_config(OFAN_MODE_RPS, 0);
+	build_packet(pkt, "10.0.1.7", 64, 200);
+	for (p = 0; p < W; p++)
+		before[p] = port_packets(p);
+	for (i = 0; i < 400; i++)
+		run_packet(pkt, 200, 0, &r);
+	for (p = 0; p < W; p++) {
+		n[p] = port_packets(p) - before[p];
+		ok &= n[p] >= 50 && n[p] <= 150;
+	}
+	printf("# rps over 400 packets: %llu %llu %llu %llu\n",
+	       (unsigned long long)n[0], (unsigned long long)n[1],
+	       (unsigned long long)n[2], (unsigned long long)n[3]);
+	result(ok, "rps: 400 packets spread over 4 ports, 50..150 each");
+}
+
+/* A down uplink is skipped by every mode's pointer. */
+static void test_port_down(void)
+{
+	struct ofan_config cfg;
+	__u64 before[W];
+	struct run r;
+	__u8 pkt[256];
+	__u32 zero = 0;
+	int i, p, ok;
+
+	set_config(OFAN_MODE_OFAN, 0);
+	bpf_map_lookup_elem(map_fd(skel->maps.ofan_config), &zero, &cfg);
+	cfg.up_ports &= ~(1ULL << 1);
+	bpf_map_update_elem(map_fd(skel->maps.ofan_config), &zero, &cfg, 0);
+	build_packet(pkt, "10.0.1.7", 64, 200);
+	for (p = 0; p < W; p++)
+		before[p] = port_packets(p);
+	for (i = 0; i < 30; i++)
+		run_packet(pkt, 200, 0, &r);
+	ok = port_packets(1) == before[1];
+	for (p = 0; p < W; p++)
+		if (p != 1)
+			ok &= port_packets(p) - before[p] == 10;
+	result(ok, "a down uplink is skipped; the others get 10 of 30 each");
+}
+
+/* ecmp follows the kernel's route: run in a private netns with a route
+ * through a dummy device that is uplink 3.
+ */
+static void test_ecmp_route(void)
+{
+	struct ofan_port port = { .nh_family = AF_INET };
+	__u64 before[W];
+	struct run r;
+	__u8 pkt[256];
+	__u32 idx = 3;
+	int p;
+
+	if (unshare(CLONE_NEWNET) ||
+	    system("ip link add ofant0 type veth peer name ofant1 && "
+		   "ip link set ofant0 up && ip link set ofant1 up && "
+		   "ip link set lo up && ip addr add 192.0.2.1/24 dev ofant0 && "
+		   "ip route add 10.0.0.0/16 via 192.0.2.2 dev ofant0 && "
+		   "sysctl -qw net.ipv4.conf.all.forwarding=1")) {
+		printf("ok %d - ecmp follows the kernel route # SKIP cannot build a netns\n",
+		       ++tests);
+		return;
+	}
+	port.ifindex = if_nametoindex("ofant0");
+	inet_pton(AF_INET, "192.0.2.2", port.nh_addr);
+	bpf_map_update_elem(map_fd(skel->maps.ofan_ports), &idx, &port, 0);
+	set_config(OFAN_MODE_ECMP, 0);
+	build_packet(pkt, "10.0.1.7", 64, 200);
+	for (p = 0; p < W; p++)
+		before[p] = port_packets(p);
+	run_packet(pkt, 200, port.ifindex, &r);
+	result(r.retval == TC_ACT_REDIRECT && moved_port(before) == 3,
+	       "ecmp follows the kernel route to uplink 3");
+}
+
+static int libbpf_quiet(enum libbpf_print_level level, const char *fmt,
+			va_list args)
+{
+	return level == LIBBPF_WARN ? vfprintf(stderr, fmt, args) : 0;
+}
+
+int main(void)
+{
+	__u32 p, pipe1 = 1, ifindex7 = 7;
+	size_t i;
+
+	libbpf_set_print(libbpf_quiet);
+	skel = ofan_bpf__open_and_load();
+	if (!skel) {
+		printf("TAP version 13\n1..0 # SKIP cannot load ofan.bpf.o: %s\n",
+		       strerror(errno));
+		return errno == EPERM ? 4 : 1;
+	}
+	printf("TAP version 13\n1..%zu\n",
+	       sizeof(fixtures) / sizeof(fixtures[0]) + 3);
+
+	for (p = 0; p < W; p++) {
+		struct ofan_port port = { .ifindex = 100 + p, .nh_family = AF_INET };
+
+		port.nh_addr[0] = 192;
+		port.nh_addr[3] = p + 1;
+		bpf_map_update_elem(map_fd(skel->maps.ofan_ports), &p, &port, 0);
+	}
+	set_dest(0, 0, OFAN_DEST_F_VALID | OFAN_DEST_F_LOCAL);
+	set_dest(1, 0xf, OFAN_DEST_F_VALID);
+	set_dest(2, 1 << 2, OFAN_DEST_F_VALID);
+	set_dest(3, 0, OFAN_DEST_F_VALID);
+	set_dest(6, 0xf, OFAN_DEST_F_VALID);
+	add_prefix("10.0.0.0/24", 0);
+	add_prefix("fd00:0::/64", 0);
+	add_prefix("10.0.1.0/24", 1);
+	add_prefix("fd00:1::/64", 1);
+	add_prefix("10.0.2.0/24", 2);
+	add_prefix("10.0.3.0/24", 3);
+	add_prefix("10.0.5.0/24", 5);
+	set_pointer(pointer_slot(0, 1, OFAN_CLASS_DATA), 0);
+	set_pointer(pointer_slot(0, 1, OFAN_CLASS_ACK), W / 2);
+	bpf_map_update_elem(map_fd(skel->maps.ofan_pipes), &ifindex7, &pipe1, 0);
+
+	for (i = 0; i < sizeof(fixtures) / sizeof(fixtures[0]); i++)
+		run_fixture(&fixtures[i]);
+	test_rps_spread();
+	test_port_down();
+	test_ecmp_route();
+
+	ofan_bpf__destroy(skel);
+	printf("# %d of %d passed\n", tests - failures, tests);
+	return failures ? 1 : 0;
+}
