@@ -123,26 +123,34 @@ struct ofan_pkt {
 	__u32		daddr6[4];
 };
 
+/* Count a packet that takes the kernel path, in ofan_stats field @off. */
+static __always_inline int ofan_kernel_path(__u32 off)
+{
+	__u32 zero = 0;
+	__u64 *st = bpf_map_lookup_elem(&ofan_stats, &zero);
+
+	if (st && off < sizeof(struct ofan_stats) / sizeof(__u64))
+		st[off]++;
+	return TC_ACT_OK;
+}
+
+#define OFAN_STAT(field) (offsetof(struct ofan_stats, field) / sizeof(__u64))
+
 static __always_inline int ofan_parse(struct __sk_buff *skb,
-				      struct ofan_pkt *pkt,
-				      struct ofan_stats *st)
+				      struct ofan_pkt *pkt)
 {
 	void *data_end = (void *)(long)skb->data_end;
 	void *data = (void *)(long)skb->data;
 	struct ethhdr *eth = data;
 
-	if ((void *)(eth + 1) > data_end) {
-		st->malformed++;
-		return -1;
-	}
+	if ((void *)(eth + 1) > data_end)
+		return OFAN_STAT(malformed);
 	if (eth->h_proto == bpf_htons(ETH_P_IP)) {
 		struct iphdr *ip4 = (void *)(eth + 1);
 
 		if ((void *)(ip4 + 1) > data_end || ip4->version != 4 ||
-		    ip4->ihl < 5 || bpf_ntohs(ip4->tot_len) < ip4->ihl * 4) {
-			st->malformed++;
-			return -1;
-		}
+		    ip4->ihl < 5 || bpf_ntohs(ip4->tot_len) < ip4->ihl * 4)
+			return OFAN_STAT(malformed);
 		pkt->family = AF_INET;
 		pkt->ttl = ip4->ttl;
 		pkt->l4proto = ip4->protocol;
@@ -150,20 +158,17 @@ static __always_inline int ofan_parse(struct __sk_buff *skb,
 	} else if (eth->h_proto == bpf_htons(ETH_P_IPV6)) {
 		struct ipv6hdr *ip6 = (void *)(eth + 1);
 
-		if ((void *)(ip6 + 1) > data_end || ip6->version != 6) {
-			st->malformed++;
-			return -1;
-		}
+		if ((void *)(ip6 + 1) > data_end || ip6->version != 6)
+			return OFAN_STAT(malformed);
 		pkt->family = AF_INET6;
 		pkt->ttl = ip6->hop_limit;
 		pkt->l4proto = ip6->nexthdr;
 		__builtin_memcpy(pkt->daddr6, &ip6->daddr, 16);
 	} else {
-		st->not_ip++;
-		return -1;
+		return OFAN_STAT(not_ip);
 	}
 	pkt->l3 = eth + 1;
-	return 0;
+	return -1;
 }
 
 /* The destination key of @pkt, or -1 when it has none. */
@@ -308,34 +313,26 @@ static __always_inline void ofan_decrement_ttl(struct __sk_buff *skb,
 SEC("tc")
 int ofan_ingress(struct __sk_buff *skb)
 {
+	__u32 zero = 0, cls, slot, ifindex, pipe_nr = 0, *pipe;
 	struct bpf_redir_neigh nh = {};
 	struct ofan_port_stats *pst;
 	struct ofan_key_stats *kst;
 	struct ofan_config *cfg;
 	struct ofan_dest *dest;
 	struct ofan_port *port;
-	struct ofan_stats *st;
-	struct ofan_pkt pkt = {};
-	__u32 zero = 0, cls, slot, ifindex, pipe_nr = 0, *pipe;
-	int key, uplink = -1;
+	struct ofan_pkt pkt;
+	int key, uplink = -1, err;
 	__u64 valid;
 
-	st = bpf_map_lookup_elem(&ofan_stats, &zero);
 	cfg = bpf_map_lookup_elem(&ofan_config, &zero);
-	if (!st || !cfg)
-		return TC_ACT_OK;
-	if (cfg->layout_version != OFAN_LAYOUT_VERSION || !cfg->w ||
-	    cfg->w > OFAN_MAX_W || cfg->nr_keys > OFAN_MAX_KEYS) {
-		st->unconfigured++;
-		return TC_ACT_OK;
-	}
-	if (ofan_parse(skb, &pkt, st))
-		return TC_ACT_OK;
-	if (pkt.ttl <= 1) {
-		/* the kernel sends ICMP time exceeded */
-		st->ttl_expired++;
-		return TC_ACT_OK;
-	}
+	if (!cfg || cfg->layout_version != OFAN_LAYOUT_VERSION || !cfg->w ||
+	    cfg->w > OFAN_MAX_W || cfg->nr_keys > OFAN_MAX_KEYS)
+		return ofan_kernel_path(OFAN_STAT(unconfigured));
+	err = ofan_parse(skb, &pkt);
+	if (err >= 0)
+		return ofan_kernel_path(err);
+	if (pkt.ttl <= 1)	/* the kernel sends ICMP time exceeded */
+		return ofan_kernel_path(OFAN_STAT(ttl_expired));
 
 	key = ofan_dest_key(cfg, &pkt);
 	if (key >= 0 && key < OFAN_MAX_KEYS) {
@@ -345,14 +342,10 @@ int ofan_ingress(struct __sk_buff *skb)
 	} else {
 		dest = NULL;
 	}
-	if (!dest || !(dest->flags & OFAN_DEST_F_VALID)) {
-		st->unknown_dst++;
-		return TC_ACT_OK;
-	}
-	if (dest->flags & OFAN_DEST_F_LOCAL) {
-		st->local++;
-		return TC_ACT_OK;
-	}
+	if (!dest || !(dest->flags & OFAN_DEST_F_VALID))
+		return ofan_kernel_path(OFAN_STAT(unknown_dst));
+	if (dest->flags & OFAN_DEST_F_LOCAL)
+		return ofan_kernel_path(OFAN_STAT(local));
 
 	cls = skb->len <= cfg->ack_max_bytes ? OFAN_CLASS_ACK : OFAN_CLASS_DATA;
 	valid = dest->valid_ports & cfg->up_ports;
@@ -385,26 +378,20 @@ int ofan_ingress(struct __sk_buff *skb)
 		break;
 	case OFAN_MODE_ECMP:
 		uplink = ofan_fib_port(skb, cfg, &pkt);
-		if (uplink < 0) {
-			st->fib_miss++;
-			return TC_ACT_OK;
-		}
+		if (uplink < 0)
+			return ofan_kernel_path(OFAN_STAT(fib_miss));
 		break;
 	default:
-		st->unconfigured++;
-		return TC_ACT_OK;
+		return ofan_kernel_path(OFAN_STAT(unconfigured));
 	}
-	if (uplink < 0 || uplink >= OFAN_MAX_W) {
-		st->no_valid_port++;
-		return TC_ACT_OK;
-	}
+	if (uplink < 0 || uplink >= OFAN_MAX_W)
+		return ofan_kernel_path(OFAN_STAT(no_valid_port));
 
 	slot = uplink;
 	port = bpf_map_lookup_elem(&ofan_ports, &slot);
-	if (!port || !port->ifindex) {
-		st->no_valid_port++;
-		return TC_ACT_OK;
-	}
+	if (!port || !port->ifindex)
+		return ofan_kernel_path(OFAN_STAT(no_valid_port));
+	/* Forwarded packets are counted per uplink and per key only. */
 	pst = bpf_map_lookup_elem(&ofan_port_stats, &slot);
 	if (pst) {
 		pst->packets++;
@@ -414,7 +401,6 @@ int ofan_ingress(struct __sk_buff *skb)
 	kst = bpf_map_lookup_elem(&ofan_key_stats, &slot);
 	if (kst && cls < OFAN_NR_CLASSES)
 		kst->packets[cls]++;
-	st->forwarded++;
 
 	ofan_decrement_ttl(skb, &pkt);
 	nh.nh_family = port->nh_family;

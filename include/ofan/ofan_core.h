@@ -26,14 +26,32 @@
 
 #define OFAN_MAX_W		64	/* uplinks: bits of a valid-port mask */
 
-/* ceil(log2 w): the bits of a port index */
+/* ceil(log2 w): the bits of a port index (branches, no loop: per packet) */
 static inline __u32 ofan_index_bits(__u32 w)
 {
-	__u32 b = 0;
+	if (w <= 1)
+		return 0;
+	if (w <= 2)
+		return 1;
+	if (w <= 4)
+		return 2;
+	if (w <= 8)
+		return 3;
+	if (w <= 16)
+		return 4;
+	if (w <= 32)
+		return 5;
+	return 6;
+}
 
-	while (b < 7 && (1U << b) < w)
-		b++;
-	return b;
+/* @v mod @w, without a division when w is a power of two (fat trees
+ * usually have w = k/2 uplinks with k a power of two).
+ */
+static inline __u32 ofan_mod_w(__u64 v, __u32 w)
+{
+	if (!(w & (w - 1)))
+		return (__u32)v & (w - 1);
+	return (__u32)(v % w);
 }
 
 static inline __u32 ofan_xor_w(__u32 v, __u32 x, __u32 w)
@@ -48,7 +66,7 @@ static inline __u32 ofan_pi(const __u8 *perm, __u32 w, __u32 bits, __u32 id,
 			    __u32 i)
 {
 	__u32 id1 = id & ((1U << bits) - 1);
-	__u32 id2 = (id >> bits) % w;
+	__u32 id2 = ofan_mod_w(id >> bits, w);
 	__u32 port = ofan_xor_w(perm[i & (OFAN_MAX_W - 1)], id1, w) + id2;
 
 	return port >= w ? port - w : port;
@@ -75,7 +93,7 @@ static inline int ofan_next_port(__u64 *counter, const __u8 *perm, __u32 w,
 		if (n >= w)
 			break;
 		c = __sync_fetch_and_add(counter, 1);
-		port = ofan_pi(perm, w, bits, id, (__u32)(c % w));
+		port = ofan_pi(perm, w, bits, id, ofan_mod_w(c, w));
 		if ((valid >> port) & 1)
 			return port;
 	}

@@ -107,9 +107,11 @@ struct ofan_key_stats {
 	__u64	packets[OFAN_NR_CLASSES];
 };
 
-/* ofan_stats: per-CPU array with one entry: what happened to packets. */
+/* ofan_stats: per-CPU array with one entry: why packets took the kernel
+ * path.  Forwarded packets are counted in ofan_port_stats and
+ * ofan_key_stats only, to keep the forwarding path short.
+ */
 struct ofan_stats {
-	__u64	forwarded;		/* redirected to an uplink */
 	__u64	local;			/* destination below: kernel path */
 	__u64	unknown_dst;		/* no key for the destination */
 	__u64	no_valid_port;		/* key without a usable uplink */
