@@ -6,6 +6,7 @@
 #   make                 build everything (KDIR=... to pick kernel headers)
 #   make check           install dependencies, build, run all selftests
 #   make demo            install dependencies, build, run the demonstration
+#   make bench           install dependencies, build, run the qdisc benchmark
 #   make install         install module, tc plugin and tools (DESTDIR, PREFIX)
 #   make uninstall       remove what install put in place
 #   make dkms-install    register the module sources with DKMS
@@ -35,16 +36,18 @@ BPF_CFLAGS	:= -O2 -g -target bpf -D__TARGET_ARCH_x86 $(WARN_FLAGS) \
 		   -idirafter /usr/include/$(MULTIARCH)
 LIBBPF_LIBS	:= $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz)
 
-BPF_PROGS	:= ecnstat symphony_jobs ofan
-TOOLS		:= ecnstat rocegen symjobs
+BPF_PROGS	:= ecnstat symphony_jobs ofan ofan_peers
+TOOLS		:= ecnstat rocegen symjobs symofan
 TC_PLUGINS	:= q_symphony
+BENCH_TOOLS	:= roceblast
 
 BPF_OBJS	:= $(patsubst %,$(BUILD)/%.bpf.o,$(BPF_PROGS))
 SKELETONS	:= $(patsubst %,$(BUILD)/%.skel.h,$(BPF_PROGS))
 TOOL_BINS	:= $(patsubst %,$(BUILD)/%,$(TOOLS))
 PLUGIN_SOS	:= $(patsubst %,$(BUILD)/tc/%.so,$(TC_PLUGINS))
+BENCH_BINS	:= $(patsubst %,$(BUILD)/%,$(BENCH_TOOLS))
 
-.PHONY: all module bpf userspace deps check demo install uninstall \
+.PHONY: all module bpf userspace deps check demo bench install uninstall \
 	dkms-src dkms-install clean
 
 all: module bpf userspace
@@ -55,7 +58,7 @@ module:
 
 bpf: $(BPF_OBJS) $(SKELETONS)
 
-userspace: $(TOOL_BINS) $(PLUGIN_SOS)
+userspace: $(TOOL_BINS) $(PLUGIN_SOS) $(BENCH_BINS)
 
 $(BUILD) $(BUILD)/tc:
 	mkdir -p $@
@@ -77,9 +80,16 @@ $(BUILD)/ecnstat: userspace/ecnstat.c $(BUILD)/ecnstat.skel.h bpf/ecnstat.h
 $(BUILD)/symjobs: userspace/symjobs.c $(BUILD)/symphony_jobs.skel.h
 	$(CC) $(USER_CFLAGS) $< -o $@ $(LIBBPF_LIBS)
 
+$(BUILD)/symofan: userspace/symofan.c userspace/ofan_config.c userspace/ofan_config.h \
+		$(BUILD)/ofan.skel.h $(wildcard include/ofan/*.h)
+	$(CC) $(USER_CFLAGS) $(filter %.c,$^) -o $@ $(LIBBPF_LIBS)
+
 SHARED_HDRS	:= $(wildcard include/symphony/*.h include/uapi/linux/*.h)
 
 $(BUILD)/rocegen: userspace/rocegen.c $(SHARED_HDRS) | $(BUILD)
+	$(CC) $(USER_CFLAGS) $< -o $@
+
+$(BUILD)/roceblast: bench/roceblast.c $(SHARED_HDRS) | $(BUILD)
 	$(CC) $(USER_CFLAGS) $< -o $@
 
 $(BUILD)/tc/%.so: userspace/%.c userspace/tc_iproute2.h $(SHARED_HDRS) | $(BUILD)/tc
@@ -95,6 +105,10 @@ check: deps
 demo: deps
 	$(MAKE) all
 	scripts/demo.sh
+
+bench: deps
+	$(MAKE) all
+	bench/qdisc_pps.sh
 
 install: all
 	install -D -m 0644 kernel/sch_symphony.ko $(DESTDIR)$(MODULE_DIR)/sch_symphony.ko

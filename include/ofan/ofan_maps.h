@@ -15,7 +15,7 @@
 #include "ofan_core.h"
 
 /* Bumped whenever a layout below changes. */
-#define OFAN_LAYOUT_VERSION	1
+#define OFAN_LAYOUT_VERSION	2
 
 #define OFAN_MAX_KEYS		4096	/* destination keys (edge switches, pods) */
 #define OFAN_MAX_PIPES		16	/* pOfan pipes */

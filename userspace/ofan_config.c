@@ -1,0 +1,698 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ofan_config.c - parser and validator of the Ofan switch description
+ * read by "symofan ofan load" (format: userspace/ofan.conf.5.md).  Every
+ * error is reported as "FILE:LINE: reason"; the whole file is checked
+ * (up to OFAN_CONF_MAX_ERRORS errors) before the caller touches anything.
+ */
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "ofan_config.h"
+
+#define OFAN_CONF_MAX_TOKENS	8
+#define OFAN_CONF_MAX_ERRORS	20
+
+#define __maybe_unused		__attribute__((__unused__))
+
+const char *const ofan_mode_names[__OFAN_MODE_MAX] = {
+	[OFAN_MODE_OFAN]	= "ofan",
+	[OFAN_MODE_POFAN]	= "pofan",
+	[OFAN_MODE_RR]		= "rr",
+	[OFAN_MODE_RPS]		= "rps",
+	[OFAN_MODE_ECMP]	= "ecmp",
+};
+
+int ofan_mode_by_name(const char *name)
+{
+	int m;
+
+	for (m = 0; m < __OFAN_MODE_MAX; m++)
+		if (!strcmp(name, ofan_mode_names[m]))
+			return m;
+	return -1;
+}
+
+/* The state of one parse: where we are and what was seen only once. */
+struct parser {
+	struct ofan_conf	*conf;
+	FILE			*err;
+	unsigned int		line;
+	unsigned int		errors;
+	unsigned int		role_line, mode_line, ack_line, pin_line;
+	unsigned int		fast_line, seed_line;
+	unsigned int		downlink_line;	/* last, even if wrong */
+	__u32			nr_prefixes[2];	/* IPv4, IPv6 */
+	__u32			max_prefixes;	/* allocated */
+};
+
+static void __attribute__((format(printf, 3, 4)))
+conf_error(struct parser *p, unsigned int line, const char *fmt, ...)
+{
+	va_list ap;
+
+	p->errors++;
+	if (p->errors > OFAN_CONF_MAX_ERRORS)
+		return;
+	fprintf(p->err, "%s:%u: ", p->conf->path, line);
+	va_start(ap, fmt);
+	vfprintf(p->err, fmt, ap);
+	va_end(ap);
+	fputc('\n', p->err);
+}
+
+/* Decimal, or hexadecimal with 0x; no sign, no spaces, at most @max. */
+static int parse_u64(const char *s, __u64 max, __u64 *out)
+{
+	unsigned long long v;
+	int base = 10;
+	char *end;
+
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		base = 16;
+		s += 2;
+	}
+	if (!isxdigit((unsigned char)s[0]))
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, base);
+	if (errno || *end || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int parse_u32(const char *s, __u32 max, __u32 *out)
+{
+	__u64 v;
+
+	if (parse_u64(s, max, &v))
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* ADDR/LEN of either family, host bits clear; @addr 16 bytes. */
+static int parse_cidr(const char *s, __u32 *family, __u8 *addr, __u32 *len,
+		      const char **why)
+{
+	char buf[INET6_ADDRSTRLEN + 8];
+	__u32 max, i;
+	char *slash;
+
+	*why = "expected ADDRESS/LENGTH";
+	if (strlen(s) >= sizeof(buf))
+		return -1;
+	strcpy(buf, s);
+	slash = strchr(buf, '/');
+	if (!slash)
+		return -1;
+	*slash = '\0';
+	memset(addr, 0, 16);
+	*why = "bad address";
+	if (inet_pton(AF_INET, buf, addr) == 1) {
+		*family = AF_INET;
+		max = 32;
+	} else if (inet_pton(AF_INET6, buf, addr) == 1) {
+		*family = AF_INET6;
+		max = 128;
+	} else {
+		return -1;
+	}
+	*why = "bad prefix length";
+	if (parse_u32(slash + 1, max, len) || (slash[1] == '0' && slash[2]))
+		return -1;
+	*why = "host bits set after the prefix length";
+	for (i = *len; i < max; i++)
+		if (addr[i / 8] & (0x80 >> (i % 8)))
+			return -1;
+	return 0;
+}
+
+static bool interface_in_use(struct parser *p, const char *ifname)
+{
+	struct ofan_conf *c = p->conf;
+	__u32 i;
+
+	for (i = 0; i < OFAN_MAX_W; i++) {
+		if (c->uplinks[i].line && !strcmp(c->uplinks[i].ifname, ifname)) {
+			conf_error(p, p->line, "interface '%s' is already uplink %u (line %u)",
+				   ifname, i, c->uplinks[i].line);
+			return true;
+		}
+	}
+	for (i = 0; i < c->nr_downlinks; i++) {
+		if (!strcmp(c->downlinks[i].ifname, ifname)) {
+			conf_error(p, p->line, "interface '%s' is already a downlink (line %u)",
+				   ifname, c->downlinks[i].line);
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Checks IFNAME and looks it up in this network namespace; 0 on error. */
+static __u32 lookup_interface(struct parser *p, const char *ifname)
+{
+	__u32 ifindex;
+
+	if (strlen(ifname) >= IFNAMSIZ) {
+		conf_error(p, p->line, "interface name '%s' longer than %d characters",
+			   ifname, IFNAMSIZ - 1);
+		return 0;
+	}
+	if (interface_in_use(p, ifname))
+		return 0;
+	ifindex = if_nametoindex(ifname);
+	if (!ifindex)
+		conf_error(p, p->line, "unknown interface '%s' (not in this network namespace)",
+			   ifname);
+	return ifindex;
+}
+
+/* A directive seen once only: false (after an error) when seen before. */
+static bool first_time(struct parser *p, unsigned int *seen, const char *what)
+{
+	if (*seen) {
+		conf_error(p, p->line, "duplicate '%s' (first on line %u)", what,
+			   *seen);
+		return false;
+	}
+	*seen = p->line;
+	return true;
+}
+
+static void do_role(struct parser *p, char **tok, int n __maybe_unused)
+{
+	if (!first_time(p, &p->role_line, "role"))
+		return;
+	if (!strcmp(tok[1], "edge"))
+		p->conf->role = OFAN_ROLE_EDGE;
+	else if (!strcmp(tok[1], "aggregation"))
+		p->conf->role = OFAN_ROLE_AGGREGATION;
+	else
+		conf_error(p, p->line, "unknown role '%s' (edge or aggregation)",
+			   tok[1]);
+}
+
+static void do_mode(struct parser *p, char **tok, int n __maybe_unused)
+{
+	int mode;
+
+	if (!first_time(p, &p->mode_line, "mode"))
+		return;
+	mode = ofan_mode_by_name(tok[1]);
+	if (mode < 0)
+		conf_error(p, p->line, "unknown mode '%s' (ofan, pofan, rr, rps or ecmp)",
+			   tok[1]);
+	else
+		p->conf->mode = mode;
+}
+
+static void do_ack_max_bytes(struct parser *p, char **tok, int n __maybe_unused)
+{
+	if (!first_time(p, &p->ack_line, "ack-max-bytes"))
+		return;
+	if (parse_u32(tok[1], 0xffffffffU, &p->conf->ack_max_bytes))
+		conf_error(p, p->line, "bad byte count '%s'", tok[1]);
+}
+
+static void do_pin_dir(struct parser *p, char **tok, int n __maybe_unused)
+{
+	struct ofan_conf *c = p->conf;
+	size_t len = strlen(tok[1]);
+
+	if (!first_time(p, &p->pin_line, "pin-dir"))
+		return;
+	while (len > 1 && tok[1][len - 1] == '/')
+		tok[1][--len] = '\0';
+	if (tok[1][0] != '/' || len < 2)
+		conf_error(p, p->line, "pin-dir '%s' is not an absolute path below /",
+			   tok[1]);
+	else if (len > OFAN_CONF_PIN_DIR_MAX)
+		conf_error(p, p->line, "pin-dir longer than %d characters",
+			   OFAN_CONF_PIN_DIR_MAX);
+	else
+		strcpy(c->pin_dir, tok[1]);
+}
+
+static void do_uplink(struct parser *p, char **tok, int n __maybe_unused)
+{
+	struct ofan_conf *c = p->conf;
+	struct ofan_conf_uplink *u;
+	__u32 idx, ifindex;
+
+	if (strcmp(tok[2], "dev") || strcmp(tok[4], "via")) {
+		conf_error(p, p->line, "expected 'uplink INDEX dev IFNAME via NEXTHOP'");
+		return;
+	}
+	if (parse_u32(tok[1], 0xffffffffU, &idx)) {
+		conf_error(p, p->line, "bad uplink index '%s'", tok[1]);
+		return;
+	}
+	if (idx >= OFAN_MAX_W) {
+		conf_error(p, p->line, "uplink index %u out of range 0..%d (at most %d uplinks)",
+			   idx, OFAN_MAX_W - 1, OFAN_MAX_W);
+		return;
+	}
+	u = &c->uplinks[idx];
+	if (u->line) {
+		conf_error(p, p->line, "duplicate uplink %u (first on line %u)",
+			   idx, u->line);
+		return;
+	}
+	/* declared even when wrong below: no cascade of "gap" errors */
+	u->line = p->line;
+	ifindex = lookup_interface(p, tok[3]);
+	if (!ifindex)
+		return;
+	if (inet_pton(AF_INET, tok[5], u->nh_addr) == 1) {
+		u->family = AF_INET;
+	} else if (inet_pton(AF_INET6, tok[5], u->nh_addr) == 1) {
+		u->family = AF_INET6;
+	} else {
+		conf_error(p, p->line, "bad next-hop address '%s'", tok[5]);
+		return;
+	}
+	u->ifindex = ifindex;
+	strcpy(u->ifname, tok[3]);
+}
+
+static void do_downlink(struct parser *p, char **tok, int n)
+{
+	struct ofan_conf *c = p->conf;
+	struct ofan_conf_downlink *d;
+	__u32 pipe = 0, ifindex;
+
+	p->downlink_line = p->line;
+	if (strcmp(tok[1], "dev") || (n == 5 && strcmp(tok[3], "pipe")) ||
+	    n == 4) {
+		conf_error(p, p->line, "expected 'downlink dev IFNAME [pipe N]'");
+		return;
+	}
+	if (n == 5 && (parse_u32(tok[4], 0xffffffffU, &pipe) ||
+		       pipe >= OFAN_MAX_PIPES)) {
+		conf_error(p, p->line, "pipe '%s' out of range 0..%d", tok[4],
+			   OFAN_MAX_PIPES - 1);
+		return;
+	}
+	if (c->nr_downlinks >= OFAN_CONF_MAX_DOWNLINKS) {
+		conf_error(p, p->line, "more than %d downlinks",
+			   OFAN_CONF_MAX_DOWNLINKS);
+		return;
+	}
+	ifindex = lookup_interface(p, tok[2]);
+	if (!ifindex)
+		return;
+	d = &c->downlinks[c->nr_downlinks++];
+	d->line = p->line;
+	d->ifindex = ifindex;
+	d->pipe = pipe;
+	strcpy(d->ifname, tok[2]);
+	if (pipe + 1 > c->nr_pipes)
+		c->nr_pipes = pipe + 1;
+}
+
+/* "all" or P,P,...; ranges against w are checked at the end. */
+static int parse_ports(const char *s, struct ofan_conf_key *k)
+{
+	char buf[512], *save, *item;
+	__u32 port;
+
+	if (!strcmp(s, "all")) {
+		k->all_ports = true;
+		return 0;
+	}
+	if (strlen(s) >= sizeof(buf) || !*s || s[strlen(s) - 1] == ',' ||
+	    strstr(s, ",,") || s[0] == ',')
+		return -1;
+	strcpy(buf, s);
+	for (item = strtok_r(buf, ",", &save); item;
+	     item = strtok_r(NULL, ",", &save)) {
+		if (parse_u32(item, OFAN_MAX_W - 1, &port))
+			return -1;
+		k->ports |= 1ULL << port;
+	}
+	return 0;
+}
+
+static void do_key(struct parser *p, char **tok, int n)
+{
+	struct ofan_conf *c = p->conf;
+	struct ofan_conf_key *k, parsed = { .all_ports = true };
+	__u32 key;
+
+	if (parse_u32(tok[1], 0xffffffffU, &key)) {
+		conf_error(p, p->line, "bad key '%s'", tok[1]);
+		return;
+	}
+	if (key >= OFAN_MAX_KEYS) {
+		conf_error(p, p->line, "key %u out of range 0..%d", key,
+			   OFAN_MAX_KEYS - 1);
+		return;
+	}
+	if (n >= 3 && !strcmp(tok[2], "local")) {
+		if (n != 3) {
+			conf_error(p, p->line, "unexpected '%s' after 'local'", tok[3]);
+			return;
+		}
+		parsed.local = true;
+		parsed.all_ports = false;
+	} else if (n >= 3 && !strcmp(tok[2], "ports")) {
+		if (n != 4) {
+			conf_error(p, p->line, "expected 'key KEY ports all|P,P,...'");
+			return;
+		}
+		parsed.all_ports = false;
+		if (parse_ports(tok[3], &parsed)) {
+			conf_error(p, p->line, "bad port list '%s' (all, or uplink indexes 0..%d separated by commas)",
+				   tok[3], OFAN_MAX_W - 1);
+			return;
+		}
+	} else if (n >= 3) {
+		conf_error(p, p->line, "unknown key attribute '%s' ('local' or 'ports')",
+			   tok[2]);
+		return;
+	}
+	k = &c->keys[key];
+	if (k->line) {
+		conf_error(p, p->line, "duplicate key %u (first on line %u)", key,
+			   k->line);
+		return;
+	}
+	*k = parsed;
+	k->line = p->line;
+	c->nr_declared++;
+	if (k->local)
+		c->nr_local++;
+	if (key + 1 > c->nr_keys)
+		c->nr_keys = key + 1;
+}
+
+static void do_prefix(struct parser *p, char **tok, int n __maybe_unused)
+{
+	struct ofan_conf *c = p->conf;
+	struct ofan_conf_prefix *pfx, parsed = { .line = p->line };
+	const char *why;
+	__u32 *count;
+
+	if (strcmp(tok[2], "key")) {
+		conf_error(p, p->line, "expected 'prefix CIDR key KEY'");
+		return;
+	}
+	if (parse_cidr(tok[1], &parsed.family, parsed.addr, &parsed.len, &why)) {
+		conf_error(p, p->line, "bad CIDR '%s': %s", tok[1], why);
+		return;
+	}
+	if (parse_u32(tok[3], 0xffffffffU, &parsed.key)) {
+		conf_error(p, p->line, "bad key '%s'", tok[3]);
+		return;
+	}
+	if (parsed.key >= OFAN_MAX_KEYS) {
+		conf_error(p, p->line, "key %u out of range 0..%d", parsed.key,
+			   OFAN_MAX_KEYS - 1);
+		return;
+	}
+	count = &p->nr_prefixes[parsed.family == AF_INET6];
+	if (*count >= OFAN_MAX_PREFIXES) {
+		conf_error(p, p->line, "more than %d IPv%c prefixes",
+			   OFAN_MAX_PREFIXES, parsed.family == AF_INET6 ? '6' : '4');
+		return;
+	}
+	if (c->nr_prefixes == p->max_prefixes) {
+		__u32 max = p->max_prefixes ? 2 * p->max_prefixes : 64;
+
+		pfx = realloc(c->prefixes, max * sizeof(*pfx));
+		if (!pfx) {
+			conf_error(p, p->line, "out of memory");
+			return;
+		}
+		c->prefixes = pfx;
+		p->max_prefixes = max;
+	}
+	c->prefixes[c->nr_prefixes++] = parsed;
+	(*count)++;
+}
+
+static void do_fast(struct parser *p, char **tok, int n __maybe_unused)
+{
+	struct ofan_conf *c = p->conf;
+	__u32 family, len, shift, mask;
+	const char *why;
+	__u8 addr[16];
+
+	if (!first_time(p, &p->fast_line, "fast"))
+		return;
+	if (strcmp(tok[2], "shift") || strcmp(tok[4], "mask")) {
+		conf_error(p, p->line, "expected 'fast NET/LEN shift S mask M'");
+		return;
+	}
+	if (parse_cidr(tok[1], &family, addr, &len, &why)) {
+		conf_error(p, p->line, "bad CIDR '%s': %s", tok[1], why);
+		return;
+	}
+	if (family != AF_INET) {
+		conf_error(p, p->line, "the fast path is IPv4 only: '%s'", tok[1]);
+		return;
+	}
+	if (parse_u32(tok[3], 31, &shift)) {
+		conf_error(p, p->line, "shift '%s' out of range 0..31", tok[3]);
+		return;
+	}
+	if (parse_u32(tok[5], 0xffffffffU, &mask)) {
+		conf_error(p, p->line, "bad mask '%s'", tok[5]);
+		return;
+	}
+	if (mask >= OFAN_MAX_KEYS) {
+		conf_error(p, p->line, "mask 0x%x yields keys above %d", mask,
+			   OFAN_MAX_KEYS - 1);
+		return;
+	}
+	c->fast_enabled = true;
+	memcpy(&c->fast_net, addr, 4);
+	c->fast_prefix_len = len;
+	c->fast_shift = shift;
+	c->fast_mask = mask;
+}
+
+static void do_seed(struct parser *p, char **tok, int n __maybe_unused)
+{
+	if (!first_time(p, &p->seed_line, "seed"))
+		return;
+	if (parse_u64(tok[1], ~0ULL, &p->conf->seed))
+		conf_error(p, p->line, "bad seed '%s'", tok[1]);
+	else
+		p->conf->has_seed = true;
+}
+
+struct directive {
+	const char	*name;
+	int		min_tokens, max_tokens;	/* the name included */
+	const char	*syntax;
+	void		(*parse)(struct parser *p, char **tok, int n);
+};
+
+static const struct directive directives[] = {
+	{ "role",	   2, 2, "role edge|aggregation", do_role },
+	{ "mode",	   2, 2, "mode ofan|pofan|rr|rps|ecmp", do_mode },
+	{ "ack-max-bytes", 2, 2, "ack-max-bytes BYTES", do_ack_max_bytes },
+	{ "pin-dir",	   2, 2, "pin-dir PATH", do_pin_dir },
+	{ "uplink",	   6, 6, "uplink INDEX dev IFNAME via NEXTHOP", do_uplink },
+	{ "downlink",	   3, 5, "downlink dev IFNAME [pipe N]", do_downlink },
+	{ "key",	   2, 4, "key KEY local|ports all|P,P,...", do_key },
+	{ "prefix",	   4, 4, "prefix CIDR key KEY", do_prefix },
+	{ "fast",	   6, 6, "fast NET/LEN shift S mask M", do_fast },
+	{ "seed",	   2, 2, "seed N", do_seed },
+};
+
+static void parse_line(struct parser *p, char *buf)
+{
+	char *tok[OFAN_CONF_MAX_TOKENS + 1], *hash, *save, *t;
+	const struct directive *d = NULL;
+	size_t i;
+	int n = 0;
+
+	hash = strchr(buf, '#');
+	if (hash)
+		*hash = '\0';
+	for (t = strtok_r(buf, " \t\r\n\v\f", &save); t;
+	     t = strtok_r(NULL, " \t\r\n\v\f", &save)) {
+		if (n == OFAN_CONF_MAX_TOKENS) {
+			n++;
+			break;
+		}
+		tok[n++] = t;
+	}
+	if (!n)
+		return;
+	for (i = 0; i < sizeof(directives) / sizeof(directives[0]); i++)
+		if (!strcmp(tok[0], directives[i].name))
+			d = &directives[i];
+	if (!d) {
+		conf_error(p, p->line, "unknown directive '%s'", tok[0]);
+		return;
+	}
+	if (n < d->min_tokens) {
+		conf_error(p, p->line, "missing tokens: expected '%s'", d->syntax);
+		return;
+	}
+	if (n > d->max_tokens) {
+		conf_error(p, p->line, "extra tokens: expected '%s'", d->syntax);
+		return;
+	}
+	d->parse(p, tok, n);
+}
+
+static int cmp_prefix(const void *a, const void *b)
+{
+	const struct ofan_conf_prefix *x = a, *y = b;
+	int r;
+
+	if (x->family != y->family)
+		return x->family < y->family ? -1 : 1;
+	if (x->len != y->len)
+		return x->len < y->len ? -1 : 1;
+	r = memcmp(x->addr, y->addr, 16);
+	if (r)
+		return r;
+	return x->line < y->line ? -1 : x->line > y->line;
+}
+
+static void prefix_string(const struct ofan_conf_prefix *pfx, char *buf,
+			  size_t size)
+{
+	char addr[INET6_ADDRSTRLEN];
+
+	inet_ntop(pfx->family, pfx->addr, addr, sizeof(addr));
+	snprintf(buf, size, "%s/%u", addr, pfx->len);
+}
+
+/* What can only be checked once the whole file is read. */
+static void check_whole(struct parser *p)
+{
+	struct ofan_conf *c = p->conf;
+	unsigned int eof = p->line ? p->line : 1;
+	char buf[INET6_ADDRSTRLEN + 8];
+	__u32 i, j, gap = OFAN_MAX_W;
+
+	if (!p->role_line)
+		conf_error(p, eof, "no 'role' directive");
+	for (i = 0; i < OFAN_MAX_W; i++) {
+		if (!c->uplinks[i].line) {
+			if (gap == OFAN_MAX_W)
+				gap = i;
+			continue;
+		}
+		if (gap != OFAN_MAX_W) {
+			conf_error(p, c->uplinks[i].line,
+				   "uplink %u without uplink %u: indexes must be 0..w-1 without gaps",
+				   i, gap);
+			return;
+		}
+		c->w = i + 1;
+	}
+	if (!c->w)
+		conf_error(p, eof, "no 'uplink' directive");
+	if (!p->downlink_line)
+		conf_error(p, eof, "no 'downlink' directive");
+	if (!c->nr_pipes)
+		c->nr_pipes = 1;
+
+	for (i = 0; i < OFAN_MAX_KEYS && c->w; i++) {
+		const struct ofan_conf_key *k = &c->keys[i];
+
+		if (!k->line || k->local || k->all_ports)
+			continue;
+		for (j = c->w; j < OFAN_MAX_W; j++) {
+			if ((k->ports >> j) & 1) {
+				conf_error(p, k->line, "key %u: port %u out of range 0..%u",
+					   i, j, c->w - 1);
+				break;
+			}
+		}
+	}
+
+	for (i = 0; i < c->nr_prefixes; i++) {
+		const struct ofan_conf_prefix *pfx = &c->prefixes[i];
+
+		if (!c->keys[pfx->key].line) {
+			prefix_string(pfx, buf, sizeof(buf));
+			conf_error(p, pfx->line, "prefix %s refers to undeclared key %u",
+				   buf, pfx->key);
+		}
+	}
+	if (c->nr_prefixes > 1)
+		qsort(c->prefixes, c->nr_prefixes, sizeof(*c->prefixes),
+		      cmp_prefix);
+	for (i = 1; i < c->nr_prefixes; i++) {
+		const struct ofan_conf_prefix *a = &c->prefixes[i - 1];
+		const struct ofan_conf_prefix *b = &c->prefixes[i];
+
+		if (a->family == b->family && a->len == b->len &&
+		    !memcmp(a->addr, b->addr, 16)) {
+			prefix_string(b, buf, sizeof(buf));
+			conf_error(p, b->line, "duplicate prefix %s (first on line %u)",
+				   buf, a->line);
+		}
+	}
+}
+
+int ofan_conf_load(struct ofan_conf *conf, const char *path, FILE *err)
+{
+	struct parser p = { .conf = conf, .err = err };
+	char *buf = NULL;
+	size_t size = 0;
+	FILE *f;
+
+	memset(conf, 0, sizeof(*conf));
+	conf->path = path;
+	conf->mode = OFAN_MODE_OFAN;
+	conf->ack_max_bytes = OFAN_CONF_ACK_MAX_BYTES;
+	strcpy(conf->pin_dir, OFAN_CONF_PIN_DIR);
+
+	f = fopen(path, "r");
+	if (!f) {
+		fprintf(err, "%s:0: cannot open: %s\n", path, strerror(errno));
+		return -1;
+	}
+	while (getline(&buf, &size, f) >= 0) {
+		p.line++;
+		if (strlen(buf) > 4096) {
+			conf_error(&p, p.line, "line longer than 4096 characters");
+			continue;
+		}
+		parse_line(&p, buf);
+	}
+	if (ferror(f))
+		conf_error(&p, p.line, "read error: %s", strerror(errno));
+	free(buf);
+	fclose(f);
+
+	check_whole(&p);
+	if (p.errors > OFAN_CONF_MAX_ERRORS)
+		fprintf(err, "%s: %u more errors\n", path,
+			p.errors - OFAN_CONF_MAX_ERRORS);
+	return p.errors ? -1 : 0;
+}
+
+void ofan_conf_free(struct ofan_conf *conf)
+{
+	free(conf->prefixes);
+	conf->prefixes = NULL;
+	conf->nr_prefixes = 0;
+}
+
+__u64 ofan_conf_key_ports(const struct ofan_conf *conf, __u32 k)
+{
+	const struct ofan_conf_key *key = &conf->keys[k];
+	__u64 all = conf->w >= OFAN_MAX_W ? ~0ULL : (1ULL << conf->w) - 1;
+
+	if (key->local)
+		return 0;
+	return key->all_ports ? all : key->ports & all;
+}
