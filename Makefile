@@ -39,7 +39,7 @@ LIBBPF_LIBS	:= $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf 
 BPF_PROGS	:= ecnstat symphony_jobs ofan ofan_peers
 TOOLS		:= ecnstat rocegen symjobs symofan
 TC_PLUGINS	:= q_symphony
-BENCH_TOOLS	:= roceblast
+BENCH_TOOLS	:= roceblast ofan_bpf_bench
 
 BPF_OBJS	:= $(patsubst %,$(BUILD)/%.bpf.o,$(BPF_PROGS))
 SKELETONS	:= $(patsubst %,$(BUILD)/%.skel.h,$(BPF_PROGS))
@@ -91,6 +91,9 @@ $(BUILD)/rocegen: userspace/rocegen.c $(SHARED_HDRS) | $(BUILD)
 
 $(BUILD)/roceblast: bench/roceblast.c $(SHARED_HDRS) | $(BUILD)
 	$(CC) $(USER_CFLAGS) $< -o $@
+
+$(BUILD)/ofan_bpf_bench: bench/ofan_bpf_bench.c $(BUILD)/ofan.skel.h $(BUILD)/ofan_peers.skel.h $(SHARED_HDRS)
+	$(CC) $(USER_CFLAGS) $< -o $@ $(LIBBPF_LIBS)
 
 $(BUILD)/tc/%.so: userspace/%.c userspace/tc_iproute2.h $(SHARED_HDRS) | $(BUILD)/tc
 	$(CC) $(USER_CFLAGS) -Wno-unused-parameter -shared -fPIC $< -o $@ $(LIBBPF_LIBS)
