@@ -81,7 +81,8 @@ check_eq "a refused change keeps the old configuration" "1000 $map_id" \
 	"$(tc -n "$a" -j qdisc show dev va1 | jq -r '.[0].options | "\(.limit_packets) \(.jobs_map_id)"')"
 
 rm "$pins/jobs"
-send 10.253.2.2 job=3,step=12,psn=50,count=10
+# lagging step 10 packets first keep psn_rec fresh (a window may have ended)
+send 10.253.2.2 job=3,step=10,psn=101,count=10 job=3,step=12,psn=50,count=10
 check_eq "the qdiscs hold the map after its pin is gone" 50 "$(sym_marks va2)"
 tc -n "$a" qdisc change dev va1 root symphony jobs_map none
 check_eq "jobs_map none returns to the own table" "null 4096" \
