@@ -42,6 +42,7 @@
 #include <linux/skbuff.h>
 #include <linux/prandom.h>
 #include <linux/random.h>
+#include <linux/sched/clock.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <net/inet_ecn.h>
@@ -199,7 +200,10 @@ static bool symphony_step_decision(struct symphony_sched_data *q,
 
 	lock = symphony_job_lock(job);
 	spin_lock(lock);
-	prob = symphony_job_update(job, pkt, &q->cfg.params, ktime_get_ns(),
+	/* local_clock(): cheap on every clocksource, and its small skew
+	 * between CPUs is harmless to windows of T_win.
+	 */
+	prob = symphony_job_update(job, pkt, &q->cfg.params, local_clock(),
 				   segs, &outpacing);
 	mark = symphony_toss(q, prob);
 	job->packets += segs;

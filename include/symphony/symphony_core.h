@@ -362,7 +362,10 @@ static inline __u32 symphony_job_update(struct symphony_job *job,
 	}
 	if (job->alpha < 1)
 		job->alpha = 1;
-	if (now_ns - job->window_start_ns >= params->twin_ns)
+	/* Signed: the clocks of two CPUs sharing a job may differ a little,
+	 * and a timestamp slightly behind the window start is no roll.
+	 */
+	if ((__s64)(now_ns - job->window_start_ns) >= (__s64)params->twin_ns)
 		symphony_window_roll(job, params, now_ns);
 	job->last_seen_ns = now_ns;
 

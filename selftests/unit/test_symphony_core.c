@@ -1159,6 +1159,20 @@ static const struct upd_row rows_alpha0[] = {
 	{ .name = n, .params = p, .step_bits = sb, .psn_bits = pb,	\
 	  .rows = r, .nrows = ARRAY_SIZE(r), __VA_ARGS__ }
 
+/* Jobs shared by qdiscs on several CPUs see timestamps from several
+ * clocks: one slightly behind the window start must not end the window.
+ */
+static const struct upd_row rows_clock_skew[] = {
+	{ 0, 0, 100, 0, 1000, 1,  0, 0,  0, 100, 1, 1, 0, 0, 1000,
+	  "first packet at 1000 ns" },
+	{ 0, 0, 101, 0, 900, 1,  0, 0,  0, 101, 1, 2, 0, 0, 1000,
+	  "from a CPU 100 ns behind: same window" },
+	{ 0, 0, 102, 0, 100999, 1,  0, 0,  0, 102, 1, 3, 0, 0, 1000,
+	  "1 ns before twin: same window" },
+	{ 0, 0, 103, 0, 101000, 1,  0, 0,  0, 103, 1, 1, 0, 0, 101000,
+	  "twin after the start: new window, 3 samples kept alpha" },
+};
+
 static const struct upd_scenario scenarios[] = {
 	SCENARIO("basic", P_STD, 16, 24, rows_basic),
 	SCENARIO("warm-up", P_STD, 16, 24, rows_warmup),
@@ -1180,6 +1194,7 @@ static const struct upd_scenario scenarios[] = {
 			     .cnt_total = 50, .cnt_op = 40,
 			     .window_start_ns = 12345, .windows = 9 } }),
 	SCENARIO("first packet LAST", P_STD, 16, 24, rows_first_last),
+	SCENARIO("clock skew", P_STD, 16, 24, rows_clock_skew),
 	SCENARIO("alpha 0", P_STD, 16, 24, rows_alpha0,
 		 .init = { { .flags = SYMPHONY_JOB_F_ACTIVE, .step_min = 5,
 			     .psn_rec = 100, .alpha = 0 } }),
