@@ -5,9 +5,10 @@
  *
  * Packets go out through an AF_PACKET TX ring with the qdisc path on
  * (PACKET_QDISC_BYPASS off).  A virtio-net header tells the kernel to
- * copy the Ethernet, IPv4, UDP and BTH headers into the skb's linear
- * area, as a NIC driver or GRO would leave them, so that a qdisc can read
- * and ECN-mark them in place; the payload stays in the ring (zero copy).
+ * copy the Ethernet, IPv4, UDP and BTH headers (or, with --linear, more
+ * of the frame) into the skb's linear area, as a NIC driver or GRO would
+ * leave them, so that a qdisc can read and ECN-mark them in place; the
+ * rest stays in the ring (zero copy).
  *
  * The stream: JOBS jobs take turns, one packet each.  Each job has two
  * steps in flight, a lagging step s and an outpacing step s + 1, whose
@@ -18,7 +19,7 @@
  * header carries ECT(0).  The 4-byte ICRC is sent as zero.
  *
  *	roceblast [--cpu N] [--jobs N] [--middle N] [--size BYTES]
- *		  [--duration SEC | --count N] DEV
+ *		  [--linear BYTES] [--duration SEC | --count N] DEV
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -95,10 +96,12 @@ static void usage(FILE *f)
 		"  --middle N       WRITE MIDDLE packets per step and per flow before the\n"
 		"                   lagging step's WRITE LAST, 1..1000 (default 3)\n"
 		"  --size BYTES     frame size from the Ethernet header, %d..%d (default 1000)\n"
+		"  --linear BYTES   bytes of the frame in the skb's linear area, at least\n"
+		"                   the headers (default %d: Ethernet, IPv4, UDP, BTH)\n"
 		"  --duration SEC   send for SEC seconds (default 0: until a signal)\n"
 		"  --count N        stop after N packets\n"
 		"Prints the packets sent, the seconds and the rate when it stops.\n",
-		RB_MAX_JOBS, RB_MIN_SIZE, RB_MAX_SIZE);
+		RB_MAX_JOBS, RB_MIN_SIZE, RB_MAX_SIZE, RB_HDRS_LEN);
 }
 
 static int parse_num(const char *s, unsigned long long max,
@@ -299,6 +302,7 @@ int main(int argc, char **argv)
 		{ "jobs",	required_argument, NULL, 'j' },
 		{ "middle",	required_argument, NULL, 'm' },
 		{ "size",	required_argument, NULL, 's' },
+		{ "linear",	required_argument, NULL, 'l' },
 		{ "duration",	required_argument, NULL, 'd' },
 		{ "count",	required_argument, NULL, 'n' },
 		{ "help",	no_argument,	   NULL, 'h' },
@@ -306,6 +310,7 @@ int main(int argc, char **argv)
 	};
 	unsigned long long cpu = ~0ULL, count = 0, sent = 0, enobufs = 0;
 	unsigned long long nr_jobs = 4, middle = 3, size = 1000;
+	unsigned long long linear = RB_HDRS_LEN;
 	struct rb_job jobs[RB_MAX_JOBS];
 	struct rb_ring ring = { .fd = -1 };
 	double duration = 0, start, elapsed;
@@ -331,6 +336,11 @@ int main(int argc, char **argv)
 			if (parse_num(optarg, RB_MAX_SIZE, &size) || size < RB_MIN_SIZE)
 				goto usage;
 			break;
+		case 'l':
+			if (parse_num(optarg, RB_MAX_SIZE, &linear) ||
+			    linear < RB_HDRS_LEN)
+				goto usage;
+			break;
 		case 'd': {
 			char *end;
 
@@ -350,7 +360,7 @@ int main(int argc, char **argv)
 			goto usage;
 		}
 	}
-	if (argc - optind != 1)
+	if (argc - optind != 1 || linear > size)
 		goto usage;
 
 	if (cpu != ~0ULL) {
@@ -382,7 +392,7 @@ int main(int argc, char **argv)
 		struct virtio_net_hdr *vnet = (struct virtio_net_hdr *)data;
 
 		memset(vnet, 0, sizeof(*vnet));
-		vnet->hdr_len = RB_HDRS_LEN;	/* linear headers */
+		vnet->hdr_len = linear;		/* copied, the rest zero copy */
 		frame_template(data + sizeof(*vnet), size, mac);
 		h->tp_len = sizeof(*vnet) + size;
 	}
