@@ -111,6 +111,7 @@ static enum symphony_kind symphony_classify(struct Qdisc *sch,
 	const struct symphony_sched_data *q = qdisc_priv(sch);
 	u8 buf[SYMPHONY_PARSE_MAX_BYTES];
 	int noff = skb_network_offset(skb);
+	enum symphony_parse_result ret;
 	u32 pkt_len, avail;
 	const u8 *nh;
 	bool ipv6;
@@ -128,13 +129,26 @@ static enum symphony_kind symphony_classify(struct Qdisc *sch,
 	if (noff < 0 || skb->len <= noff)
 		return SYMPHONY_KIND_MALFORMED;
 
+	/* Most packets are classified from their first bytes: read more
+	 * (and copy more out of fragments) only for IPv6 extension headers.
+	 */
 	pkt_len = skb->len - noff;
-	avail = min_t(u32, pkt_len, sizeof(buf));
+	avail = min_t(u32, pkt_len, SYMPHONY_PARSE_FIRST_BYTES);
 	nh = skb_header_pointer(skb, noff, avail, buf);
 	if (!nh)
 		return SYMPHONY_KIND_MALFORMED;
+	ret = symphony_parse(nh, avail, pkt_len, ipv6, &q->cfg.parse, pkt);
+	if (ret == SYMPHONY_PARSE_OTHER && ipv6 && avail < pkt_len &&
+	    symphony_ipv6_has_ext(nh)) {
+		avail = min_t(u32, pkt_len, sizeof(buf));
+		nh = skb_header_pointer(skb, noff, avail, buf);
+		if (!nh)
+			return SYMPHONY_KIND_MALFORMED;
+		ret = symphony_parse(nh, avail, pkt_len, ipv6, &q->cfg.parse,
+				     pkt);
+	}
 
-	switch (symphony_parse(nh, avail, pkt_len, ipv6, &q->cfg.parse, pkt)) {
+	switch (ret) {
 	case SYMPHONY_PARSE_COLLECTIVE:
 		return SYMPHONY_KIND_COLLECTIVE;
 	case SYMPHONY_PARSE_MALFORMED:

@@ -39,6 +39,11 @@
  * extension headers, UDP, PDS and SES.
  */
 #define SYMPHONY_PARSE_MAX_BYTES	160
+/* What almost every packet needs: IPv4 with up to 16 bytes of options
+ * (or IPv6 without extension headers), UDP, and a BTH or the PDS and SES
+ * headers.  Larger IPv4 options leave a packet OTHER.
+ */
+#define SYMPHONY_PARSE_FIRST_BYTES	68
 
 enum symphony_parse_result {
 	SYMPHONY_PARSE_OTHER,		/* not collective traffic */
@@ -134,6 +139,12 @@ static inline bool symphony_bth_is_data(__u8 opcode, bool *last)
 	return true;
 }
 
+/* Does an IPv6 header (40 bytes at @nh) lead to extension headers? */
+static inline bool symphony_ipv6_has_ext(const __u8 *nh)
+{
+	return nh[6] == 0 || nh[6] == 43 || nh[6] == 60;
+}
+
 /*
  * symphony_parse - classify a packet from its network header on.
  * @nh:		the packet's bytes from the network header
@@ -194,7 +205,7 @@ symphony_parse(const __u8 *nh, __u32 avail, __u32 pkt_len, bool ipv6,
 		 */
 		for (hops = 0; hops < 4; hops++) {
 			if (proto != 0 && proto != 43 && proto != 60)
-				break;
+				break;	/* as symphony_ipv6_has_ext() */
 			if (off + 2 > 40 + payload_len)
 				return SYMPHONY_PARSE_MALFORMED;
 			if (off + 2 > avail)
