@@ -6,7 +6,7 @@
 #   make                 build everything (KDIR=... to pick kernel headers)
 #   make check           install dependencies, build, run all selftests
 #   make demo            install dependencies, build, run the demonstration
-#   make bench           install dependencies, build, run the qdisc benchmark
+#   make bench           install dependencies, build, run the benchmarks
 #   make install         install module, tc plugin and tools (DESTDIR, PREFIX)
 #   make uninstall       remove what install put in place
 #   make dkms-install    register the module sources with DKMS
@@ -111,6 +111,8 @@ demo: deps
 
 bench: deps
 	$(MAKE) all
+	mkdir -p results
+	$(BUILD)/ofan_bpf_bench --out results/ofan_bpf.json
 	bench/qdisc_pps.sh
 
 install: all
