@@ -138,19 +138,6 @@ static uint16_t ip_checksum(const uint8_t *p, size_t len)
 	return ~sum;
 }
 
-static void put_be16(uint8_t *p, uint32_t v)
-{
-	p[0] = v >> 8;
-	p[1] = v;
-}
-
-static void put_be24(uint8_t *p, uint32_t v)
-{
-	p[0] = v >> 16;
-	p[1] = v >> 8;
-	p[2] = v;
-}
-
 /* The parts of a frame that never change: everything but the step, the
  * job, the opcode and the PSN.
  */
@@ -162,22 +149,22 @@ static void frame_template(uint8_t *f, size_t size, const uint8_t *src_mac)
 	memset(f, 0, size);
 	memcpy(f, dst_mac, ETH_ALEN);
 	memcpy(f + ETH_ALEN, src_mac, ETH_ALEN);
-	put_be16(f + 2 * ETH_ALEN, ETH_P_IP);
+	symphony_put_be16(f + 2 * ETH_ALEN, ETH_P_IP);
 
 	ip[0] = 0x45;
 	ip[1] = 0x02;				/* ECT(0) */
-	put_be16(ip + 2, size - RB_ETH_LEN);
-	put_be16(ip + 6, 0x4000);		/* DF */
+	symphony_put_be16(ip + 2, size - RB_ETH_LEN);
+	symphony_put_be16(ip + 6, 0x4000);		/* DF */
 	ip[8] = 64;
 	ip[9] = 17;				/* UDP */
 	memcpy(ip + 12, (uint8_t[]){ 10, 99, 0, 1 }, 4);
 	memcpy(ip + 16, (uint8_t[]){ 10, 99, 0, 2 }, 4);
-	put_be16(ip + 10, ip_checksum(ip, RB_IP_LEN));
+	symphony_put_be16(ip + 10, ip_checksum(ip, RB_IP_LEN));
 
-	put_be16(udp + 2, SYMPHONY_UDP_PORT_ROCEV2);
-	put_be16(udp + 4, size - RB_OFF_UDP);	/* checksum 0: none */
+	symphony_put_be16(udp + 2, SYMPHONY_UDP_PORT_ROCEV2);
+	symphony_put_be16(udp + 4, size - RB_OFF_UDP);	/* checksum 0: none */
 
-	put_be16(bth + 2, 0xffff);		/* default P_Key */
+	symphony_put_be16(bth + 2, 0xffff);		/* default P_Key */
 	memset(f + RB_HDRS_LEN, 0xa5, size - RB_HDRS_LEN - RB_ICRC_LEN);
 }
 
@@ -194,12 +181,12 @@ static void frame_next(uint8_t *f, struct rb_job *job, uint32_t middle)
 	else if (job->pos & 1)
 		step++;
 
-	put_be16(f + RB_OFF_UDP, step & 0xffff);
+	symphony_put_be16(f + RB_OFF_UDP, step & 0xffff);
 	bth[SYMPHONY_BTH_OPCODE] = opcode;
 	bth[SYMPHONY_BTH_FECN_RSVD] = (job->id >> 7) & SYMPHONY_BTH_RSVD6_MASK;
-	put_be24(bth + SYMPHONY_BTH_DESTQP, job->id);
+	symphony_put_be24(bth + SYMPHONY_BTH_DESTQP, job->id);
 	bth[SYMPHONY_BTH_ACKREQ_RSVD] = job->id & SYMPHONY_BTH_RSVD7_MASK;
-	put_be24(bth + SYMPHONY_BTH_PSN, job->psn);
+	symphony_put_be24(bth + SYMPHONY_BTH_PSN, job->psn);
 
 	job->psn = (job->psn + 1) & 0xffffff;
 	if (++job->pos > 2 * middle) {

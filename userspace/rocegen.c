@@ -178,25 +178,6 @@ bad:
 	return -1;
 }
 
-static void put_be16(uint8_t *p, uint32_t v)
-{
-	p[0] = v >> 8;
-	p[1] = v;
-}
-
-static void put_be24(uint8_t *p, uint32_t v)
-{
-	p[0] = v >> 16;
-	p[1] = v >> 8;
-	p[2] = v;
-}
-
-static void put_be32(uint8_t *p, uint32_t v)
-{
-	p[0] = v >> 24;
-	put_be24(p + 1, v);
-}
-
 /* Put @value into RoCEv2 field @field of @bth (UDP source port: bound). */
 static void bth_put_field(uint8_t *bth, uint8_t field, uint32_t value)
 {
@@ -206,7 +187,7 @@ static void bth_put_field(uint8_t *bth, uint8_t field, uint32_t value)
 		bth[SYMPHONY_BTH_ACKREQ_RSVD] |= value & SYMPHONY_BTH_RSVD7_MASK;
 		break;
 	case SYMPHONY_FIELD_BTH_DESTQP:
-		put_be24(bth + SYMPHONY_BTH_DESTQP, value);
+		symphony_put_be24(bth + SYMPHONY_BTH_DESTQP, value);
 		break;
 	}
 }
@@ -238,24 +219,24 @@ static size_t build_packet(const struct rocegen *g, const struct rocegen_flow *f
 		hdr_len = SYMPHONY_BTH_LEN;
 		memset(bth, 0, hdr_len);
 		bth[SYMPHONY_BTH_OPCODE] = bth_opcode(f, i);
-		put_be16(bth + 2, 0xffff);		/* default P_Key */
+		symphony_put_be16(bth + 2, 0xffff);		/* default P_Key */
 		bth_put_field(bth, g->job_field, f->job);
 		bth_put_field(bth, g->step_field, f->step);
-		put_be24(bth + SYMPHONY_BTH_PSN, f->psn + i);
+		symphony_put_be24(bth + SYMPHONY_BTH_PSN, f->psn + i);
 	} else {
 		uint8_t *pds = buf, *ses = buf + SYMPHONY_PDS_LEN;
 
 		hdr_len = SYMPHONY_PDS_LEN + SYMPHONY_SES_MIN_LEN;
 		memset(buf, 0, hdr_len);
 		pds[0] = 0x02 << 3;			/* RUD request */
-		put_be32(pds + SYMPHONY_PDS_PSN, f->psn + i);
-		put_be16(pds + SYMPHONY_PDS_SPDCID, f->step);
-		put_be16(pds + SYMPHONY_PDS_DPDCID, f->step);
+		symphony_put_be32(pds + SYMPHONY_PDS_PSN, f->psn + i);
+		symphony_put_be16(pds + SYMPHONY_PDS_SPDCID, f->step);
+		symphony_put_be16(pds + SYMPHONY_PDS_DPDCID, f->step);
 		if (f->first && i == 0)
 			ses[SYMPHONY_SES_FLAGS] |= SYMPHONY_SES_FLAG_SOM;
 		if (f->last && i == f->count - 1)
 			ses[SYMPHONY_SES_FLAGS] |= SYMPHONY_SES_FLAG_EOM;
-		put_be24(ses + SYMPHONY_SES_JOBID, f->job);
+		symphony_put_be24(ses + SYMPHONY_SES_JOBID, f->job);
 	}
 	if (f->truncate >= 0)
 		return (size_t)f->truncate < hdr_len ? (size_t)f->truncate : hdr_len;

@@ -38,6 +38,8 @@
 #ifndef _SYMPHONY_WIRE_H
 #define _SYMPHONY_WIRE_H
 
+#include <linux/types.h>
+
 #define SYMPHONY_UDP_PORT_ROCEV2	4791
 #define SYMPHONY_UDP_PORT_UEC		4793
 
@@ -74,5 +76,25 @@
 #define SYMPHONY_SES_JOBID		5
 #define SYMPHONY_UEC_PSN_BITS		32
 #define SYMPHONY_UEC_JOBID_BITS		24
+
+/* Writers of big-endian header fields, for the tools that build packets. */
+static inline void symphony_put_be16(__u8 *p, __u32 v)
+{
+	p[0] = v >> 8;
+	p[1] = v;
+}
+
+static inline void symphony_put_be24(__u8 *p, __u32 v)
+{
+	p[0] = v >> 16;
+	p[1] = v >> 8;
+	p[2] = v;
+}
+
+static inline void symphony_put_be32(__u8 *p, __u32 v)
+{
+	p[0] = v >> 24;
+	symphony_put_be24(p + 1, v);
+}
 
 #endif /* _SYMPHONY_WIRE_H */
