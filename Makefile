@@ -74,13 +74,13 @@ $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 	$(BPFTOOL) gen skeleton $< name $(notdir $*)_bpf > $@.tmp
 	mv $@.tmp $@
 
-$(BUILD)/ecnstat: userspace/ecnstat.c $(BUILD)/ecnstat.skel.h bpf/ecnstat.h
+$(BUILD)/ecnstat: userspace/ecnstat.c $(BUILD)/ecnstat.skel.h bpf/ecnstat.h userspace/tool_util.h
 	$(CC) $(USER_CFLAGS) $< -o $@ $(LIBBPF_LIBS)
 
-$(BUILD)/symjobs: userspace/symjobs.c $(BUILD)/symphony_jobs.skel.h
+$(BUILD)/symjobs: userspace/symjobs.c $(BUILD)/symphony_jobs.skel.h userspace/tool_util.h
 	$(CC) $(USER_CFLAGS) $< -o $@ $(LIBBPF_LIBS)
 
-$(BUILD)/symofan: userspace/symofan.c userspace/ofan_config.c userspace/ofan_config.h \
+$(BUILD)/symofan: userspace/symofan.c userspace/tool_util.h userspace/ofan_config.c userspace/ofan_config.h \
 		$(BUILD)/ofan.skel.h $(wildcard include/ofan/*.h)
 	$(CC) $(USER_CFLAGS) $(filter %.c,$^) -o $@ $(LIBBPF_LIBS)
 
@@ -92,7 +92,7 @@ $(BUILD)/rocegen: userspace/rocegen.c $(SHARED_HDRS) | $(BUILD)
 $(BUILD)/roceblast: bench/roceblast.c $(SHARED_HDRS) | $(BUILD)
 	$(CC) $(USER_CFLAGS) $< -o $@
 
-$(BUILD)/ofan_bpf_bench: bench/ofan_bpf_bench.c $(BUILD)/ofan.skel.h $(BUILD)/ofan_peers.skel.h $(SHARED_HDRS)
+$(BUILD)/ofan_bpf_bench: bench/ofan_bpf_bench.c userspace/tool_util.h $(BUILD)/ofan.skel.h $(BUILD)/ofan_peers.skel.h $(SHARED_HDRS)
 	$(CC) $(USER_CFLAGS) $< -o $@ $(LIBBPF_LIBS)
 
 $(BUILD)/tc/%.so: userspace/%.c userspace/tc_iproute2.h $(SHARED_HDRS) | $(BUILD)/tc

@@ -28,6 +28,9 @@
 #include <bpf/libbpf.h>
 
 #include "ofan.skel.h"
+#include "../userspace/tool_util.h"
+
+const char *tool_name = "ofan_bpf_bench";
 #include "ofan_peers.skel.h"
 #include "../include/ofan/ofan_maps.h"
 
@@ -155,12 +158,6 @@ static double measure(struct bpf_program *prog, const __u8 *pkt, size_t len,
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	return ((t1.tv_sec - t0.tv_sec) * 1e9 + (t1.tv_nsec - t0.tv_nsec)) /
 	       repeat;
-}
-
-static int libbpf_quiet(enum libbpf_print_level level, const char *fmt,
-			va_list args)
-{
-	return level == LIBBPF_WARN ? vfprintf(stderr, fmt, args) : 0;
 }
 
 int main(int argc, char **argv)

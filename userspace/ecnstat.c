@@ -25,6 +25,9 @@
 #include <bpf/libbpf.h>
 
 #include "ecnstat.skel.h"
+#include "tool_util.h"
+
+const char *tool_name = "ecnstat";
 #include "../bpf/ecnstat.h"
 
 #define ECNSTAT_BPFFS		"/sys/fs/bpf"
@@ -57,25 +60,6 @@ static void usage(FILE *f)
 		"Counts the ECN codepoints (packets) and bytes of IPv4/IPv6 packets,\n"
 		"RoCEv2 (UDP 4791) packets and CNPs, and UEC (UDP 4793) packets\n"
 		"crossing DEV.  The hook defaults to ingress.\n");
-}
-
-static void __attribute__((format(printf, 1, 2))) error(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("ecnstat: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
-/* Explain the errno of a failed BPF or netlink operation. */
-static const char *why(int err)
-{
-	if (err == EPERM || err == EACCES)
-		return "permission denied (needs CAP_BPF and CAP_NET_ADMIN: run as root)";
-	return strerror(err);
 }
 
 static int check_bpffs(void)

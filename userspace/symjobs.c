@@ -14,6 +14,9 @@
 #include <bpf/libbpf.h>
 
 #include "symphony_jobs.skel.h"
+#include "tool_util.h"
+
+const char *tool_name = "symjobs";
 #include "../include/uapi/linux/pkt_sched_symphony.h"
 
 static void usage(FILE *f)
@@ -23,12 +26,6 @@ static void usage(FILE *f)
 		"  Creates the Symphony jobs map with N job slots (ids 0..N-1,\n"
 		"  default %u) and pins it at PATH on a bpf filesystem.\n",
 		SYMPHONY_JOBS_DEFAULT);
-}
-
-static int libbpf_quiet(enum libbpf_print_level level, const char *fmt,
-			va_list args)
-{
-	return level == LIBBPF_WARN ? vfprintf(stderr, fmt, args) : 0;
 }
 
 static int cmd_create(const char *path, unsigned long jobs)

@@ -43,6 +43,9 @@
 #include "ofan_config.h"
 #include "../include/ofan/ofan_maps.h"
 #include "../include/ofan/ofan_perm.h"
+#include "tool_util.h"
+
+const char *tool_name = "symofan";
 
 enum exit_code {
 	EXIT_OK = 0,
@@ -92,31 +95,6 @@ struct symofan_state {
 	 */
 	__u64			ptr_init[PTR_INIT_WORDS];
 };
-
-static void __attribute__((format(printf, 1, 2))) error(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("symofan: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
-/* Explain the errno of a failed BPF or netlink operation. */
-static const char *why(int err)
-{
-	if (err == EPERM || err == EACCES)
-		return "permission denied (needs CAP_BPF and CAP_NET_ADMIN: run as root)";
-	return strerror(err);
-}
-
-static int libbpf_quiet(enum libbpf_print_level level, const char *fmt,
-			va_list args)
-{
-	return level == LIBBPF_WARN ? vfprintf(stderr, fmt, args) : 0;
-}
 
 /* ---- command line --------------------------------------------------- */
 

@@ -26,6 +26,9 @@
 #include <bpf/libbpf.h>
 
 #include "ofan.skel.h"
+#include "../../userspace/tool_util.h"
+
+const char *tool_name = "test_ofan_prog";
 #include "../../include/ofan/ofan_maps.h"
 
 #define W		4
@@ -521,12 +524,6 @@ static void test_ecmp_route(void)
 	run_packet(pkt, 200, port.ifindex, &r);
 	result(r.retval == TC_ACT_REDIRECT && moved_port(before) == 3,
 	       "ecmp follows the kernel route to uplink 3");
-}
-
-static int libbpf_quiet(enum libbpf_print_level level, const char *fmt,
-			va_list args)
-{
-	return level == LIBBPF_WARN ? vfprintf(stderr, fmt, args) : 0;
 }
 
 int main(void)
