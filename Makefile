@@ -31,7 +31,7 @@ BUILD		:= build
 WARN_FLAGS	:= -Wall -Wextra -Werror=implicit-function-declaration
 CFLAGS		?= -O2 -g
 USER_CFLAGS	 = $(CFLAGS) $(WARN_FLAGS) -I$(BUILD) -Iinclude
-BPF_CFLAGS	:= -O2 -g -target bpf -D__TARGET_ARCH_x86 $(WARN_FLAGS) \
+BPF_CFLAGS	:= -O2 -g -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 $(WARN_FLAGS) \
 		   -Wno-unused-parameter -I$(BUILD) -Ibpf -Iinclude \
 		   -idirafter /usr/include/$(MULTIARCH)
 LIBBPF_LIBS	:= $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz)

@@ -113,103 +113,66 @@ struct {
 	__type(value, struct ofan_stats);
 } ofan_stats SEC(".maps");
 
-/* What the parser found in a packet's IP header. */
-struct ofan_pkt {
-	void		*l3;
-	__u32		family;
-	__u8		ttl;
-	__u8		l4proto;
-	__be32		daddr4;
-	__u32		daddr6[4];
-};
+#define likely(x)	__builtin_expect(!!(x), 1)
+#define unlikely(x)	__builtin_expect(!!(x), 0)
 
-/* Count a packet that takes the kernel path, in ofan_stats field @off. */
-static __always_inline int ofan_kernel_path(__u32 off)
-{
-	__u32 zero = 0;
-	__u64 *st = bpf_map_lookup_elem(&ofan_stats, &zero);
-
-	if (st && off < sizeof(struct ofan_stats) / sizeof(__u64))
-		st[off]++;
-	return TC_ACT_OK;
-}
-
+/*
+ * A packet that takes the kernel path (TC_ACT_OK) is counted in the
+ * ofan_stats field of index OFAN_STAT(field).  Functions below return
+ * OFAN_KERNEL_PATH(field) for it: a negative value, distinct from every
+ * TC action, that ofan_ingress() counts at its one exit for such packets.
+ */
 #define OFAN_STAT(field) (offsetof(struct ofan_stats, field) / sizeof(__u64))
+#define OFAN_KERNEL_PATH(field)	(-1 - (int)OFAN_STAT(field))
 
-static __always_inline int ofan_parse(struct __sk_buff *skb,
-				      struct ofan_pkt *pkt)
+/* The key of IPv4 destination @daddr: address bits or LPM; -1 if none. */
+static __always_inline int ofan_dest_key4(const struct ofan_config *cfg,
+					  __be32 daddr)
 {
-	void *data_end = (void *)(long)skb->data_end;
-	void *data = (void *)(long)skb->data;
-	struct ethhdr *eth = data;
-
-	if ((void *)(eth + 1) > data_end)
-		return OFAN_STAT(malformed);
-	if (eth->h_proto == bpf_htons(ETH_P_IP)) {
-		struct iphdr *ip4 = (void *)(eth + 1);
-
-		if ((void *)(ip4 + 1) > data_end || ip4->version != 4 ||
-		    ip4->ihl < 5 || bpf_ntohs(ip4->tot_len) < ip4->ihl * 4)
-			return OFAN_STAT(malformed);
-		pkt->family = AF_INET;
-		pkt->ttl = ip4->ttl;
-		pkt->l4proto = ip4->protocol;
-		pkt->daddr4 = ip4->daddr;
-	} else if (eth->h_proto == bpf_htons(ETH_P_IPV6)) {
-		struct ipv6hdr *ip6 = (void *)(eth + 1);
-
-		if ((void *)(ip6 + 1) > data_end || ip6->version != 6)
-			return OFAN_STAT(malformed);
-		pkt->family = AF_INET6;
-		pkt->ttl = ip6->hop_limit;
-		pkt->l4proto = ip6->nexthdr;
-		__builtin_memcpy(pkt->daddr6, &ip6->daddr, 16);
-	} else {
-		return OFAN_STAT(not_ip);
-	}
-	pkt->l3 = eth + 1;
-	return -1;
-}
-
-/* The destination key of @pkt, or -1 when it has none. */
-static __always_inline int ofan_dest_key(const struct ofan_config *cfg,
-					 const struct ofan_pkt *pkt)
-{
+	struct ofan_lpm4_key lpm = { .prefix_len = 32, .addr = daddr };
 	__u32 *key;
 
-	if (pkt->family == AF_INET) {
-		struct ofan_lpm4_key lpm = { .prefix_len = 32,
-					     .addr = pkt->daddr4 };
+	if (likely(cfg->fast_enabled && cfg->fast_prefix_len <= 32)) {
+		__u32 host = bpf_ntohl(daddr);
+		__u32 net_mask = cfg->fast_prefix_len ?
+			~0U << (32 - cfg->fast_prefix_len) : 0;
 
-		if (cfg->fast_enabled && cfg->fast_prefix_len <= 32) {
-			__u32 host = bpf_ntohl(pkt->daddr4);
-			__u32 net_mask = cfg->fast_prefix_len ?
-				~0U << (32 - cfg->fast_prefix_len) : 0;
-
-			if ((host & net_mask) == bpf_ntohl(cfg->fast_net))
-				return (host >> (cfg->fast_shift & 31)) &
-				       cfg->fast_mask;
-		}
-		key = bpf_map_lookup_elem(&ofan_dst4, &lpm);
-	} else {
-		struct ofan_lpm6_key lpm = { .prefix_len = 128 };
-
-		__builtin_memcpy(lpm.addr, pkt->daddr6, 16);
-		key = bpf_map_lookup_elem(&ofan_dst6, &lpm);
+		if (likely((host & net_mask) == bpf_ntohl(cfg->fast_net)))
+			return (host >> (cfg->fast_shift & 31)) & cfg->fast_mask;
 	}
+	key = bpf_map_lookup_elem(&ofan_dst4, &lpm);
 	return key ? (int)*key : -1;
+}
+
+/* The key of IPv6 destination @daddr by LPM; -1 if none. */
+static __always_inline int ofan_dest_key6(const struct in6_addr *daddr)
+{
+	struct ofan_lpm6_key lpm = { .prefix_len = 128 };
+	__u32 *key;
+
+	__builtin_memcpy(lpm.addr, daddr, 16);
+	key = bpf_map_lookup_elem(&ofan_dst6, &lpm);
+	return key ? (int)*key : -1;
+}
+
+/* The number of set bits of @v (SWAR: no loop, no popcount insn in BPF) */
+static __always_inline __u32 ofan_popcount64(__u64 v)
+{
+	v = v - ((v >> 1) & 0x5555555555555555ULL);
+	v = (v & 0x3333333333333333ULL) + ((v >> 2) & 0x3333333333333333ULL);
+	v = (v + (v >> 4)) & 0x0f0f0f0f0f0f0f0fULL;
+	return (v * 0x0101010101010101ULL) >> 56;
 }
 
 /* rps: the r-th set bit of @valid for a uniform r, or -1. */
 static __always_inline int ofan_random_port(__u64 valid)
 {
-	__u32 n = 0, r, i;
+	__u32 n = ofan_popcount64(valid), r, i;
 
-	for (i = 0; i < OFAN_MAX_W; i++)
-		n += (valid >> i) & 1;
 	if (!n)
 		return -1;
 	r = bpf_get_prandom_u32() % n;
+#pragma clang loop unroll(disable)
 	for (i = 0; i < OFAN_MAX_W; i++) {
 		if (!((valid >> i) & 1))
 			continue;
@@ -233,46 +196,46 @@ static __always_inline int ofan_pointer_port(const struct ofan_config *cfg,
 /* ecmp: the uplink the kernel's FIB (and its multipath hash) chooses. */
 static __always_inline int ofan_fib_port(struct __sk_buff *skb,
 					 const struct ofan_config *cfg,
-					 const struct ofan_pkt *pkt)
+					 __u32 family, void *l3)
 {
+	void *data_end = (void *)(long)skb->data_end;
 	struct bpf_fib_lookup fib = {};
 	struct ofan_port *port;
-	__u32 i;
+	__u32 l4off, i;
+	__be16 *ports;
 	int ret;
 
 	fib.ifindex = skb->ingress_ifindex;
-	fib.l4_protocol = pkt->l4proto;
 	fib.tot_len = skb->len;
-	if (pkt->family == AF_INET) {
-		struct iphdr *ip4 = pkt->l3;
+	if (family == AF_INET) {
+		struct iphdr *ip4 = l3;
 
 		fib.family = AF_INET;
+		fib.l4_protocol = ip4->protocol;
 		fib.tos = ip4->tos;
 		fib.ipv4_src = ip4->saddr;
 		fib.ipv4_dst = ip4->daddr;
+		l4off = ip4->ihl * 4;
 	} else {
-		struct ipv6hdr *ip6 = pkt->l3;
+		struct ipv6hdr *ip6 = l3;
 
 		fib.family = AF_INET6;
+		fib.l4_protocol = ip6->nexthdr;
 		__builtin_memcpy(fib.ipv6_src, &ip6->saddr, 16);
 		__builtin_memcpy(fib.ipv6_dst, &ip6->daddr, 16);
+		l4off = sizeof(*ip6);
 	}
-	if (pkt->l4proto == IPPROTO_UDP || pkt->l4proto == IPPROTO_TCP) {
-		void *data_end = (void *)(long)skb->data_end;
-		__u32 l4off = pkt->family == AF_INET ?
-			(((struct iphdr *)pkt->l3)->ihl & 0xf) * 4 :
-			sizeof(struct ipv6hdr);
-		__be16 *ports = pkt->l3 + l4off;
-
-		/* the ports feed the kernel's L4 multipath hash */
-		if ((void *)(ports + 2) <= data_end) {
-			fib.sport = ports[0];
-			fib.dport = ports[1];
-		}
+	/* the ports feed the kernel's L4 multipath hash */
+	ports = l3 + (l4off & 0x3c);
+	if ((fib.l4_protocol == IPPROTO_UDP || fib.l4_protocol == IPPROTO_TCP) &&
+	    (void *)(ports + 2) <= data_end) {
+		fib.sport = ports[0];
+		fib.dport = ports[1];
 	}
 	ret = bpf_fib_lookup(skb, &fib, sizeof(fib), 0);
 	if (ret != BPF_FIB_LKUP_RET_SUCCESS && ret != BPF_FIB_LKUP_RET_NO_NEIGH)
 		return -1;
+#pragma clang loop unroll(disable)
 	for (i = 0; i < OFAN_MAX_W; i++) {
 		__u32 p = i;
 
@@ -285,67 +248,33 @@ static __always_inline int ofan_fib_port(struct __sk_buff *skb,
 	return -1;
 }
 
-static __always_inline void ofan_decrement_ttl(struct __sk_buff *skb,
-					       const struct ofan_pkt *pkt)
+/*
+ * Forward a northbound packet with destination key @key: pick its uplink
+ * in the configured mode, count it, decrement its TTL or hop limit and
+ * redirect it to the uplink's next hop.  @family is a constant at each
+ * call site, so each address family gets its own straight-line copy.
+ */
+static __always_inline int ofan_forward(struct __sk_buff *skb,
+					const struct ofan_config *cfg,
+					int key, __u32 family, void *l3)
 {
-	void *data_end = (void *)(long)skb->data_end;
-
-	if (pkt->family == AF_INET) {
-		struct iphdr *ip4 = pkt->l3;
-		__u32 check;
-
-		if ((void *)(ip4 + 1) > data_end)
-			return;
-		/* RFC 1624 incremental update, as ip_decrease_ttl() does */
-		check = ip4->check;
-		check += bpf_htons(0x0100);
-		ip4->check = (__u16)(check + (check >= 0xFFFF));
-		ip4->ttl--;
-	} else {
-		struct ipv6hdr *ip6 = pkt->l3;
-
-		if ((void *)(ip6 + 1) > data_end)
-			return;
-		ip6->hop_limit--;
-	}
-}
-
-SEC("tc")
-int ofan_ingress(struct __sk_buff *skb)
-{
-	__u32 zero = 0, cls, slot, ifindex, pipe_nr = 0, *pipe;
-	struct bpf_redir_neigh nh = {};
+	__u32 zero = 0, cls, slot, dest_key, ifindex, pipe_nr = 0, *pipe;
+	struct bpf_redir_neigh nh;
 	struct ofan_port_stats *pst;
 	struct ofan_key_stats *kst;
-	struct ofan_config *cfg;
 	struct ofan_dest *dest;
 	struct ofan_port *port;
-	struct ofan_pkt pkt;
-	int key, uplink = -1, err;
+	int uplink = -1;
 	__u64 valid;
 
-	cfg = bpf_map_lookup_elem(&ofan_config, &zero);
-	if (!cfg || cfg->layout_version != OFAN_LAYOUT_VERSION || !cfg->w ||
-	    cfg->w > OFAN_MAX_W || cfg->nr_keys > OFAN_MAX_KEYS)
-		return ofan_kernel_path(OFAN_STAT(unconfigured));
-	err = ofan_parse(skb, &pkt);
-	if (err >= 0)
-		return ofan_kernel_path(err);
-	if (pkt.ttl <= 1)	/* the kernel sends ICMP time exceeded */
-		return ofan_kernel_path(OFAN_STAT(ttl_expired));
-
-	key = ofan_dest_key(cfg, &pkt);
-	if (key >= 0 && key < OFAN_MAX_KEYS) {
-		__u32 k = key;
-
-		dest = bpf_map_lookup_elem(&ofan_dests, &k);
-	} else {
-		dest = NULL;
-	}
-	if (!dest || !(dest->flags & OFAN_DEST_F_VALID))
-		return ofan_kernel_path(OFAN_STAT(unknown_dst));
-	if (dest->flags & OFAN_DEST_F_LOCAL)
-		return ofan_kernel_path(OFAN_STAT(local));
+	if (unlikely(key < 0 || key >= OFAN_MAX_KEYS))
+		return OFAN_KERNEL_PATH(unknown_dst);
+	dest_key = key;
+	dest = bpf_map_lookup_elem(&ofan_dests, &dest_key);
+	if (unlikely(!dest || !(dest->flags & OFAN_DEST_F_VALID)))
+		return OFAN_KERNEL_PATH(unknown_dst);
+	if (unlikely(dest->flags & OFAN_DEST_F_LOCAL))
+		return OFAN_KERNEL_PATH(local);
 
 	cls = skb->len <= cfg->ack_max_bytes ? OFAN_CLASS_ACK : OFAN_CLASS_DATA;
 	valid = dest->valid_ports & cfg->up_ports;
@@ -377,35 +306,112 @@ int ofan_ingress(struct __sk_buff *skb)
 		uplink = ofan_random_port(valid);
 		break;
 	case OFAN_MODE_ECMP:
-		uplink = ofan_fib_port(skb, cfg, &pkt);
+		uplink = ofan_fib_port(skb, cfg, family, l3);
 		if (uplink < 0)
-			return ofan_kernel_path(OFAN_STAT(fib_miss));
+			return OFAN_KERNEL_PATH(fib_miss);
 		break;
 	default:
-		return ofan_kernel_path(OFAN_STAT(unconfigured));
+		return OFAN_KERNEL_PATH(unconfigured);
 	}
-	if (uplink < 0 || uplink >= OFAN_MAX_W)
-		return ofan_kernel_path(OFAN_STAT(no_valid_port));
+	if (unlikely(uplink < 0 || uplink >= OFAN_MAX_W))
+		return OFAN_KERNEL_PATH(no_valid_port);
 
 	slot = uplink;
 	port = bpf_map_lookup_elem(&ofan_ports, &slot);
-	if (!port || !port->ifindex)
-		return ofan_kernel_path(OFAN_STAT(no_valid_port));
+	if (unlikely(!port || !port->ifindex))
+		return OFAN_KERNEL_PATH(no_valid_port);
 	/* Forwarded packets are counted per uplink and per key only. */
 	pst = bpf_map_lookup_elem(&ofan_port_stats, &slot);
 	if (pst) {
 		pst->packets++;
 		pst->bytes += skb->len;
 	}
-	slot = key;
-	kst = bpf_map_lookup_elem(&ofan_key_stats, &slot);
+	kst = bpf_map_lookup_elem(&ofan_key_stats, &dest_key);
 	if (kst && cls < OFAN_NR_CLASSES)
 		kst->packets[cls]++;
 
-	ofan_decrement_ttl(skb, &pkt);
+	/* @l3 was bounds-checked by the caller (the verifier knows it) */
+	if (family == AF_INET) {
+		struct iphdr *ip4 = l3;
+		__u32 check;
+
+		/* RFC 1624 incremental update, as ip_decrease_ttl() does */
+		check = ip4->check;
+		check += bpf_htons(0x0100);
+		ip4->check = (__u16)(check + (check >= 0xFFFF));
+		ip4->ttl--;
+	} else {
+		struct ipv6hdr *ip6 = l3;
+
+		ip6->hop_limit--;
+	}
 	nh.nh_family = port->nh_family;
 	__builtin_memcpy(nh.ipv6_nh, port->nh_addr, 16);
 	return bpf_redirect_neigh(port->ifindex, &nh, sizeof(nh), 0);
+}
+
+/* Parse, classify and forward: a TC action, or OFAN_KERNEL_PATH(why). */
+static __always_inline int ofan_handle(struct __sk_buff *skb)
+{
+	void *data_end = (void *)(long)skb->data_end;
+	void *data = (void *)(long)skb->data;
+	struct ethhdr *eth = data;
+	struct ofan_config *cfg;
+	__u32 zero = 0;
+
+	cfg = bpf_map_lookup_elem(&ofan_config, &zero);
+	if (unlikely(!cfg || cfg->layout_version != OFAN_LAYOUT_VERSION ||
+		     !cfg->w || cfg->w > OFAN_MAX_W ||
+		     cfg->nr_keys > OFAN_MAX_KEYS))
+		return OFAN_KERNEL_PATH(unconfigured);
+	if (unlikely((void *)(eth + 1) > data_end))
+		return OFAN_KERNEL_PATH(malformed);
+
+	if (likely(eth->h_proto == bpf_htons(ETH_P_IP))) {
+		struct iphdr *ip4 = (void *)(eth + 1);
+		__u8 version_ihl;
+
+		if (unlikely((void *)(ip4 + 1) > data_end))
+			return OFAN_KERNEL_PATH(malformed);
+		/* version 4 and ihl >= 5 in one compare of their byte */
+		version_ihl = *(__u8 *)ip4;
+		if (unlikely((__u8)(version_ihl - 0x45) > 0x0a ||
+			     bpf_ntohs(ip4->tot_len) < (version_ihl & 0x0f) * 4))
+			return OFAN_KERNEL_PATH(malformed);
+		/* the kernel sends ICMP time exceeded */
+		if (unlikely(ip4->ttl <= 1))
+			return OFAN_KERNEL_PATH(ttl_expired);
+		return ofan_forward(skb, cfg, ofan_dest_key4(cfg, ip4->daddr),
+				    AF_INET, ip4);
+	}
+	if (eth->h_proto == bpf_htons(ETH_P_IPV6)) {
+		struct ipv6hdr *ip6 = (void *)(eth + 1);
+
+		if ((void *)(ip6 + 1) > data_end || ip6->version != 6)
+			return OFAN_KERNEL_PATH(malformed);
+		if (ip6->hop_limit <= 1)
+			return OFAN_KERNEL_PATH(ttl_expired);
+		return ofan_forward(skb, cfg, ofan_dest_key6(&ip6->daddr),
+				    AF_INET6, ip6);
+	}
+	return OFAN_KERNEL_PATH(not_ip);
+}
+
+SEC("tc")
+int ofan_ingress(struct __sk_buff *skb)
+{
+	int ret = ofan_handle(skb);
+	__u32 zero = 0, stat;
+	__u64 *st;
+
+	if (likely(ret >= 0))
+		return ret;
+	/* one exit counts every packet left to the kernel's forwarding */
+	stat = -1 - ret;
+	st = bpf_map_lookup_elem(&ofan_stats, &zero);
+	if (st && stat < sizeof(struct ofan_stats) / sizeof(__u64))
+		st[stat]++;
+	return TC_ACT_OK;
 }
 
 char LICENSE[] SEC("license") = "GPL";

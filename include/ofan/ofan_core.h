@@ -89,6 +89,12 @@ static inline int ofan_next_port(__u64 *counter, const __u8 *perm, __u32 w,
 	__u32 bits = ofan_index_bits(w), n, port;
 	__u64 c;
 
+	/* Almost always one iteration: a BPF loop (bounded for the verifier),
+	 * not 64 unrolled copies of the body.
+	 */
+#ifdef __bpf__
+#pragma clang loop unroll(disable)
+#endif
 	for (n = 0; n < OFAN_MAX_W; n++) {
 		if (n >= w)
 			break;
