@@ -35,6 +35,7 @@ BPF_CFLAGS	:= -O2 -g -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 $(WARN_FLAGS) \
 		   -Wno-unused-parameter -I$(BUILD) -Ibpf -Iinclude \
 		   -idirafter /usr/include/$(MULTIARCH)
 LIBBPF_LIBS	:= $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz)
+MNL_LIBS	:= -lmnl
 
 BPF_PROGS	:= ecnstat symphony_jobs ofan ofan_peers
 TOOLS		:= ecnstat rocegen symjobs symofan
@@ -80,9 +81,15 @@ $(BUILD)/ecnstat: userspace/ecnstat.c $(BUILD)/ecnstat.skel.h bpf/ecnstat.h user
 $(BUILD)/symjobs: userspace/symjobs.c $(BUILD)/symphony_jobs.skel.h userspace/tool_util.h
 	$(CC) $(USER_CFLAGS) $< -o $@ $(LIBBPF_LIBS)
 
-$(BUILD)/symofan: userspace/symofan.c userspace/tool_util.h userspace/ofan_config.c userspace/ofan_config.h \
-		$(BUILD)/ofan.skel.h $(wildcard include/ofan/*.h)
-	$(CC) $(USER_CFLAGS) $(filter %.c,$^) -o $@ $(LIBBPF_LIBS)
+# the agent: symofan.c and its parts symofan_*.c (one per command group)
+SYMOFAN_SRCS	:= userspace/symofan.c userspace/ofan_config.c \
+		   $(wildcard userspace/symofan_*.c)
+
+$(BUILD)/symofan: $(SYMOFAN_SRCS) userspace/symofan.h userspace/tool_util.h \
+		userspace/ofan_config.h $(BUILD)/ofan.skel.h \
+		$(BUILD)/symphony_jobs.skel.h $(wildcard include/ofan/*.h) \
+		$(wildcard include/symphony/*.h)
+	$(CC) $(USER_CFLAGS) $(filter %.c,$^) -o $@ $(LIBBPF_LIBS) $(MNL_LIBS)
 
 SHARED_HDRS	:= $(wildcard include/symphony/*.h include/uapi/linux/*.h)
 
@@ -95,7 +102,7 @@ $(BUILD)/roceblast: bench/roceblast.c $(SHARED_HDRS) | $(BUILD)
 $(BUILD)/ofan_bpf_bench: bench/ofan_bpf_bench.c userspace/tool_util.h $(BUILD)/ofan.skel.h $(BUILD)/ofan_peers.skel.h $(SHARED_HDRS)
 	$(CC) $(USER_CFLAGS) $< -o $@ $(LIBBPF_LIBS)
 
-$(BUILD)/tc/%.so: userspace/%.c userspace/tc_iproute2.h $(SHARED_HDRS) | $(BUILD)/tc
+$(BUILD)/tc/%.so: userspace/%.c userspace/tc_iproute2.h userspace/symphony_ppm.h $(SHARED_HDRS) | $(BUILD)/tc
 	$(CC) $(USER_CFLAGS) -Wno-unused-parameter -shared -fPIC $< -o $@ $(LIBBPF_LIBS)
 
 deps:
@@ -120,6 +127,8 @@ install: all
 	depmod -b "$(or $(DESTDIR),/)" $(KVER)
 	install -D -m 0644 $(BUILD)/tc/q_symphony.so $(DESTDIR)$(TC_LIB_DIR_INSTALL)/q_symphony.so
 	install -D -m 0755 $(TOOL_BINS) -t $(DESTDIR)$(PREFIX)/sbin
+	install -D -m 0644 contrib/systemd/*.service userspace/*.md README.md \
+		-t $(DESTDIR)$(PREFIX)/share/doc/symofan
 
 uninstall:
 	rm -f $(DESTDIR)$(MODULE_DIR)/sch_symphony.ko
@@ -127,6 +136,7 @@ uninstall:
 	[ -z "$(DESTDIR)" ] || rm -f $(DESTDIR)/lib/modules/$(KVER)/modules.*
 	rm -f $(DESTDIR)$(TC_LIB_DIR_INSTALL)/q_symphony.so
 	rm -f $(patsubst %,$(DESTDIR)$(PREFIX)/sbin/%,$(TOOLS))
+	rm -rf $(DESTDIR)$(PREFIX)/share/doc/symofan
 
 # The module's sources, as DKMS wants them (DESTDIR honoured).
 dkms-src:

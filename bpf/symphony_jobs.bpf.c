@@ -2,7 +2,8 @@
 /*
  * symphony_jobs.bpf.c - the Symphony jobs map, declared here so that libbpf
  * creates it with the BTF of struct symphony_job: bpftool then prints its
- * entries field by field.  No program: the symphony qdisc reads and writes
+ * entries field by field.  Also the agent's job registry maps, for the
+ * same reason.  No program: the symphony qdisc reads and writes
  * the map from the kernel, tools from userspace.
  */
 #include <linux/types.h>
@@ -12,11 +13,31 @@
 #include "../include/symphony/symphony_map.h"
 #include "../include/uapi/linux/pkt_sched_symphony.h"
 
+/* mmapable: the agent changes one job's parameter with one store, without
+ * a read-modify-write of the state block the qdisc updates meanwhile
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, SYMPHONY_JOBS_DEFAULT);
+	__uint(map_flags, BPF_F_MMAPABLE);
 	__type(key, __u32);
 	__type(value, struct symphony_job);
 } symphony_jobs SEC(".maps");
+
+/* The agent's registry of job ids handed out (symofan job ...). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, SYMPHONY_JOBS_DEFAULT);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, __u32);
+	__type(value, struct symphony_job_entry);
+} job_registry SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct symphony_jobs_meta);
+} job_meta SEC(".maps");
 
 char LICENSE[] SEC("license") = "GPL";

@@ -112,7 +112,7 @@ static enum symphony_kind symphony_classify(struct Qdisc *sch,
 	u8 buf[SYMPHONY_PARSE_MAX_BYTES];
 	int noff = skb_network_offset(skb);
 	enum symphony_parse_result ret;
-	u32 pkt_len, avail;
+	u32 pkt_len, avail, linear;
 	const u8 *nh;
 	bool ipv6;
 
@@ -131,9 +131,19 @@ static enum symphony_kind symphony_classify(struct Qdisc *sch,
 
 	/* Most packets are classified from their first bytes: read more
 	 * (and copy more out of fragments) only for IPv6 extension headers.
+	 * A linear head shorter than that often still holds all the
+	 * headers (drivers and stacks that pull exactly them): parse it in
+	 * place first, and copy only when it falls short.
 	 */
 	pkt_len = skb->len - noff;
 	avail = min_t(u32, pkt_len, SYMPHONY_PARSE_FIRST_BYTES);
+	linear = skb_headlen(skb) > noff ? skb_headlen(skb) - noff : 0;
+	if (linear && linear < avail) {
+		ret = symphony_parse(skb->data + noff, linear, pkt_len, ipv6,
+				     &q->cfg.parse, pkt);
+		if (ret != SYMPHONY_PARSE_OTHER)
+			goto out;
+	}
 	nh = skb_header_pointer(skb, noff, avail, buf);
 	if (!nh)
 		return SYMPHONY_KIND_MALFORMED;
@@ -147,7 +157,7 @@ static enum symphony_kind symphony_classify(struct Qdisc *sch,
 		ret = symphony_parse(nh, avail, pkt_len, ipv6, &q->cfg.parse,
 				     pkt);
 	}
-
+out:
 	switch (ret) {
 	case SYMPHONY_PARSE_COLLECTIVE:
 		return SYMPHONY_KIND_COLLECTIVE;

@@ -14,6 +14,7 @@
 #include <bpf/bpf.h>
 
 #include "tc_iproute2.h"
+#include "symphony_ppm.h"
 #include "../include/symphony/symphony_names.h"
 #include "../include/uapi/linux/pkt_sched_symphony.h"
 
@@ -54,40 +55,6 @@ static int symphony_bad(const char *what, const char *value, const char *want)
 	fprintf(stderr, "symphony: illegal %s \"%s\": want %s\n", what, value,
 		want);
 	return -1;
-}
-
-/* Parse a decimal fraction such as "0.25" into parts per million. */
-static int symphony_get_ppm(__u32 *ppm, const char *str, __u32 max_ppm)
-{
-	unsigned long long value = 0;
-	const char *p = str;
-	int frac_digits = -1;
-
-	if (!*p)
-		return -1;
-	for (; *p; p++) {
-		if (*p == '.' && frac_digits < 0) {
-			frac_digits = 0;
-			continue;
-		}
-		if (*p < '0' || *p > '9')
-			return -1;
-		if (frac_digits >= 6)
-			continue;	/* beyond ppm resolution: truncate */
-		value = value * 10 + (*p - '0');
-		if (frac_digits >= 0)
-			frac_digits++;
-		if (value > 1000000ULL * max_ppm)
-			return -1;
-	}
-	if (frac_digits < 0)
-		frac_digits = 0;
-	for (; frac_digits < 6; frac_digits++)
-		value *= 10;
-	if (value > max_ppm)
-		return -1;
-	*ppm = value;
-	return 0;
 }
 
 static int symphony_get_name(__u8 *out, const char *str,

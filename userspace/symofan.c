@@ -44,69 +44,19 @@
 #include "../include/ofan/ofan_maps.h"
 #include "../include/ofan/ofan_perm.h"
 #include "tool_util.h"
+#include "symofan.h"
 
 const char *tool_name = "symofan";
-
-enum exit_code {
-	EXIT_OK = 0,
-	EXIT_ERROR = 1,
-	EXIT_USAGE = 2,
-};
 
 /* tc filter handle and priority of the attachment, "fa" for Ofan */
 #define OFAN_TC_HANDLE		0xfa
 #define OFAN_TC_PRIORITY	0xfa
 
 #define OFAN_PROG_PIN		"ofan_ingress"
-#define SYMOFAN_STATE_PIN	"symofan_state"
-#define SYMOFAN_STATE_MAGIC	0x4f46414e	/* "OFAN" */
-#define SYMOFAN_STATE_VERSION	1
-#define SYMOFAN_F_RR_INIT	0x1	/* ofan_rr initialised */
 
 #define __maybe_unused		__attribute__((__unused__))
 
-#define PTR_INIT_WORDS		(OFAN_MAX_PIPES * OFAN_MAX_KEYS / 64)
-
-struct symofan_link {
-	__u32	ifindex;
-	__u32	pipe;			/* downlinks */
-	char	ifname[IFNAMSIZ];
-};
-
-/*
- * The value of the agent's own map, SYMOFAN_STATE_PIN in the pin folder
- * (a one-entry array created here, not by the BPF object).  bpffs holds no
- * regular files, so this is where the agent keeps what it must remember.
- */
-struct symofan_state {
-	__u32			magic;
-	__u32			version;
-	__u64			netns_dev;	/* namespace of the interfaces */
-	__u64			netns_ino;
-	__u32			flags;		/* SYMOFAN_F_* */
-	__u32			role;		/* enum ofan_role */
-	__u32			nr_uplinks;
-	__u32			nr_downlinks;
-	char			config[256];	/* file of the last load */
-	struct symofan_link	uplinks[OFAN_MAX_W];
-	struct symofan_link	downlinks[OFAN_CONF_MAX_DOWNLINKS];
-	/* bit pipe * OFAN_MAX_KEYS + key: that key's pointers of that pipe
-	 * were given their random start and must be kept across reloads
-	 */
-	__u64			ptr_init[PTR_INIT_WORDS];
-};
-
 /* ---- command line --------------------------------------------------- */
-
-struct command {
-	const char		*name;
-	const char		*synopsis;	/* arguments after the name */
-	const char		*help;		/* what it does, one line */
-	const char		*details;	/* printed by --help, or NULL */
-	int			(*run)(const struct command *cmd, int argc,
-				       char **argv);
-	const struct command	*sub;		/* or a table of subcommands */
-};
 
 static void usage_table(FILE *f, const char *path, const struct command *table)
 {
@@ -120,9 +70,9 @@ static void usage_table(FILE *f, const char *path, const struct command *table)
 }
 
 /* "symofan ofan": the words before the command being run */
-static const char *cmd_path = "symofan";
+const char *cmd_path = "symofan";
 
-static void usage_cmd(FILE *f, const struct command *cmd)
+void usage_cmd(FILE *f, const struct command *cmd)
 {
 	fprintf(f, "Usage: %s %s %s\n  %s\n", cmd_path, cmd->name,
 		cmd->synopsis, cmd->help);
@@ -130,26 +80,11 @@ static void usage_cmd(FILE *f, const struct command *cmd)
 		fputs(cmd->details, f);
 }
 
-/* Options of the ofan commands; positional arguments in order. */
-struct opts {
-	const char	*pin_dir;
-	bool		json;
-	bool		force;
-	int		nr_args;
-	char		*args[4];
-};
-
-enum opt_flags {
-	OPT_PIN_DIR	= 0x1,
-	OPT_JSON	= 0x2,
-	OPT_FORCE	= 0x4,
-};
-
 /*
  * Parses argv[1..] (argv[0] is the command) into @o; returns 0 to go on,
  * 1 after printing the help, -1 after a usage error.
  */
-static int parse_opts(const struct command *cmd, int argc, char **argv,
+int parse_opts(const struct command *cmd, int argc, char **argv,
 		      unsigned int allowed, int nr_args, struct opts *o)
 {
 	bool dashdash = false;
@@ -208,7 +143,7 @@ usage:
 }
 
 /* parse_opts()'s return value as an exit code, or -1 to go on */
-static int opts_exit(int ret)
+int opts_exit(int ret)
 {
 	if (!ret)
 		return -1;
@@ -217,12 +152,12 @@ static int opts_exit(int ret)
 
 /* ---- pin folder ----------------------------------------------------- */
 
-static void pin_path(char *buf, size_t size, const char *dir, const char *name)
+void pin_path(char *buf, size_t size, const char *dir, const char *name)
 {
 	snprintf(buf, size, "%s/%s", dir, name);
 }
 
-static bool on_bpffs(const char *path)
+bool on_bpffs(const char *path)
 {
 	struct statfs st;
 
@@ -230,7 +165,7 @@ static bool on_bpffs(const char *path)
 }
 
 /* The deepest existing ancestor of @dir (or itself) must be on bpffs. */
-static int check_bpffs(const char *dir)
+int check_bpffs(const char *dir)
 {
 	char buf[OFAN_CONF_PIN_DIR_MAX + 1], *slash;
 
@@ -251,7 +186,7 @@ static int check_bpffs(const char *dir)
 	return 0;
 }
 
-static int mkdir_p(const char *path)
+int mkdir_p(const char *path)
 {
 	char buf[OFAN_CONF_PIN_DIR_MAX + 1];
 	char *p;
@@ -271,7 +206,7 @@ static int mkdir_p(const char *path)
 }
 
 /* An exclusive lock on the pin folder against concurrent agents. */
-static int lock_dir(const char *dir)
+int lock_dir(const char *dir)
 {
 	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
@@ -291,8 +226,8 @@ static int lock_dir(const char *dir)
  * Opens the map pinned as DIR/NAME and checks its value size; returns the
  * fd, or -1 after an error message (quietly when @optional and absent).
  */
-static int open_pinned(const char *dir, const char *name, __u32 value_size,
-		       bool optional)
+int open_pinned(const char *dir, const char *name, __u32 value_size,
+		bool optional)
 {
 	struct bpf_map_info info = {};
 	__u32 len = sizeof(info);
@@ -321,7 +256,7 @@ static int open_pinned(const char *dir, const char *name, __u32 value_size,
 	return fd;
 }
 
-static int netns_id(__u64 *dev, __u64 *ino)
+int netns_id(__u64 *dev, __u64 *ino)
 {
 	struct stat st;
 
@@ -336,7 +271,7 @@ static int netns_id(__u64 *dev, __u64 *ino)
 }
 
 /* Reads the agent's state of @dir into @st; its fd, or -1 if absent. */
-static int read_state(const char *dir, struct symofan_state *st)
+int read_state(const char *dir, struct symofan_state *st)
 {
 	__u32 zero = 0;
 	int fd;
@@ -1600,6 +1535,26 @@ static const struct command top_commands[] = {
 		.name = "ofan", .synopsis = "COMMAND [ARGS]",
 		.help = "Ofan load balancing of a fat-tree switch's northbound packets (tc-BPF)",
 		.sub = ofan_commands,
+	},
+	{
+		.name = "job", .synopsis = "COMMAND [ARGS]",
+		.help = "Symphony job registry: the jobs map that symphony qdiscs share",
+		.sub = job_commands,
+	},
+	{
+		.name = "daemon", .synopsis = "[--pin-dir DIR] [--once] [--verbose]",
+		.help = "follow links and routes over rtnetlink: uplink state and each key's valid ports",
+		.details =
+		"  Run it in the network namespace of the load.  An uplink is up while\n"
+		"  its link is IFF_UP and IFF_RUNNING; a key's valid ports are the\n"
+		"  uplinks whose next hop (gateway and device) the kernel's main-table\n"
+		"  route of each of its prefixes holds (exact prefix, else the longest\n"
+		"  covering route), intersected over its prefixes and with its listed\n"
+		"  ports.  A key without any route keeps its configured ports; local\n"
+		"  keys are not touched.  Only changed entries are written, pointers\n"
+		"  and counters never.  --once syncs and exits; SIGHUP re-reads the\n"
+		"  config; SIGTERM or SIGINT exits, leaving the maps as they are.\n",
+		.run = cmd_daemon,
 	},
 	{ }
 };

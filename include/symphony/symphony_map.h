@@ -42,4 +42,34 @@ struct symphony_job {
 	__u64	windows;		/* windows that updated alpha */
 };
 
+/*
+ * The agent's job registry (symofan job ...), next to the jobs map in its
+ * pin folder: a hash map "job_registry" from job id (__u32) to this entry
+ * for every job handed out, and a one-entry array "job_meta" that says
+ * which layout the folder's maps have.  The qdisc reads neither.
+ */
+#define SYMPHONY_JOB_NAME_LEN		32
+#define SYMPHONY_JOBS_META_MAGIC	0x53594d4a	/* "SYMJ" */
+
+struct symphony_job_entry {
+	char	name[SYMPHONY_JOB_NAME_LEN];	/* NUL-terminated, may be "" */
+	__u64	created_ns;		/* CLOCK_REALTIME ns at "job add" */
+	__u64	idle_since_ns;		/* CLOCK_MONOTONIC ns: last time the
+					 * agent saw the job's packets move
+					 */
+	__u64	packets_seen;		/* the job's packets at idle_since_ns */
+	/* the parameters given at "job add"/"job set" (0: the qdisc's) */
+	__u32	k_ppm;
+	__u32	tau_ppm;
+	__u32	warmup_psn;
+	__u32	sample_min_packets;
+};
+
+struct symphony_jobs_meta {
+	__u32	magic;			/* SYMPHONY_JOBS_META_MAGIC */
+	__u32	layout_version;		/* SYMPHONY_JOB_LAYOUT_VERSION */
+	__u32	nr_jobs;		/* slots of the jobs map */
+	__u32	reserved;
+};
+
 #endif /* _SYMPHONY_MAP_H */
