@@ -914,11 +914,10 @@ static int cmd_load(const struct command *cmd, int argc, char **argv)
 		error("out of memory");
 		return EXIT_ERROR;
 	}
-	if (ofan_conf_load(conf, o.args[0], stderr)) {
+	if (ofan_conf_load(conf, o.args[0], stderr))
 		ret = EXIT_USAGE;
-	} else {
+	else
 		ret = do_load(conf, o.args[0]);
-	}
 	ofan_conf_free(conf);
 	free(conf);
 	return ret;
@@ -1163,7 +1162,7 @@ static const char *const stat_names[] = {
 	"not_ip", "fib_miss", "unconfigured",
 };
 
-_Static_assert(sizeof(stat_names) / sizeof(stat_names[0]) ==
+_Static_assert(ARRAY_SIZE(stat_names) ==
 	       sizeof(struct ofan_stats) / sizeof(__u64),
 	       "a name for every counter of struct ofan_stats");
 
@@ -1267,7 +1266,7 @@ static void print_json(const struct status *s)
 	}
 	printf("],\"rr_pointer\":%llu,\"packets\":{\"forwarded\":%llu",
 	       (unsigned long long)s->rr, (unsigned long long)forwarded(s));
-	for (i = 0; i < sizeof(stat_names) / sizeof(stat_names[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(stat_names); i++)
 		printf(",\"%s\":%llu", stat_names[i],
 		       (unsigned long long)stats[i]);
 	printf("}}\n");
@@ -1334,7 +1333,7 @@ static void print_text(const struct status *s)
 		printf("\n");
 	}
 	printf("packets: forwarded %llu", (unsigned long long)forwarded(s));
-	for (i = 0; i < sizeof(stat_names) / sizeof(stat_names[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(stat_names); i++)
 		printf(" %s %llu", stat_names[i], (unsigned long long)stats[i]);
 	printf("\n");
 }
@@ -1350,7 +1349,9 @@ static int cmd_status(const struct command *cmd, int argc, char **argv)
 	if (ret >= 0)
 		return ret;
 	s = calloc(1, sizeof(*s));
-	if (!s || !(s->st = calloc(1, sizeof(*s->st)))) {
+	if (s)
+		s->st = calloc(1, sizeof(*s->st));
+	if (!s || !s->st) {
 		error("out of memory");
 		free(s);
 		return EXIT_ERROR;

@@ -14,6 +14,10 @@
 
 #include "ofan_config.h"
 
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
+#endif
+
 enum exit_code {
 	EXIT_OK = 0,
 	EXIT_ERROR = 1,

@@ -47,9 +47,6 @@
 #define META_PIN		"job_meta"
 #define JOB_ID_FIRST		1	/* id 0 stays for untagged traffic */
 
-#ifndef ARRAY_SIZE
-#define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
-#endif
 
 /* An open pin folder. */
 struct jobs_dir {
