@@ -51,10 +51,6 @@
 #define EVENT_RCVBUF	(4 << 20)
 #define DUMP_RETRIES	5
 
-#ifndef ARRAY_SIZE
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
-#endif
-
 /* a link of the namespace: only what the daemon needs */
 struct dlink {
 	__u32	ifindex;
