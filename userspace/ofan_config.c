@@ -563,6 +563,82 @@ static int cmp_prefix(const void *a, const void *b)
 	return x->line < y->line ? -1 : x->line > y->line;
 }
 
+/* By family, then address, then length: a prefix sorts before those it
+ * contains.
+ */
+static int cmp_prefix_addr(const void *a, const void *b)
+{
+	const struct ofan_conf_prefix *x = *(const struct ofan_conf_prefix **)a;
+	const struct ofan_conf_prefix *y = *(const struct ofan_conf_prefix **)b;
+	int r;
+
+	if (x->family != y->family)
+		return x->family < y->family ? -1 : 1;
+	r = memcmp(x->addr, y->addr, 16);
+	if (r)
+		return r;
+	return x->len < y->len ? -1 : x->len > y->len;
+}
+
+/* Whether prefix @outer contains prefix @inner (same family). */
+static bool prefix_contains(const struct ofan_conf_prefix *outer,
+			    const struct ofan_conf_prefix *inner)
+{
+	__u32 full = outer->len / 8, rest = outer->len % 8;
+
+	if (outer->family != inner->family || outer->len > inner->len)
+		return false;
+	if (memcmp(outer->addr, inner->addr, full))
+		return false;
+	return !rest || !((outer->addr[full] ^ inner->addr[full]) &
+			  (0xff << (8 - rest)));
+}
+
+static void prefix_string(const struct ofan_conf_prefix *pfx, char *buf,
+			  size_t size);
+
+/*
+ * Destination keys need disjoint prefixes: one inside another would send
+ * part of a key's destinations to another key.  Reports the first overlap
+ * of each prefix, scanning in address order with a stack of the prefixes
+ * that may still contain the next one.
+ */
+static void check_overlaps(struct parser *p)
+{
+	struct ofan_conf *c = p->conf;
+	const struct ofan_conf_prefix **order, **stack;
+	char buf[64], obuf[64];
+	__u32 i, depth = 0;
+
+	order = calloc(c->nr_prefixes, sizeof(*order));
+	stack = calloc(c->nr_prefixes, sizeof(*stack));
+	if (!order || !stack) {
+		conf_error(p, 0, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < c->nr_prefixes; i++)
+		order[i] = &c->prefixes[i];
+	qsort(order, c->nr_prefixes, sizeof(*order), cmp_prefix_addr);
+	for (i = 0; i < c->nr_prefixes; i++) {
+		const struct ofan_conf_prefix *b = order[i];
+
+		while (depth && !prefix_contains(stack[depth - 1], b))
+			depth--;
+		if (depth && stack[depth - 1]->len != b->len) {
+			const struct ofan_conf_prefix *a = stack[depth - 1];
+
+			prefix_string(b, buf, sizeof(buf));
+			prefix_string(a, obuf, sizeof(obuf));
+			conf_error(p, b->line, "prefix %s overlaps prefix %s (line %u): keys need disjoint prefixes",
+				   buf, obuf, a->line);
+		}
+		stack[depth++] = b;
+	}
+out:
+	free(order);
+	free(stack);
+}
+
 static void prefix_string(const struct ofan_conf_prefix *pfx, char *buf,
 			  size_t size)
 {
@@ -640,6 +716,7 @@ static void check_whole(struct parser *p)
 				   buf, a->line);
 		}
 	}
+	check_overlaps(p);
 }
 
 int ofan_conf_load(struct ofan_conf *conf, const char *path, FILE *err)

@@ -37,6 +37,7 @@ bad_cases=(
 	"port out of range|key 9: port 2 out of range 0..1|key 9 ports 0,2"
 	"undeclared key|prefix 10.77.0.0/16 refers to undeclared key 77|prefix 10.77.0.0/16 key 77"
 	"duplicate prefix|duplicate prefix 10.9.0.0/24 (first on line 14)|prefix 10.9.0.0/24 key 3"
+	"overlapping prefix|prefix 10.9.0.128/25 overlaps prefix 10.9.0.0/24 (line 14): keys need disjoint prefixes|prefix 10.9.0.128/25 key 3"
 	"pipe out of range|pipe '16' out of range|downlink dev lo pipe 16"
 	"missing tokens|missing tokens|uplink 2 dev"
 	"extra tokens|extra tokens|role edge edge"
