@@ -5,11 +5,13 @@
 # under ofan every uplink of a switch carries the same number of packets
 # of a destination key to within one per round, at edge and aggregation
 # layers; a downed and invalidated uplink carries nothing while every
-# packet is still delivered; pofan, rr, rps and ecmp deliver everything.
+# packet is still delivered; the agent's daemon takes a downed uplink and a
+# withdrawn route out of use within 100 ms, and a kill -9 of it under
+# traffic loses nothing; pofan, rr, rps and ecmp deliver everything.
 . "$(dirname "$0")/../lib.sh"
 
 require_root
-require_cmd jq nsenter
+require_cmd jq nsenter bpftool
 require_built "$BUILD_DIR/symofan" "$BUILD_DIR/rocegen"
 require_bpffs
 
@@ -17,7 +19,7 @@ fattree=$TOP_DIR/tc-scripts/fattree.sh
 ofan=$TOP_DIR/tc-scripts/ofan-fattree.sh
 prefix=oft$$
 
-ktap_plan 14
+ktap_plan 23
 
 on_exit "$fattree" down --prefix "$prefix"
 on_exit "$ofan" unload --prefix "$prefix"
@@ -83,6 +85,89 @@ check_eq "and every packet is still delivered" 200 $(( $(rx h8) - r8 ))
 "$fattree" exec --prefix "$prefix" e0-0 ip link set up1 up
 "$ofan" port e0-0 1 up --prefix "$prefix" >/dev/null
 sleep 1
+
+# The agent's daemon on e0-0 follows its links and routes over rtnetlink.
+pin_e0=/sys/fs/bpf/ofan-$prefix-e0-0
+in_e0() { "$fattree" exec --prefix "$prefix" e0-0 "$@"; }
+daemon_log=$(mktemp /tmp/test_ofan_fattree.XXXXXX)
+on_exit rm -f "$daemon_log"
+start_daemon() {
+	in_e0 "$BUILD_DIR/symofan" daemon --pin-dir "$pin_e0" >>"$daemon_log" 2>&1 &
+	daemon=$!
+	sleep 0.3
+}
+up_ports() {
+	bpftool -j map lookup pinned "$pin_e0/ofan_config" key 0 0 0 0 |
+		jq .formatted.value.up_ports
+}
+valid() {
+	bpftool -j map lookup pinned "$pin_e0/ofan_dests" key "$1" 0 0 0 |
+		jq .formatted.value.valid_ports
+}
+# wait_ms WANT CMD...: poll CMD every 5 ms until it prints WANT (at most
+# 1 s); prints the milliseconds it took, or "timeout"
+wait_ms() {
+	local want=$1 t0 now
+	shift
+	t0=$(date +%s%N)
+	while [ "$("$@")" != "$want" ]; do
+		now=$(date +%s%N)
+		[ $(( (now - t0) / 1000000 )) -lt 1000 ] || { echo timeout; return; }
+		sleep 0.005
+	done
+	echo $(( ($(date +%s%N) - t0) / 1000000 ))
+}
+within_100ms() { [ "$1" != timeout ] && [ "$1" -le 100 ]; }
+
+start_daemon
+on_exit kill "$daemon"
+in_e0 ip link set up1 down
+ms=$(wait_ms 1 up_ports)
+ktap_print "up1 down reached ofan_config.up_ports after $ms ms"
+check "daemon: a downed uplink leaves up_ports within 100 ms" within_100ms "$ms"
+e0=$(ports e0-0); r8=$(rx h8)
+send h0 10.0.4.2 200
+sleep 0.3
+check_eq "daemon: the down uplink carries nothing, all is delivered" "200 0 200" \
+	"$(split "$e0" "$(ports e0-0)") $(( $(rx h8) - r8 ))"
+in_e0 ip link set up1 up
+ms=$(wait_ms 3 up_ports)
+ktap_print "up1 up reached up_ports after $ms ms"
+check "daemon: the uplink back up returns within 100 ms" within_100ms "$ms"
+
+# Withdraw key 4's route through up1: a /24 via up0 only.
+via0=$(in_e0 ip -j route show default | jq -r '.[0].nexthops[] | select(.dev == "up0") | .gateway')
+in_e0 ip route add 10.0.4.0/24 via "$via0" dev up0
+ms=$(wait_ms 1 valid 4)
+ktap_print "key 4's route without up1 reached its valid ports after $ms ms"
+check "daemon: a route without up1 invalidates port 1 for key 4 within 100 ms" \
+	within_100ms "$ms"
+check_eq "... and for that key only (keys 1, 5, 7 keep both ports)" "3 3 3" \
+	"$(valid 1) $(valid 5) $(valid 7)"
+e0=$(ports e0-0); r8=$(rx h8)
+send h0 10.0.4.2 100
+sleep 0.3
+check_eq "key 4's packets take up0 only, all delivered" "100 0 100" \
+	"$(split "$e0" "$(ports e0-0)") $(( $(rx h8) - r8 ))"
+in_e0 ip route del 10.0.4.0/24
+ms=$(wait_ms 3 valid 4)
+check "daemon: the route withdrawn, key 4 has both ports again ($ms ms)" within_100ms "$ms"
+
+# kill -9 under traffic: the datapath goes on with its maps; a restart
+# changes no pointer.
+r8=$(rx h8)
+send h0 10.0.4.2 1200 & sender=$!
+sleep 0.1
+kill -9 "$daemon"
+wait "$daemon" 2>/dev/null
+wait "$sender"
+sleep 0.3
+check_eq "kill -9 of the daemon under traffic loses no packet" 1200 $(( $(rx h8) - r8 ))
+ptrs() { "$ofan" status e0-0 --prefix "$prefix" --json | jq -c '[.keys[]?.pointers]'; }
+before=$(ptrs)
+start_daemon
+check_eq "a restarted daemon changes no pointer" "$before" "$(ptrs)"
+kill "$daemon"
 
 for mode in pofan rr rps ecmp; do
 	"$ofan" set-mode "$mode" --prefix "$prefix"
