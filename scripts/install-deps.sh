@@ -48,6 +48,7 @@ kmod
 jq
 dwarves
 dkms
+frr
 ethtool
 iputils-ping
 bsdextrautils
