@@ -1177,7 +1177,7 @@ static __u64 forwarded(const struct status *s)
 	return sum;
 }
 
-static void json_string(const char *s)
+void json_string(const char *s)
 {
 	putchar('"');
 	for (; *s; s++) {

@@ -126,6 +126,9 @@ int netns_id(__u64 *dev, __u64 *ino);
 /* symofan_daemon.c: "symofan daemon" */
 int cmd_daemon(const struct command *cmd, int argc, char **argv);
 
+/* @s as a JSON string, quoted and escaped, on stdout */
+void json_string(const char *s);
+
 /* symofan_jobs.c: "symofan job ..." */
 extern const struct command job_commands[];
 

@@ -589,25 +589,11 @@ static void print_ppm_text(const char *label, __u32 ppm)
 		printf("%s default", label);
 }
 
-static void json_name(const char *s)
-{
-	putchar('"');
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			printf("\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			printf("\\u%04x", *s);
-		else
-			putchar(*s);
-	}
-	putchar('"');
-}
-
 static void print_job_json(__u32 id, const struct symphony_job_entry *e,
 			   const struct symphony_job *j)
 {
 	printf("{\"id\":%u,\"name\":", id);
-	json_name(e ? e->name : "");
+	json_string(e ? e->name : "");
 	printf(",\"registered\":%s", e ? "true" : "false");
 	if (e)
 		printf(",\"created_ns\":%llu", (unsigned long long)e->created_ns);
