@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_workload_core.c - unit tests of the workload tools' cores: the
+ * DCQCN rate machine (include/workload/dcqcn.h), with exact rates, alpha
+ * and stages after a scripted sequence of CNPs, sends and timer expiries,
+ * and the packet framing (include/workload/roce_frame.h), byte-exact, and
+ * read back by the qdisc's own parser.
+ *
+ * The DCQCN expectations come from an independent reference model of the
+ * same rules (a few lines of Python, kept in the comments where a value
+ * is not obvious); the header bytes are worked out by hand.
+ * Prints TAP; exits 0 when every test point passes, 1 otherwise.
+ */
+#include <arpa/inet.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "tap.h"
+#include "workload/dcqcn.h"
+#include "workload/roce_frame.h"
+#include "symphony/symphony_core.h"
+
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+struct dcqcn_expect {
+	__u64	rc, rt;
+	__u32	alpha, t_stage, bc_stage;
+	bool	reacting;
+};
+
+static void check_state(const struct dcqcn *s, const struct dcqcn_expect *e,
+			const char *what)
+{
+	bool ok = s->rc_bps == e->rc && s->rt_bps == e->rt &&
+		  s->alpha_q16 == e->alpha && s->t_stage == e->t_stage &&
+		  s->bc_stage == e->bc_stage && s->reacting == e->reacting;
+
+	tap_check(ok, "dcqcn: %s: Rc %llu Rt %llu bit/s, alpha %u/65536, T %u BC %u",
+		  what, (unsigned long long)e->rc, (unsigned long long)e->rt,
+		  e->alpha, e->t_stage, e->bc_stage);
+	if (!ok)
+		tap_note("got Rc %llu Rt %llu alpha %u T %u BC %u reacting %d",
+			 (unsigned long long)s->rc_bps,
+			 (unsigned long long)s->rt_bps, s->alpha_q16,
+			 s->t_stage, s->bc_stage, s->reacting);
+}
+
+static void test_dcqcn(void)
+{
+	struct dcqcn_params p;
+	struct dcqcn s, f;
+	int i;
+
+	dcqcn_params_scaled(&p, 1000000000ULL);
+	tap_check(p.rai_bps == 1000000 && p.rhai_bps == 10000000 &&
+		  p.min_rate_bps == 1000000 && p.byte_counter_bytes == 250000 &&
+		  p.g_q16 == 256 && p.f == 5 && p.alpha_interval_ns == 55000 &&
+		  p.rate_interval_ns == 300000,
+		  "dcqcn: parameters scaled to 1 Gbit/s (R_AI 1 Mbit/s, R_HAI 10 Mbit/s, B 250 kB)");
+
+	dcqcn_init(&s, &p);
+	dcqcn_on_sent(&s, &p, 10000000, 1000000);
+	dcqcn_advance(&s, &p, 5000000);
+	check_state(&s, &(struct dcqcn_expect){ 1000000000, 1000000000, 65536, 0, 0, false },
+		    "no CNP: line rate, timers idle");
+	tap_check(dcqcn_gap_ns(&s, 1250) == 10000,
+		  "dcqcn: 1250 bytes at 1 Gbit/s leave 10 us apart");
+
+	/* first CNP: cut by alpha/2 = 1/2; alpha stays 1 */
+	dcqcn_on_cnp(&s, &p, 0);
+	check_state(&s, &(struct dcqcn_expect){ 500000000, 1000000000, 65536, 0, 0, true },
+		    "first CNP halves Rc");
+	/* 5 alpha decays (55..275 us): 65536 -> 65280 -> 65025 -> 64771 ->
+	 * 64518 -> 64266; the rate timer at 300 us: fast recovery
+	 * (1e9 + 5e8 + 1) / 2
+	 */
+	dcqcn_advance(&s, &p, 300000);
+	check_state(&s, &(struct dcqcn_expect){ 750000000, 1000000000, 64266, 1, 0, true },
+		    "300 us later: alpha decayed 5 times, one fast-recovery step");
+	/* Rc - (750e6 * 64266 >> 17); alpha 64266 - 251 + 256 */
+	dcqcn_on_cnp(&s, &p, 310000);
+	check_state(&s, &(struct dcqcn_expect){ 382266999, 750000000, 64271, 0, 0, true },
+		    "second CNP cuts by alpha/2 and raises alpha by g");
+	dcqcn_on_cnp(&s, &p, 320000);
+	check_state(&s, &(struct dcqcn_expect){ 194822829, 382266999, 64276, 0, 0, true },
+		    "third CNP");
+	/* 6 MB = 24 byte-counter events: 4 fast recovery, then additive */
+	dcqcn_on_sent(&s, &p, 6000000, 400000);
+	check_state(&s, &(struct dcqcn_expect){ 401266989, 402266999, 64025, 0, 24, true },
+		    "6 MB sent: byte-counter stages, fast recovery then additive");
+	dcqcn_advance(&s, &p, 2000000);
+	check_state(&s, &(struct dcqcn_expect){ 406266999, 407266999, 57167, 5, 24, true },
+		    "2 ms: five timer stages (additive with BC > F)");
+	dcqcn_advance(&s, &p, 5000000);
+	check_state(&s, &(struct dcqcn_expect){ 867256257, 957266999, 46121, 15, 24, true },
+		    "5 ms: timer stages past F: hyper increase");
+	dcqcn_on_sent(&s, &p, 20000000, 5000000);
+	check_state(&s, &(struct dcqcn_expect){ 1000000000, 1000000000, 46121, 15, 51, false },
+		    "back at line rate: the machine rests");
+	tap_check(s.cnps == 3 && s.increases == 67,
+		  "dcqcn: 3 CNPs handled, 67 rate-increase events");
+
+	dcqcn_init(&f, &p);
+	for (i = 0; i < 40; i++)
+		dcqcn_on_cnp(&f, &p, i * 1000);
+	tap_check(f.rc_bps == p.min_rate_bps && f.alpha_q16 == DCQCN_ONE_Q16,
+		  "dcqcn: a CNP storm stops at the minimum rate, alpha 1");
+}
+
+static void check_bytes(const __u8 *got, const __u8 *want, size_t len,
+			const char *what)
+{
+	bool ok = !memcmp(got, want, len);
+	size_t i;
+
+	tap_check(ok, "frame: %s", what);
+	if (ok)
+		return;
+	for (i = 0; i < len; i++)
+		if (got[i] != want[i])
+			tap_note("byte %zu: got 0x%02x, want 0x%02x", i, got[i],
+				 want[i]);
+}
+
+static void test_frames(void)
+{
+	static const __u8 ip_udp[] = {
+		0x45, 0x02, 0x04, 0x28, 0x00, 0x07, 0x40, 0x00, 0x40, 0x11,
+		0x21, 0xba, 0x0a, 0x00, 0x00, 0x01, 0x0a, 0x00, 0x01, 0x02,
+		0x03, 0xe8, 0x12, 0xb7, 0x04, 0x14, 0x00, 0x00,
+	};
+	/* job 6844 = 0x1abc: byte 4 = 0x1abc >> 7 = 0x35, byte 8 = 0x3c
+	 * with AckReq 0x80
+	 */
+	static const __u8 bth[] = {
+		0x06, 0x00, 0xff, 0xff, 0x35, 0x00, 0x01, 0x02,
+		0xbc, 0xab, 0xcd, 0xef,
+	};
+	static const __u8 nak[] = {
+		0x11, 0x00, 0xff, 0xff, 0x00, 0x00, 0x00, 0x03,
+		0x07, 0x00, 0x00, 0x05, 0x60, 0x00, 0x00, 0x02,
+	};
+	static const __u8 uec[] = {
+		0x10, 0x00, 0x00, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0a, 0x0b,
+		0x0a, 0x0b, 0x00, 0x01, 0x00, 0x03, 0x00, 0x12, 0x34, 0x56,
+	};
+	struct symphony_parse_cfg cfg = {
+		.job_field = SYMPHONY_FIELD_BTH_RSVD,
+		.step_field = SYMPHONY_FIELD_UDP_SPORT,
+	};
+	__u8 pkt[ROCE_IPV4_LEN + ROCE_UDP_LEN + SYMPHONY_BTH_LEN + 1024];
+	__u8 buf[64];
+	struct symphony_pkt parsed = {};
+	size_t len;
+	bool ok;
+
+	memset(pkt, 0xa5, sizeof(pkt));
+	roce_put_ipv4_udp(pkt, inet_addr("10.0.0.1"), inet_addr("10.0.1.2"),
+			  1000, SYMPHONY_UDP_PORT_ROCEV2, ROCE_ECN_ECT0, 7,
+			  SYMPHONY_BTH_LEN + 1024);
+	check_bytes(pkt, ip_udp, sizeof(ip_udp),
+		    "IPv4 (ECT(0), DF, TTL 64, checksum 0x21ba) and UDP 1000 -> 4791");
+	tap_check(roce_csum_add(0, pkt, ROCE_IPV4_LEN) == 0xffff,
+		  "frame: the IPv4 header sums to 0xffff");
+
+	roce_put_bth(pkt + ROCE_IPV4_LEN + ROCE_UDP_LEN,
+		     SYMPHONY_OP_RC_WRITE_FIRST, 0x1abc, 0x000102, 0xabcdef, true);
+	check_bytes(pkt + ROCE_IPV4_LEN + ROCE_UDP_LEN, bth, sizeof(bth),
+		    "BTH: WRITE FIRST, P_Key 0xffff, job in the reserved bits, DestQP, AckReq, PSN");
+	tap_check(roce_bth_job(bth) == 0x1abc,
+		  "frame: the job reads back from the reserved bits");
+
+	ok = symphony_parse(pkt, sizeof(pkt), sizeof(pkt), false, &cfg,
+			    &parsed) == SYMPHONY_PARSE_COLLECTIVE;
+	tap_check(ok && parsed.job == 0x1abc && parsed.step == 1000 &&
+		  parsed.psn == 0xabcdef && !parsed.last &&
+		  parsed.ecn == ROCE_ECN_ECT0,
+		  "frame: the qdisc's parser reads job 6844, step 1000 (UDP source port), PSN, ECT(0)");
+	roce_put_bth(pkt + ROCE_IPV4_LEN + ROCE_UDP_LEN,
+		     roce_write_opcode(2, 3), 0x1abc, 1, 5, false);
+	ok = symphony_parse(pkt, sizeof(pkt), sizeof(pkt), false, &cfg,
+			    &parsed) == SYMPHONY_PARSE_COLLECTIVE;
+	tap_check(ok && parsed.last, "frame: the parser sees a WRITE LAST end its step");
+
+	tap_check(roce_write_opcode(0, 1) == SYMPHONY_OP_RC_WRITE_ONLY &&
+		  roce_write_opcode(0, 3) == SYMPHONY_OP_RC_WRITE_FIRST &&
+		  roce_write_opcode(1, 3) == SYMPHONY_OP_RC_WRITE_MIDDLE &&
+		  roce_write_opcode(2, 3) == SYMPHONY_OP_RC_WRITE_LAST,
+		  "frame: WRITE ONLY / FIRST / MIDDLE / LAST by position");
+
+	len = roce_put_ack(buf, 7, 3, 5, ROCE_AETH_NAK_SEQ, 2);
+	tap_check(len == sizeof(nak), "frame: an ACK/NAK is BTH + AETH, 16 bytes");
+	check_bytes(buf, nak, sizeof(nak),
+		    "NAK (sequence error) of PSN 5, job 7, QP 3, MSN 2");
+	len = roce_put_cnp(buf, 7, 3);
+	tap_check(len == 28 && buf[0] == SYMPHONY_OP_CNP &&
+		  roce_get_be24(buf + SYMPHONY_BTH_DESTQP) == 3 &&
+		  roce_bth_job(buf) == 7 && !roce_get_be32(buf + 24),
+		  "frame: a CNP is opcode 0x81, the flow's QP and job, 16 zero bytes");
+
+	len = roce_put_uec(buf, 0x01020304, 0x0a0b, 0x123456, 3, true, false);
+	tap_check(len == sizeof(uec), "frame: UEC PDS + SES is 20 bytes");
+	check_bytes(buf, uec, sizeof(uec),
+		    "UEC: RUD request, PSN, PDC ids, SOM, message id, JobID");
+}
+
+int main(void)
+{
+	printf("TAP version 13\n");
+	test_dcqcn();
+	test_frames();
+	return tap_finish();
+}
