@@ -38,7 +38,7 @@ LIBBPF_LIBS	:= $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf 
 MNL_LIBS	:= -lmnl
 
 BPF_PROGS	:= ecnstat symphony_jobs ofan ofan_peers
-TOOLS		:= ecnstat rocegen symjobs symofan
+TOOLS		:= ecnstat rocegen symjobs symofan ringcoll
 TC_PLUGINS	:= q_symphony
 BENCH_TOOLS	:= roceblast ofan_bpf_bench
 
@@ -94,6 +94,9 @@ $(BUILD)/symofan: $(SYMOFAN_SRCS) userspace/symofan.h userspace/tool_util.h \
 SHARED_HDRS	:= $(wildcard include/symphony/*.h include/uapi/linux/*.h)
 
 $(BUILD)/rocegen: userspace/rocegen.c $(SHARED_HDRS) | $(BUILD)
+	$(CC) $(USER_CFLAGS) $< -o $@
+
+$(BUILD)/ringcoll: userspace/ringcoll.c $(wildcard include/workload/*.h) $(SHARED_HDRS) | $(BUILD)
 	$(CC) $(USER_CFLAGS) $< -o $@
 
 $(BUILD)/roceblast: bench/roceblast.c $(SHARED_HDRS) | $(BUILD)

@@ -1,0 +1,1191 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ringcoll.c - one rank of ring collectives over emulated RoCEv2 (or UEC),
+ * with DCQCN senders: the traffic of AI-training collectives, from one
+ * process per host (network namespace).
+ *
+ * Each job is a ring of ranks given by their IPv4 addresses; this process
+ * is the rank whose address is local.  A collective (ring AllReduce:
+ * reduce-scatter then all-gather, 2(N-1) steps; AllGather or
+ * ReduceScatter, N-1 steps) runs on C parallel 1D rings (channels), each
+ * with its own queue pair to the next rank.  Step k+1 of a channel starts
+ * when the previous rank's step-k data has fully arrived, as in a real
+ * ring.  A step's data is one RDMA WRITE message (FIRST/MIDDLE/LAST or
+ * ONLY) of size/N/C bytes: UDP destination port 4791, the step in the UDP
+ * source port (step base + global step), the job in the BTH reserved bits,
+ * the channel's queue pair in DestQP, PSNs running on per queue pair,
+ * ECT(0) in the IP header: what sch_symphony parses.
+ *
+ * Reliability is RoCE's go-back-N: the receiver accepts packets in PSN
+ * order, ACKs each complete message and NAKs a gap; the sender rewinds on
+ * a NAK or after a retransmission timeout.  Congestion control is DCQCN
+ * (include/workload/dcqcn.h): the receiver sends a CNP for a CE-marked
+ * packet, at most one per queue pair per --cnp-interval, and the sender
+ * paces each queue pair at its DCQCN rate; --fixed-rate sends at --rate.
+ *
+ * The result (per job and iteration: start, end, per-step start and
+ * arrival times of this rank; bytes, packets, retransmissions, CNPs, a
+ * rate timeline) is JSON on stdout or in --out; tc-scripts/ringrun.sh
+ * runs the ranks of a testbed and merges their files into CCTs and the
+ * step overlap over time.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <ifaddrs.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+
+#include "../include/workload/dcqcn.h"
+#include "../include/workload/roce_frame.h"
+
+#define MAX_JOBS		8
+#define MAX_CHANNELS		16
+#define MAX_RANKS		64
+#define MAX_STEPS		(2 * (MAX_RANKS - 1))
+#define MAX_ITERATIONS		1000
+#define MAX_RATE_SAMPLES	20000
+#define PSN_MASK		0xffffffU
+#define MAX_BURST_NS		200000	/* catch-up after a late wake-up */
+#define HELLO_INTERVAL_NS	10000000ULL
+
+enum exit_code { EXIT_OK, EXIT_FAIL, EXIT_USAGE };
+
+enum collective { COLL_ALLREDUCE, COLL_ALLGATHER, COLL_REDUCESCATTER };
+static const char *const coll_names[] = { "allreduce", "allgather",
+					  "reducescatter" };
+
+/* One RDMA WRITE message: a step's data on a channel. */
+struct message {
+	__u64	seq_start;		/* sequence number of its first packet */
+	__u32	count;			/* packets */
+	__u32	bytes;
+	__u64	start_ns;		/* the step started (queued) */
+	__u64	sent_ns;		/* its last packet first left */
+	__u64	acked_ns;
+	__u64	recv_ns;		/* the previous rank's step arrived */
+};
+
+/* A channel of a job: this rank's queue pair to the next rank (tx) and
+ * from the previous one (rx).  Sequence numbers are 64-bit here, their
+ * low 24 bits the PSN on the wire.
+ */
+struct channel {
+	struct job	*job;
+	__u32		index;
+	__u32		qpn;			/* DestQP on the wire */
+	/* tx */
+	struct dcqcn	cc;
+	__u64		next_seq;		/* next to transmit */
+	__u64		end_seq;		/* after the last queued packet */
+	__u64		acked_seq;		/* every packet below is acked */
+	__u64		high_seq;		/* highest transmitted + 1 */
+	__u64		next_tx_ns;
+	__u64		ack_deadline_ns;	/* retransmission timeout */
+	__u32		queued;			/* messages queued this iteration */
+	__u32		acked;
+	/* rx */
+	__u64		expected_seq;
+	__u64		recv_total;		/* messages complete, all iterations */
+	__u64		last_cnp_ns;
+	__u64		last_nak_ns;
+	__u64		nak_seq;
+	/* the current iteration's messages, by step */
+	struct message	msg[MAX_STEPS];
+};
+
+struct iteration_record {
+	__u64	start_ns, end_ns;
+	__u64	step_start_ns[MAX_CHANNELS][MAX_STEPS];
+	__u64	step_recv_ns[MAX_CHANNELS][MAX_STEPS];
+};
+
+struct job {
+	__u32		id;
+	__u32		nranks;
+	__u32		rank;
+	__u32		addr[MAX_RANKS];	/* network byte order */
+	__u32		succ, pred;		/* addresses */
+	__u32		iter;			/* current iteration */
+	bool		iter_running;
+	bool		done;
+	bool		succ_ready;		/* the next rank answered hello */
+	__u64		last_hello_ns;
+	__u64		last_progress_ns;
+	struct channel	ch[MAX_CHANNELS];
+	struct iteration_record *rec;		/* [iterations] */
+};
+
+struct rate_sample {
+	__u64	t_ns;
+	__u32	job, channel;
+	__u64	rate_bps;
+};
+
+struct ringcoll {
+	enum collective	coll;
+	__u32		steps;			/* per collective */
+	__u64		size;			/* bytes per rank per collective */
+	__u32		channels;
+	__u32		iterations;
+	__u32		mtu;			/* payload bytes per packet */
+	__u64		rate_bps;
+	bool		fixed_rate;
+	bool		uec;
+	__u64		cnp_interval_ns;
+	__u64		rto_ns;
+	__u64		timeout_ns;
+	__u32		step_base;
+	__u64		start_at_ns;		/* CLOCK_MONOTONIC */
+	__u64		launch_ns;
+	const char	*out_path;
+	__u32		local;			/* this rank's address */
+	struct dcqcn_params cc;
+	__u32		nr_jobs;
+	struct job	jobs[MAX_JOBS];
+	int		tx_fd, rx_fd, rx_uec_fd;
+	__u16		ip_id;
+	/* counters */
+	__u64		packets_sent, bytes_sent, retransmits;
+	__u64		packets_received, ce_received, cnps_sent, cnps_received;
+	__u64		naks_sent, naks_received, acks_sent, dup_packets;
+	__u32		nr_samples;
+	struct rate_sample *samples;
+};
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static __u64 mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"Usage: ringcoll [options] --job ID=ADDR,ADDR,... [--job ...]\n"
+"  Runs this host's rank of ring collectives over emulated RoCEv2 with\n"
+"  DCQCN senders; the rank is the position of a local address in ADDR...\n"
+"  --job ID=ADDRS        a job (ID 0..8191) and its ring, in order (2..64 IPv4)\n"
+"  --collective NAME     allreduce (2(N-1) steps), allgather, reducescatter\n"
+"                        (N-1 steps); default allreduce\n"
+"  --size BYTES          data per rank per collective (k, m, g: 1024s;\n"
+"                        default 1m); a step sends size/N/channels bytes\n"
+"  --channels C          parallel 1D rings, one queue pair each (1..16, default 1)\n"
+"  --iterations I        collectives in a row (1..1000, default 1)\n"
+"  --mtu BYTES           RDMA payload per packet (64..8192, default 1024)\n"
+"  --rate RATE           line rate: DCQCN's start and ceiling, or the fixed\n"
+"                        rate (kbit, mbit, gbit or bit/s; default 100mbit)\n"
+"  --fixed-rate          no DCQCN: every queue pair sends at --rate\n"
+"  --cnp-interval US     at most one CNP per queue pair per US microseconds (default 50)\n"
+"  --rto MS              retransmission timeout, milliseconds (default 20)\n"
+"  --proto rocev2|uec    data framing (default rocev2; UEC on UDP 4793)\n"
+"  --step-base PORT      UDP source port of step 0 (default 49152)\n"
+"  --start-at NS         start at this CLOCK_REALTIME time, ns (a common start)\n"
+"  --timeout SEC         fail when a neighbour is silent this long (default 10)\n"
+"  --local ADDR          this rank's address (default: the local one of the ring)\n"
+"  --out FILE            JSON result (default stdout)\n"
+"  --help\n"
+"Needs CAP_NET_RAW (a raw socket sets each packet's UDP source port and ECN)\n"
+"and UDP port 4791 (4793) free in its network namespace.\n");
+}
+
+static int bad(const char *opt, const char *val, const char *want)
+{
+	fprintf(stderr, "ringcoll: %s '%s': %s\n", opt, val, want);
+	return -1;
+}
+
+/* A number with an optional binary suffix k, m, g. */
+static int parse_size(const char *s, __u64 *out)
+{
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s || s[0] == '-')
+		return -1;
+	switch (*end) {
+	case 'k': case 'K': v <<= 10; end++; break;
+	case 'm': case 'M': v <<= 20; end++; break;
+	case 'g': case 'G': v <<= 30; end++; break;
+	}
+	if (*end == 'b' || *end == 'B')
+		end++;
+	if (*end)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* A rate: bit/s with an optional decimal suffix kbit, mbit, gbit. */
+static int parse_rate(const char *s, __u64 *out)
+{
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s || s[0] == '-')
+		return -1;
+	if (!strcmp(end, "kbit"))
+		v *= 1000ULL;
+	else if (!strcmp(end, "mbit"))
+		v *= 1000000ULL;
+	else if (!strcmp(end, "gbit"))
+		v *= 1000000000ULL;
+	else if (*end && strcmp(end, "bit"))
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int parse_u32_range(const char *opt, const char *s, __u32 min,
+			   __u32 max, __u32 *out)
+{
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s || *end || s[0] == '-' || v < min || v > max) {
+		char want[64];
+
+		snprintf(want, sizeof(want), "wants %u..%u", min, max);
+		return bad(opt, s, want);
+	}
+	*out = v;
+	return 0;
+}
+
+static int parse_job(struct ringcoll *rc, char *spec)
+{
+	struct job *j = &rc->jobs[rc->nr_jobs];
+	char *eq = strchr(spec, '='), *tok, *save = NULL;
+	__u32 id, k;
+
+	if (rc->nr_jobs == MAX_JOBS)
+		return bad("--job", spec, "at most 8 jobs");
+	if (!eq)
+		return bad("--job", spec, "wants ID=ADDR,ADDR,...");
+	*eq = '\0';
+	if (parse_u32_range("--job", spec, 0, (1U << ROCE_JOB_BITS) - 1, &id))
+		return -1;
+	for (k = 0; k < rc->nr_jobs; k++)
+		if (rc->jobs[k].id == id)
+			return bad("--job", spec, "job given twice");
+	memset(j, 0, sizeof(*j));
+	j->id = id;
+	for (tok = strtok_r(eq + 1, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		struct in_addr a;
+
+		if (j->nranks == MAX_RANKS)
+			return bad("--job", tok, "at most 64 ranks");
+		if (inet_pton(AF_INET, tok, &a) != 1)
+			return bad("--job", tok, "not an IPv4 address");
+		for (k = 0; k < j->nranks; k++)
+			if (j->addr[k] == a.s_addr)
+				return bad("--job", tok, "address twice in the ring");
+		j->addr[j->nranks++] = a.s_addr;
+	}
+	if (j->nranks < 2)
+		return bad("--job", eq + 1, "a ring needs 2 or more addresses");
+	rc->nr_jobs++;
+	return 0;
+}
+
+static bool addr_is_local(__u32 addr)
+{
+	struct ifaddrs *ifa, *i;
+	bool found = false;
+
+	if (getifaddrs(&ifa))
+		return false;
+	for (i = ifa; i && !found; i = i->ifa_next)
+		if (i->ifa_addr && i->ifa_addr->sa_family == AF_INET &&
+		    ((struct sockaddr_in *)i->ifa_addr)->sin_addr.s_addr == addr)
+			found = true;
+	freeifaddrs(ifa);
+	return found;
+}
+
+/* Find this host's rank in each job. */
+static int place_ranks(struct ringcoll *rc)
+{
+	char buf[INET_ADDRSTRLEN];
+	__u32 n, k;
+
+	for (n = 0; n < rc->nr_jobs; n++) {
+		struct job *j = &rc->jobs[n];
+		int rank = -1;
+
+		for (k = 0; k < j->nranks; k++) {
+			if (rc->local ? j->addr[k] == rc->local :
+			    addr_is_local(j->addr[k])) {
+				if (rank >= 0) {
+					fprintf(stderr, "ringcoll: job %u: two of its addresses are local; pick one with --local\n",
+						j->id);
+					return -1;
+				}
+				rank = k;
+			}
+		}
+		if (rank < 0) {
+			inet_ntop(AF_INET, &rc->local, buf, sizeof(buf));
+			fprintf(stderr, "ringcoll: job %u: %s of its addresses is this host's\n",
+				j->id, rc->local ? buf : "none");
+			return -1;
+		}
+		j->rank = rank;
+		j->succ = j->addr[(rank + 1) % j->nranks];
+		j->pred = j->addr[(rank + j->nranks - 1) % j->nranks];
+	}
+	return 0;
+}
+
+static int parse_args(struct ringcoll *rc, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "job", required_argument, NULL, 'j' },
+		{ "collective", required_argument, NULL, 'c' },
+		{ "size", required_argument, NULL, 's' },
+		{ "channels", required_argument, NULL, 'C' },
+		{ "iterations", required_argument, NULL, 'i' },
+		{ "mtu", required_argument, NULL, 'm' },
+		{ "rate", required_argument, NULL, 'r' },
+		{ "fixed-rate", no_argument, NULL, 'F' },
+		{ "cnp-interval", required_argument, NULL, 'N' },
+		{ "rto", required_argument, NULL, 'R' },
+		{ "proto", required_argument, NULL, 'p' },
+		{ "step-base", required_argument, NULL, 'b' },
+		{ "start-at", required_argument, NULL, 'S' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "local", required_argument, NULL, 'l' },
+		{ "out", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ }
+	};
+	__u32 v, n;
+	__u64 start_at = 0;
+	int c;
+
+	rc->coll = COLL_ALLREDUCE;
+	rc->size = 1 << 20;
+	rc->channels = 1;
+	rc->iterations = 1;
+	rc->mtu = 1024;
+	rc->rate_bps = 100000000ULL;
+	rc->cnp_interval_ns = 50000;
+	rc->rto_ns = 20000000ULL;
+	rc->timeout_ns = 10000000000ULL;
+	rc->step_base = 49152;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			usage(stdout);
+			exit(EXIT_OK);
+		case 'j':
+			if (parse_job(rc, optarg))
+				return -1;
+			break;
+		case 'c':
+			for (n = 0; n < 3; n++)
+				if (!strcmp(optarg, coll_names[n]))
+					break;
+			if (n == 3)
+				return bad("--collective", optarg,
+					   "allreduce, allgather or reducescatter");
+			rc->coll = n;
+			break;
+		case 's':
+			if (parse_size(optarg, &rc->size) || !rc->size ||
+			    rc->size > (1ULL << 40))
+				return bad("--size", optarg, "bytes 1..1t (k, m, g)");
+			break;
+		case 'C':
+			if (parse_u32_range("--channels", optarg, 1, MAX_CHANNELS,
+					    &rc->channels))
+				return -1;
+			break;
+		case 'i':
+			if (parse_u32_range("--iterations", optarg, 1,
+					    MAX_ITERATIONS, &rc->iterations))
+				return -1;
+			break;
+		case 'm':
+			if (parse_u32_range("--mtu", optarg, 64, 8192, &rc->mtu))
+				return -1;
+			break;
+		case 'r':
+			if (parse_rate(optarg, &rc->rate_bps) ||
+			    rc->rate_bps < 10000 || rc->rate_bps > 400000000000ULL)
+				return bad("--rate", optarg,
+					   "10kbit..400gbit (kbit, mbit, gbit)");
+			break;
+		case 'F':
+			rc->fixed_rate = true;
+			break;
+		case 'N':
+			if (parse_u32_range("--cnp-interval", optarg, 0, 1000000, &v))
+				return -1;
+			rc->cnp_interval_ns = v * 1000ULL;
+			break;
+		case 'R':
+			if (parse_u32_range("--rto", optarg, 1, 60000, &v))
+				return -1;
+			rc->rto_ns = v * 1000000ULL;
+			break;
+		case 'p':
+			if (strcmp(optarg, "rocev2") && strcmp(optarg, "uec"))
+				return bad("--proto", optarg, "rocev2 or uec");
+			rc->uec = !strcmp(optarg, "uec");
+			break;
+		case 'b':
+			if (parse_u32_range("--step-base", optarg, 1, 65535,
+					    &rc->step_base))
+				return -1;
+			break;
+		case 'S':
+			if (parse_size(optarg, &start_at))
+				return bad("--start-at", optarg, "CLOCK_REALTIME ns");
+			break;
+		case 't':
+			if (parse_u32_range("--timeout", optarg, 1, 3600, &v))
+				return -1;
+			rc->timeout_ns = v * 1000000000ULL;
+			break;
+		case 'l':
+			if (inet_pton(AF_INET, optarg, &rc->local) != 1)
+				return bad("--local", optarg, "not an IPv4 address");
+			break;
+		case 'o':
+			rc->out_path = optarg;
+			break;
+		default:
+			fprintf(stderr, "ringcoll: unknown option or missing value: '%s'\n",
+				argv[optind - 1]);
+			return -1;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "ringcoll: unexpected argument '%s'\n", argv[optind]);
+		return -1;
+	}
+	if (!rc->nr_jobs) {
+		fprintf(stderr, "ringcoll: no --job\n");
+		return -1;
+	}
+	if (start_at) {
+		struct timespec rt;
+		__s64 delta;
+
+		clock_gettime(CLOCK_REALTIME, &rt);
+		delta = (__s64)(start_at - ((__u64)rt.tv_sec * 1000000000ULL +
+					    rt.tv_nsec));
+		rc->start_at_ns = mono_ns() + (delta > 0 ? delta : 0);
+	}
+	return 0;
+}
+
+/* ---- sockets ---------------------------------------------------------- */
+
+static int open_sockets(struct ringcoll *rc)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	int one = 1, i, fds[2];
+
+	rc->tx_fd = socket(AF_INET, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_RAW);
+	if (rc->tx_fd < 0) {
+		fprintf(stderr, "ringcoll: cannot open a raw socket: %s%s\n",
+			strerror(errno), errno == EPERM ?
+			" (needs CAP_NET_RAW: run as root)" : "");
+		return -1;
+	}
+	rc->rx_uec_fd = -1;
+	for (i = 0; i < (rc->uec ? 2 : 1); i++) {
+		fds[i] = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+		if (fds[i] < 0) {
+			perror("ringcoll: socket");
+			return -1;
+		}
+		setsockopt(fds[i], IPPROTO_IP, IP_RECVTOS, &one, sizeof(one));
+		sa.sin_port = htons(i ? SYMPHONY_UDP_PORT_UEC :
+				    SYMPHONY_UDP_PORT_ROCEV2);
+		if (bind(fds[i], (struct sockaddr *)&sa, sizeof(sa))) {
+			fprintf(stderr, "ringcoll: cannot bind UDP port %u: %s%s\n",
+				ntohs(sa.sin_port), strerror(errno),
+				errno == EADDRINUSE ?
+				" (another ringcoll in this network namespace?)" : "");
+			return -1;
+		}
+	}
+	rc->rx_fd = fds[0];
+	if (rc->uec)
+		rc->rx_uec_fd = fds[1];
+	return 0;
+}
+
+/* Send @len bytes of UDP payload at @payload to @daddr:@dport. */
+static int send_udp(struct ringcoll *rc, __u32 daddr, __u16 sport, __u16 dport,
+		    __u8 ecn, __u8 *pkt, size_t len)
+{
+	struct sockaddr_in to = { .sin_family = AF_INET, .sin_addr.s_addr = daddr };
+	__u32 saddr = rc->local;
+
+	roce_put_ipv4_udp(pkt, saddr, daddr, sport, dport, ecn, rc->ip_id++,
+			  len);
+	if (sendto(rc->tx_fd, pkt, ROCE_IPV4_LEN + ROCE_UDP_LEN + len, 0,
+		   (struct sockaddr *)&to, sizeof(to)) < 0) {
+		if (errno == ENOBUFS || errno == EAGAIN)
+			return 1;		/* the qdisc is full: retry */
+		fprintf(stderr, "ringcoll: send: %s\n", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- the collective ----------------------------------------------------- */
+
+static void sample_rate(struct ringcoll *rc, struct channel *ch, __u64 now)
+{
+	struct rate_sample *s;
+
+	if (rc->nr_samples == MAX_RATE_SAMPLES)
+		return;
+	if (rc->nr_samples) {
+		s = &rc->samples[rc->nr_samples - 1];
+		if (s->job == ch->job->id && s->channel == ch->index &&
+		    s->rate_bps == ch->cc.rc_bps)
+			return;
+	}
+	s = &rc->samples[rc->nr_samples++];
+	*s = (struct rate_sample){ now, ch->job->id, ch->index, ch->cc.rc_bps };
+}
+
+/* Bytes of a step per channel; the first channels carry the remainder. */
+static __u32 step_bytes(const struct ringcoll *rc, const struct job *j,
+			__u32 channel)
+{
+	__u64 per_step = rc->size / j->nranks;
+	__u64 bytes = per_step / rc->channels +
+		      (channel < per_step % rc->channels);
+
+	return bytes ? bytes : 1;
+}
+
+/* Queue step @step of @ch for transmission. */
+static void start_step(struct ringcoll *rc, struct channel *ch, __u32 step,
+		       __u64 now)
+{
+	struct message *m = &ch->msg[step];
+	__u32 bytes = step_bytes(rc, ch->job, ch->index);
+
+	m->bytes = bytes;
+	m->count = (bytes + rc->mtu - 1) / rc->mtu;
+	m->seq_start = ch->end_seq;
+	m->start_ns = now;
+	m->sent_ns = m->acked_ns = m->recv_ns = 0;
+	ch->end_seq += m->count;
+	ch->queued++;
+	ch->job->rec[ch->job->iter].step_start_ns[ch->index][step] = now;
+	if (ch->next_tx_ns < now)
+		ch->next_tx_ns = now;
+}
+
+static void start_iteration(struct ringcoll *rc, struct job *j, __u64 now)
+{
+	__u32 c;
+
+	j->iter_running = true;
+	j->rec[j->iter].start_ns = now;
+	j->last_progress_ns = now;
+	for (c = 0; c < rc->channels; c++) {
+		j->ch[c].queued = j->ch[c].acked = 0;
+		start_step(rc, &j->ch[c], 0, now);
+	}
+}
+
+/* Messages of the current iteration that arrived on @ch (the previous
+ * rank may be an iteration ahead: its next messages count for the next).
+ */
+static __u32 received(const struct ringcoll *rc, const struct channel *ch)
+{
+	__u64 base = (__u64)ch->job->iter * rc->steps;
+
+	if (ch->recv_total <= base)
+		return 0;
+	return ch->recv_total - base < rc->steps ? ch->recv_total - base :
+						   rc->steps;
+}
+
+static bool iteration_done(const struct ringcoll *rc, const struct job *j)
+{
+	__u32 c;
+
+	for (c = 0; c < rc->channels; c++)
+		if (received(rc, &j->ch[c]) < rc->steps ||
+		    j->ch[c].acked < rc->steps)
+			return false;
+	return true;
+}
+
+/* The message of @ch holding sequence number @seq, or NULL. */
+static struct message *message_of(struct ringcoll *rc, struct channel *ch,
+				  __u64 seq, __u32 *step)
+{
+	__u32 k;
+
+	for (k = 0; k < ch->queued; k++) {
+		struct message *m = &ch->msg[k];
+
+		if (seq >= m->seq_start && seq < m->seq_start + m->count) {
+			*step = k;
+			return m;
+		}
+	}
+	(void)rc;
+	return NULL;
+}
+
+static __u16 step_port(const struct ringcoll *rc, const struct job *j,
+		       __u32 step)
+{
+	return (rc->step_base + (__u64)j->iter * rc->steps + step) & 0xffff;
+}
+
+/* Transmit the next packet of @ch; 1 when the qdisc was full. */
+static int transmit(struct ringcoll *rc, struct channel *ch, __u64 now)
+{
+	__u8 pkt[ROCE_IPV4_LEN + ROCE_UDP_LEN + 32 + 8192];
+	__u8 *l4 = pkt + ROCE_IPV4_LEN + ROCE_UDP_LEN;
+	struct job *j = ch->job;
+	struct message *m;
+	__u32 step, i, payload, hdr;
+	int ret;
+
+	m = message_of(rc, ch, ch->next_seq, &step);
+	if (!m)
+		return 0;
+	i = ch->next_seq - m->seq_start;
+	payload = i + 1 < m->count ? rc->mtu : m->bytes - (m->count - 1) * rc->mtu;
+	if (rc->uec) {
+		hdr = roce_put_uec(l4, (__u32)ch->next_seq, step_port(rc, j, step),
+				   j->id, ch->qpn, i == 0, i + 1 == m->count);
+	} else {
+		hdr = SYMPHONY_BTH_LEN;
+		roce_put_bth(l4, roce_write_opcode(i, m->count), j->id, ch->qpn,
+			     ch->next_seq & PSN_MASK, i + 1 == m->count);
+	}
+	memset(l4 + hdr, 0xa5, payload);
+	ret = send_udp(rc, j->succ, step_port(rc, j, step),
+		       rc->uec ? SYMPHONY_UDP_PORT_UEC : SYMPHONY_UDP_PORT_ROCEV2,
+		       ROCE_ECN_ECT0, pkt, hdr + payload);
+	if (ret)
+		return ret;
+	rc->packets_sent++;
+	rc->bytes_sent += hdr + payload;
+	if (ch->next_seq < ch->high_seq)
+		rc->retransmits++;
+	ch->next_seq++;
+	if (ch->next_seq > ch->high_seq) {
+		ch->high_seq = ch->next_seq;
+		if (i + 1 == m->count)
+			m->sent_ns = now;
+		/* the timeout runs from the newest packet: only a sender
+		 * that has nothing new to send waits for it
+		 */
+		ch->ack_deadline_ns = now + rc->rto_ns;
+	}
+	if (!rc->fixed_rate) {
+		dcqcn_on_sent(&ch->cc, &rc->cc, hdr + payload, now);
+		sample_rate(rc, ch, now);
+	}
+	ch->next_tx_ns += dcqcn_gap_ns(&ch->cc, ROCE_IPV4_LEN + ROCE_UDP_LEN +
+				       hdr + payload + ROCE_ICRC_LEN);
+	/* a late wake-up may catch up a little, no more */
+	if (ch->next_tx_ns + MAX_BURST_NS < now)
+		ch->next_tx_ns = now - MAX_BURST_NS;
+	return 0;
+}
+
+static struct job *job_by_id(struct ringcoll *rc, __u32 id)
+{
+	__u32 n;
+
+	for (n = 0; n < rc->nr_jobs; n++)
+		if (rc->jobs[n].id == id)
+			return &rc->jobs[n];
+	return NULL;
+}
+
+/* The 64-bit sequence number near @ref whose low 24 bits are @psn. */
+static __u64 seq_of(__u64 ref, __u32 psn)
+{
+	__s32 d = (__s32)((psn - (__u32)ref) << 8) >> 8;
+
+	return ref + d;
+}
+
+static void send_ack(struct ringcoll *rc, struct job *j, struct channel *ch,
+		     __u64 seq, __u8 syndrome)
+{
+	__u8 pkt[ROCE_IPV4_LEN + ROCE_UDP_LEN + 32];
+	size_t len;
+
+	len = roce_put_ack(pkt + ROCE_IPV4_LEN + ROCE_UDP_LEN, j->id, ch->qpn,
+			   seq & PSN_MASK, syndrome, ch->recv_total);
+	if (!send_udp(rc, j->pred, rc->step_base, SYMPHONY_UDP_PORT_ROCEV2,
+		      ROCE_ECN_NOT_ECT, pkt, len)) {
+		if (syndrome == ROCE_AETH_ACK)
+			rc->acks_sent++;
+		else
+			rc->naks_sent++;
+	}
+}
+
+static void send_cnp(struct ringcoll *rc, struct job *j, struct channel *ch)
+{
+	__u8 pkt[ROCE_IPV4_LEN + ROCE_UDP_LEN + 32];
+	size_t len;
+
+	len = roce_put_cnp(pkt + ROCE_IPV4_LEN + ROCE_UDP_LEN, j->id, ch->qpn);
+	if (!send_udp(rc, j->pred, rc->step_base, SYMPHONY_UDP_PORT_ROCEV2,
+		      ROCE_ECN_NOT_ECT, pkt, len))
+		rc->cnps_sent++;
+}
+
+/* A data packet of @j's channel @ch from the previous rank. */
+static void on_data(struct ringcoll *rc, struct job *j, struct channel *ch,
+		    __u32 psn, bool last, __u8 ecn, __u64 now)
+{
+	__u64 seq = seq_of(ch->expected_seq, psn);
+
+	j->last_progress_ns = now;
+	if (ecn == ROCE_ECN_CE) {
+		rc->ce_received++;
+		if (!ch->last_cnp_ns ||
+		    now - ch->last_cnp_ns >= rc->cnp_interval_ns) {
+			send_cnp(rc, j, ch);
+			ch->last_cnp_ns = now;
+		}
+	}
+	if (seq == ch->expected_seq) {
+		ch->expected_seq++;
+		if (!last)
+			return;
+		if (ch->recv_total < (__u64)rc->iterations * rc->steps)
+			j->rec[ch->recv_total / rc->steps].step_recv_ns[ch->index]
+				[ch->recv_total % rc->steps] = now;
+		ch->recv_total++;
+		send_ack(rc, j, ch, seq, ROCE_AETH_ACK);
+		return;
+	}
+	if (seq > ch->expected_seq) {
+		/* a gap: one NAK per expected PSN and RTO/2 */
+		if (ch->nak_seq != ch->expected_seq ||
+		    now - ch->last_nak_ns > rc->rto_ns / 2) {
+			send_ack(rc, j, ch, ch->expected_seq, ROCE_AETH_NAK_SEQ);
+			ch->nak_seq = ch->expected_seq;
+			ch->last_nak_ns = now;
+		}
+		return;
+	}
+	rc->dup_packets++;
+	if (last)	/* its ACK may have been lost */
+		send_ack(rc, j, ch, seq, ROCE_AETH_ACK);
+}
+
+static void on_ack(struct ringcoll *rc, struct job *j, struct channel *ch,
+		   __u32 psn, __u8 syndrome, __u64 now)
+{
+	__u64 seq = seq_of(ch->acked_seq, psn);
+	__u32 k;
+
+	j->last_progress_ns = now;
+	if (syndrome == ROCE_AETH_NAK_SEQ) {
+		rc->naks_received++;
+		if (seq >= ch->acked_seq && seq < ch->next_seq)
+			ch->next_seq = seq;	/* go back N */
+		return;
+	}
+	if (seq + 1 <= ch->acked_seq || seq >= ch->high_seq)
+		return;
+	ch->acked_seq = seq + 1;
+	for (k = 0; k < ch->queued; k++) {
+		struct message *m = &ch->msg[k];
+
+		if (!m->acked_ns && m->seq_start + m->count <= ch->acked_seq) {
+			m->acked_ns = now;
+			ch->acked++;
+		}
+	}
+	if (ch->next_seq < ch->acked_seq)
+		ch->next_seq = ch->acked_seq;
+	ch->ack_deadline_ns = ch->acked_seq < ch->high_seq ? now + rc->rto_ns : 0;
+}
+
+/* Read every datagram waiting on @fd. */
+static void receive(struct ringcoll *rc, int fd, bool uec_port)
+{
+	__u8 buf[9000];
+	char control[CMSG_SPACE(sizeof(int))];
+	struct sockaddr_in from;
+	struct iovec iov = { .iov_base = buf, .iov_len = sizeof(buf) };
+	struct msghdr msg = {
+		.msg_name = &from, .msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = control,
+	};
+
+	for (;;) {
+		struct cmsghdr *cm;
+		struct channel *ch;
+		struct job *j;
+		__u8 ecn = 0, op;
+		__u32 qpn, psn, job;
+		__u64 now;
+		ssize_t n;
+
+		msg.msg_namelen = sizeof(from);
+		msg.msg_controllen = sizeof(control);
+		n = recvmsg(fd, &msg, 0);
+		if (n < 0)
+			return;
+		now = mono_ns();
+		for (cm = CMSG_FIRSTHDR(&msg); cm; cm = CMSG_NXTHDR(&msg, cm))
+			if (cm->cmsg_level == IPPROTO_IP && cm->cmsg_type == IP_TOS)
+				ecn = *(__u8 *)CMSG_DATA(cm) & 3;
+		rc->packets_received++;
+		if (uec_port) {
+			const __u8 *ses = buf + SYMPHONY_PDS_LEN;
+
+			if (n < SYMPHONY_PDS_LEN + SYMPHONY_SES_MIN_LEN)
+				continue;
+			job = roce_get_be24(ses + SYMPHONY_SES_JOBID);
+			qpn = roce_get_be16(ses + 2);
+			j = job_by_id(rc, job);
+			if (!j || from.sin_addr.s_addr != j->pred || !qpn ||
+			    qpn > rc->channels)
+				continue;
+			ch = &j->ch[qpn - 1];
+			on_data(rc, j, ch, roce_get_be32(buf + SYMPHONY_PDS_PSN) & PSN_MASK,
+				ses[SYMPHONY_SES_FLAGS] & SYMPHONY_SES_FLAG_EOM,
+				ecn, now);
+			continue;
+		}
+		if (n < SYMPHONY_BTH_LEN)
+			continue;
+		op = buf[SYMPHONY_BTH_OPCODE];
+		job = roce_bth_job(buf);
+		qpn = roce_get_be24(buf + SYMPHONY_BTH_DESTQP);
+		psn = roce_get_be24(buf + SYMPHONY_BTH_PSN);
+		j = job_by_id(rc, job);
+		if (!j || !qpn || qpn > rc->channels)
+			continue;
+		ch = &j->ch[qpn - 1];
+		if (op == SYMPHONY_OP_CNP) {
+			if (from.sin_addr.s_addr != j->succ)
+				continue;
+			rc->cnps_received++;
+			if (!rc->fixed_rate) {
+				dcqcn_on_cnp(&ch->cc, &rc->cc, now);
+				sample_rate(rc, ch, now);
+			}
+		} else if (op == SYMPHONY_OP_RC_ACK && n >= SYMPHONY_BTH_LEN + ROCE_AETH_LEN) {
+			if (from.sin_addr.s_addr != j->succ)
+				continue;
+			j->succ_ready = true;
+			on_ack(rc, j, ch, psn, buf[SYMPHONY_BTH_LEN], now);
+		} else if (op == SYMPHONY_OP_RC_SEND_ONLY) {
+			/* hello: answer with an ACK of nothing */
+			if (from.sin_addr.s_addr == j->pred)
+				send_ack(rc, j, ch, ch->expected_seq - 1,
+					 ROCE_AETH_ACK);
+		} else if (op >= SYMPHONY_OP_RC_WRITE_FIRST &&
+			   op <= SYMPHONY_OP_RC_WRITE_ONLY) {
+			if (from.sin_addr.s_addr != j->pred)
+				continue;
+			on_data(rc, j, ch, psn, op == SYMPHONY_OP_RC_WRITE_LAST ||
+				op == SYMPHONY_OP_RC_WRITE_ONLY, ecn, now);
+		}
+	}
+}
+
+/* Ask the next rank whether it listens (a SEND ONLY on channel 1). */
+static void hello(struct ringcoll *rc, struct job *j, __u64 now)
+{
+	__u8 pkt[ROCE_IPV4_LEN + ROCE_UDP_LEN + 32];
+
+	roce_put_bth(pkt + ROCE_IPV4_LEN + ROCE_UDP_LEN, SYMPHONY_OP_RC_SEND_ONLY,
+		     j->id, 1, 0, true);
+	send_udp(rc, j->succ, rc->step_base, SYMPHONY_UDP_PORT_ROCEV2,
+		 ROCE_ECN_NOT_ECT, pkt, SYMPHONY_BTH_LEN);
+	j->last_hello_ns = now;
+}
+
+/* Advance job @j at @now; returns the time it next needs attention. */
+static __u64 run_job(struct ringcoll *rc, struct job *j, __u64 now)
+{
+	__u64 wake = now + 1000000;	/* at least every ms */
+	__u32 c, k;
+	int ret;
+
+	if (j->done)
+		return UINT64_MAX;
+	if (!j->succ_ready) {
+		if (now - j->last_hello_ns >= HELLO_INTERVAL_NS || !j->last_hello_ns)
+			hello(rc, j, now);
+		return j->last_hello_ns + HELLO_INTERVAL_NS;
+	}
+	if (!j->iter_running) {
+		if (now < rc->start_at_ns)
+			return rc->start_at_ns;
+		start_iteration(rc, j, now);
+	}
+	for (c = 0; c < rc->channels; c++) {
+		struct channel *ch = &j->ch[c];
+
+		/* the ring: step k+1 once step k arrived from the previous rank */
+		for (k = ch->queued; k < rc->steps && k <= received(rc, ch); k++)
+			start_step(rc, ch, k, now);
+		if (ch->ack_deadline_ns && now >= ch->ack_deadline_ns) {
+			ch->next_seq = ch->acked_seq;	/* timeout: go back */
+			ch->ack_deadline_ns = now + rc->rto_ns;
+		}
+		if (!rc->fixed_rate)
+			dcqcn_advance(&ch->cc, &rc->cc, now);
+		while (ch->next_seq < ch->end_seq && ch->next_tx_ns <= now) {
+			ret = transmit(rc, ch, now);
+			if (ret < 0)
+				return 0;
+			if (ret > 0) {		/* qdisc full: back off a little */
+				ch->next_tx_ns = now + 20000;
+				break;
+			}
+		}
+		if (ch->next_seq < ch->end_seq && ch->next_tx_ns < wake)
+			wake = ch->next_tx_ns;
+		if (ch->ack_deadline_ns && ch->ack_deadline_ns < wake)
+			wake = ch->ack_deadline_ns;
+	}
+	if (iteration_done(rc, j)) {
+		j->rec[j->iter].end_ns = now;
+		j->iter_running = false;
+		if (++j->iter == rc->iterations) {
+			j->done = true;
+			return UINT64_MAX;
+		}
+		return now;
+	}
+	return wake;
+}
+
+/* ---- output ------------------------------------------------------------- */
+
+static void print_json(struct ringcoll *rc, FILE *f)
+{
+	char addr[INET_ADDRSTRLEN];
+	__u32 n, it, c, k, s;
+
+	inet_ntop(AF_INET, &rc->local, addr, sizeof(addr));
+	fprintf(f, "{\"tool\":\"ringcoll\",\"address\":\"%s\",\"collective\":\"%s\","
+		"\"proto\":\"%s\",\"size_bytes\":%llu,\"channels\":%u,"
+		"\"iterations\":%u,\"steps\":%u,\"mtu_bytes\":%u,"
+		"\"rate_bps\":%llu,\"congestion_control\":\"%s\",",
+		addr, coll_names[rc->coll], rc->uec ? "uec" : "rocev2",
+		(unsigned long long)rc->size, rc->channels, rc->iterations,
+		rc->steps, rc->mtu, (unsigned long long)rc->rate_bps,
+		rc->fixed_rate ? "fixed" : "dcqcn");
+	fprintf(f, "\"counters\":{\"packets_sent\":%llu,\"bytes_sent\":%llu,"
+		"\"retransmitted_packets\":%llu,\"packets_received\":%llu,"
+		"\"ce_received\":%llu,\"cnps_sent\":%llu,\"cnps_received\":%llu,"
+		"\"acks_sent\":%llu,\"naks_sent\":%llu,\"naks_received\":%llu,"
+		"\"duplicate_packets\":%llu},",
+		(unsigned long long)rc->packets_sent,
+		(unsigned long long)rc->bytes_sent,
+		(unsigned long long)rc->retransmits,
+		(unsigned long long)rc->packets_received,
+		(unsigned long long)rc->ce_received,
+		(unsigned long long)rc->cnps_sent,
+		(unsigned long long)rc->cnps_received,
+		(unsigned long long)rc->acks_sent,
+		(unsigned long long)rc->naks_sent,
+		(unsigned long long)rc->naks_received,
+		(unsigned long long)rc->dup_packets);
+	fprintf(f, "\"jobs\":[");
+	for (n = 0; n < rc->nr_jobs; n++) {
+		struct job *j = &rc->jobs[n];
+
+		fprintf(f, "%s{\"job\":%u,\"ranks\":%u,\"rank\":%u,\"step_bytes\":%u,\"iterations\":[",
+			n ? "," : "", j->id, j->nranks, j->rank,
+			step_bytes(rc, j, 0));
+		for (it = 0; it < rc->iterations; it++) {
+			struct iteration_record *r = &j->rec[it];
+
+			fprintf(f, "%s{\"start_ns\":%llu,\"end_ns\":%llu,\"steps\":[",
+				it ? "," : "", (unsigned long long)r->start_ns,
+				(unsigned long long)r->end_ns);
+			for (k = 0, s = 0; k < rc->steps; k++)
+				for (c = 0; c < rc->channels; c++, s++)
+					fprintf(f, "%s{\"step\":%u,\"channel\":%u,\"start_ns\":%llu,\"end_ns\":%llu}",
+						s ? "," : "", k, c,
+						(unsigned long long)r->step_start_ns[c][k],
+						(unsigned long long)r->step_recv_ns[c][k]);
+			fprintf(f, "]}");
+		}
+		fprintf(f, "]}");
+	}
+	fprintf(f, "],\"rate_samples\":[");
+	for (n = 0; n < rc->nr_samples; n++)
+		fprintf(f, "%s[%llu,%u,%u,%llu]", n ? "," : "",
+			(unsigned long long)rc->samples[n].t_ns,
+			rc->samples[n].job, rc->samples[n].channel,
+			(unsigned long long)rc->samples[n].rate_bps);
+	fprintf(f, "],\"rate_sample_fields\":[\"t_ns\",\"job\",\"channel\",\"rate_bps\"]}\n");
+}
+
+int main(int argc, char **argv)
+{
+	struct ringcoll *rc = calloc(1, sizeof(*rc));
+	struct pollfd pfd[2];
+	__u32 n, c, nfds;
+	FILE *out = stdout;
+	int ret = EXIT_FAIL;
+
+	if (!rc)
+		return EXIT_FAIL;
+	if (parse_args(rc, argc, argv)) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	rc->steps = rc->coll == COLL_ALLREDUCE ? 2 * (rc->jobs[0].nranks - 1) :
+		    rc->jobs[0].nranks - 1;
+	for (n = 1; n < rc->nr_jobs; n++)
+		if (rc->jobs[n].nranks != rc->jobs[0].nranks) {
+			fprintf(stderr, "ringcoll: every job needs the same number of ranks\n");
+			return EXIT_USAGE;
+		}
+	if (place_ranks(rc))
+		return EXIT_USAGE;
+	if (!rc->local)
+		rc->local = rc->jobs[0].addr[rc->jobs[0].rank];
+	dcqcn_params_scaled(&rc->cc, rc->rate_bps);
+	rc->samples = calloc(MAX_RATE_SAMPLES, sizeof(*rc->samples));
+	if (!rc->samples)
+		return EXIT_FAIL;
+	for (n = 0; n < rc->nr_jobs; n++) {
+		struct job *j = &rc->jobs[n];
+
+		j->rec = calloc(rc->iterations, sizeof(*j->rec));
+		if (!j->rec) {
+			fprintf(stderr, "ringcoll: out of memory\n");
+			return EXIT_FAIL;
+		}
+		for (c = 0; c < rc->channels; c++) {
+			j->ch[c].job = j;
+			j->ch[c].index = c;
+			j->ch[c].qpn = c + 1;
+			dcqcn_init(&j->ch[c].cc, &rc->cc);
+		}
+	}
+	if (rc->out_path) {
+		out = fopen(rc->out_path, "w");
+		if (!out) {
+			fprintf(stderr, "ringcoll: cannot write %s: %s\n",
+				rc->out_path, strerror(errno));
+			return EXIT_FAIL;
+		}
+	}
+	if (open_sockets(rc))
+		return EXIT_FAIL;
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	rc->launch_ns = mono_ns();
+	prctl(PR_SET_TIMERSLACK, 1000UL);	/* pacing wants us, not 50 us */
+	pfd[0] = (struct pollfd){ .fd = rc->rx_fd, .events = POLLIN };
+	pfd[1] = (struct pollfd){ .fd = rc->rx_uec_fd, .events = POLLIN };
+	nfds = rc->uec ? 2 : 1;
+
+	while (!stop) {
+		__u64 now = mono_ns(), wake = UINT64_MAX, w;
+		bool all_done = true;
+		struct timespec ts;
+
+		for (n = 0; n < rc->nr_jobs; n++) {
+			struct job *j = &rc->jobs[n];
+
+			w = run_job(rc, j, now);
+			if (!w)
+				goto out;
+			if (w < wake)
+				wake = w;
+			if (!j->done)
+				all_done = false;
+			if (!j->done && j->iter_running &&
+			    now - j->last_progress_ns > rc->timeout_ns) {
+				char a[INET_ADDRSTRLEN], b[INET_ADDRSTRLEN];
+
+				inet_ntop(AF_INET, &j->pred, a, sizeof(a));
+				inet_ntop(AF_INET, &j->succ, b, sizeof(b));
+				fprintf(stderr, "ringcoll: job %u rank %u: no packet from %s or %s for %llu s: a neighbour died or is unreachable\n",
+					j->id, j->rank, a, b,
+					(unsigned long long)(rc->timeout_ns / 1000000000ULL));
+				goto out;
+			}
+			if (!j->succ_ready && now - rc->launch_ns > rc->timeout_ns) {
+				char b[INET_ADDRSTRLEN];
+
+				inet_ntop(AF_INET, &j->succ, b, sizeof(b));
+				fprintf(stderr, "ringcoll: job %u rank %u: the next rank %s does not answer: is ringcoll running there?\n",
+					j->id, j->rank, b);
+				goto out;
+			}
+		}
+		if (all_done) {
+			ret = EXIT_OK;
+			break;
+		}
+		if (wake <= now) {
+			ts = (struct timespec){ 0, 0 };
+		} else {
+			__u64 d = wake - now;
+
+			ts = (struct timespec){ d / 1000000000ULL, d % 1000000000ULL };
+		}
+		if (ppoll(pfd, nfds, &ts, NULL) > 0) {
+			receive(rc, rc->rx_fd, false);
+			if (rc->uec)
+				receive(rc, rc->rx_uec_fd, true);
+		}
+	}
+	if (stop)
+		fprintf(stderr, "ringcoll: interrupted\n");
+out:
+	print_json(rc, out);
+	if (out != stdout)
+		fclose(out);
+	return ret;
+}
