@@ -59,6 +59,7 @@
 #define MAX_RATE_SAMPLES	20000
 #define PSN_MASK		0xffffffU
 #define MAX_BURST_NS		200000	/* catch-up after a late wake-up */
+#define ETH_OVERHEAD		18	/* Ethernet header and FCS */
 #define HELLO_INTERVAL_NS	10000000ULL
 
 enum exit_code { EXIT_OK, EXIT_FAIL, EXIT_USAGE };
@@ -157,6 +158,8 @@ struct ringcoll {
 	struct job	jobs[MAX_JOBS];
 	int		tx_fd, rx_fd, rx_uec_fd;
 	__u16		ip_id;
+	__u64		nic_next_ns;		/* the line rate, shared */
+	__u32		rr_next;		/* round-robin over queue pairs */
 	/* counters */
 	__u64		packets_sent, bytes_sent, retransmits;
 	__u64		packets_received, ce_received, cnps_sent, cnps_received;
@@ -227,11 +230,14 @@ static int parse_size(const char *s, __u64 *out)
 	v = strtoull(s, &end, 10);
 	if (errno || end == s || s[0] == '-')
 		return -1;
-	switch (*end) {
-	case 'k': case 'K': v <<= 10; end++; break;
-	case 'm': case 'M': v <<= 20; end++; break;
-	case 'g': case 'G': v <<= 30; end++; break;
-	}
+	if (*end == 'k' || *end == 'K')
+		v <<= 10;
+	else if (*end == 'm' || *end == 'M')
+		v <<= 20;
+	else if (*end == 'g' || *end == 'G')
+		v <<= 30;
+	if (strchr("kKmMgG", *end) && *end)
+		end++;
 	if (*end == 'b' || *end == 'B')
 		end++;
 	if (*end)
@@ -685,6 +691,7 @@ static int transmit(struct ringcoll *rc, struct channel *ch, __u64 now)
 	struct job *j = ch->job;
 	struct message *m;
 	__u32 step, i, payload, hdr;
+	__u64 wire;
 	int ret;
 
 	m = message_of(rc, ch, ch->next_seq, &step);
@@ -724,11 +731,18 @@ static int transmit(struct ringcoll *rc, struct channel *ch, __u64 now)
 		dcqcn_on_sent(&ch->cc, &rc->cc, hdr + payload, now);
 		sample_rate(rc, ch, now);
 	}
-	ch->next_tx_ns += dcqcn_gap_ns(&ch->cc, ROCE_IPV4_LEN + ROCE_UDP_LEN +
-				       hdr + payload + ROCE_ICRC_LEN);
+	/* paced on the frame: Ethernet header and FCS, IP, UDP, headers,
+	 * payload and ICRC, as the link and the shapers count it
+	 */
+	wire = ETH_OVERHEAD + ROCE_IPV4_LEN + ROCE_UDP_LEN + hdr + payload +
+	       ROCE_ICRC_LEN;
+	ch->next_tx_ns += dcqcn_gap_ns(&ch->cc, wire);
 	/* a late wake-up may catch up a little, no more */
 	if (ch->next_tx_ns + MAX_BURST_NS < now)
 		ch->next_tx_ns = now - MAX_BURST_NS;
+	rc->nic_next_ns += wire * 8 * 1000000000ULL / rc->rate_bps;
+	if (rc->nic_next_ns + MAX_BURST_NS < now)
+		rc->nic_next_ns = now - MAX_BURST_NS;
 	return 0;
 }
 
@@ -951,7 +965,6 @@ static __u64 run_job(struct ringcoll *rc, struct job *j, __u64 now)
 {
 	__u64 wake = now + 1000000;	/* at least every ms */
 	__u32 c, k;
-	int ret;
 
 	if (j->done)
 		return UINT64_MAX;
@@ -977,17 +990,7 @@ static __u64 run_job(struct ringcoll *rc, struct job *j, __u64 now)
 		}
 		if (!rc->fixed_rate)
 			dcqcn_advance(&ch->cc, &rc->cc, now);
-		while (ch->next_seq < ch->end_seq && ch->next_tx_ns <= now) {
-			ret = transmit(rc, ch, now);
-			if (ret < 0)
-				return 0;
-			if (ret > 0) {		/* qdisc full: back off a little */
-				ch->next_tx_ns = now + 20000;
-				break;
-			}
-		}
-		if (ch->next_seq < ch->end_seq && ch->next_tx_ns < wake)
-			wake = ch->next_tx_ns;
+		/* transmissions are pump()'s: it knows the NIC's pace */
 		if (ch->ack_deadline_ns && ch->ack_deadline_ns < wake)
 			wake = ch->ack_deadline_ns;
 	}
@@ -999,6 +1002,58 @@ static __u64 run_job(struct ringcoll *rc, struct job *j, __u64 now)
 			return UINT64_MAX;
 		}
 		return now;
+	}
+	return wake;
+}
+
+/*
+ * Transmit what is due: the queue pairs share the NIC's line rate, served
+ * round-robin one packet at a time, each within its own DCQCN rate.
+ * Returns when the NIC or a queue pair next allows a packet, or 0 after a
+ * send error.
+ */
+static __u64 pump(struct ringcoll *rc, __u64 now)
+{
+	__u32 nr = rc->nr_jobs * rc->channels, n, i;
+	__u64 wake = UINT64_MAX;
+	bool sent = true;
+	int ret;
+
+	while (sent && rc->nic_next_ns <= now) {
+		sent = false;
+		for (n = 0; n < nr; n++) {
+			struct channel *ch;
+			struct job *j;
+
+			i = (rc->rr_next + n) % nr;
+			j = &rc->jobs[i / rc->channels];
+			ch = &j->ch[i % rc->channels];
+			if (j->done || !j->iter_running ||
+			    ch->next_seq >= ch->end_seq || ch->next_tx_ns > now)
+				continue;
+			ret = transmit(rc, ch, now);
+			if (ret < 0)
+				return 0;
+			if (ret > 0) {		/* qdisc full: back off a little */
+				rc->nic_next_ns = now + 20000;
+				return rc->nic_next_ns;
+			}
+			rc->rr_next = i + 1;
+			sent = true;
+			break;
+		}
+	}
+	for (n = 0; n < nr; n++) {
+		struct job *j = &rc->jobs[n / rc->channels];
+		struct channel *ch = &j->ch[n % rc->channels];
+		__u64 t;
+
+		if (j->done || !j->iter_running || ch->next_seq >= ch->end_seq)
+			continue;
+		t = ch->next_tx_ns > rc->nic_next_ns ? ch->next_tx_ns :
+						      rc->nic_next_ns;
+		if (t < wake)
+			wake = t;
 	}
 	return wake;
 }
@@ -1168,6 +1223,11 @@ int main(int argc, char **argv)
 			ret = EXIT_OK;
 			break;
 		}
+		w = pump(rc, now);
+		if (!w)
+			goto out;
+		if (w < wake)
+			wake = w;
 		if (wake <= now) {
 			ts = (struct timespec){ 0, 0 };
 		} else {

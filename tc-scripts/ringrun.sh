@@ -1,0 +1,152 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# ringrun.sh - run ring collectives across the hosts of a netns testbed:
+# one ringcoll (userspace/ringcoll.c) per host namespace, all starting at
+# one instant, then merge their results into one JSON with, per job and
+# iteration, the collective completion time (first step start to last
+# arrival at any rank), each step's span across the ring, the step overlap
+# over time (how many steps of the job are in flight at once: the Symphony
+# paper's Fig. 2a/4a metric), its maximum and the final step's span; and
+# print a summary line per job.
+#
+# Usage: ringrun.sh [--out DIR] [--delay MS] [--ringcoll PATH]
+#                   --job ID=NS:ADDR,NS:ADDR,... [--job ...] [-- RINGCOLL OPTIONS]
+#   --job       a job's ring, in order: network namespace and address of
+#               each rank (the address must be that namespace's)
+#   --out DIR   where NS.json of each rank and result.json go
+#               (default: a new folder under /tmp)
+#   --delay MS  start this long after launch (default 500)
+#   options after -- go to every ringcoll (--size, --collective, ...)
+# Exit status: 0 when every rank completed, 1 when one failed (its error
+# is printed), 2 for bad usage.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+ringcoll=$here/../build/ringcoll
+out=
+delay_ms=500
+jobs=()
+extra=()
+
+die() { echo "ringrun.sh: $*" >&2; exit 1; }
+usage() { sed -n '12,22s/^# \{0,1\}//p' "$0" >&2; exit 2; }
+
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--out) [ $# -ge 2 ] || usage; out=$2; shift 2 ;;
+	--delay) [ $# -ge 2 ] || usage; delay_ms=$2; shift 2 ;;
+	--ringcoll) [ $# -ge 2 ] || usage; ringcoll=$2; shift 2 ;;
+	--job) [ $# -ge 2 ] || usage; jobs+=("$2"); shift 2 ;;
+	--) shift; extra=("$@"); break ;;
+	-h|--help) usage ;;
+	*) echo "ringrun.sh: unknown argument '$1'" >&2; usage ;;
+	esac
+done
+[ ${#jobs[@]} -gt 0 ] || { echo "ringrun.sh: no --job" >&2; usage; }
+[[ $delay_ms =~ ^[0-9]+$ ]] || { echo "ringrun.sh: --delay wants milliseconds" >&2; usage; }
+[ -x "$ringcoll" ] || die "no $ringcoll: run 'make'"
+[ "$(id -u)" -eq 0 ] || die "must run as root (network namespaces, raw sockets)"
+command -v jq >/dev/null || die "needs jq"
+
+# per namespace: its --job arguments
+declare -A ns_args=()
+ns_order=()
+for spec in "${jobs[@]}"; do
+	id=${spec%%=*}
+	members=${spec#*=}
+	[ "$id" != "$spec" ] && [ -n "$members" ] || { echo "ringrun.sh: --job '$spec': wants ID=NS:ADDR,..." >&2; usage; }
+	addrs=
+	IFS=, read -r -a list <<<"$members"
+	for m in "${list[@]}"; do
+		ns=${m%%:*}
+		addr=${m#*:}
+		[ "$ns" != "$m" ] || { echo "ringrun.sh: '$m': wants NS:ADDR" >&2; usage; }
+		[ -e "/run/netns/$ns" ] || die "no network namespace '$ns'"
+		addrs=${addrs:+$addrs,}$addr
+	done
+	for m in "${list[@]}"; do
+		ns=${m%%:*}
+		if [ -z "${ns_args[$ns]+x}" ]; then
+			ns_order+=("$ns")
+			ns_args[$ns]=
+		fi
+		ns_args[$ns]+=" --job $id=$addrs"
+	done
+done
+
+[ -n "$out" ] || out=$(mktemp -d /tmp/ringrun.XXXXXX)
+mkdir -p "$out"
+start=$(( $(date +%s%N) + delay_ms * 1000000 ))
+pids=()
+for ns in "${ns_order[@]}"; do
+	# shellcheck disable=SC2086
+	ip netns exec "$ns" "$ringcoll" ${ns_args[$ns]} --start-at "$start" \
+		--out "$out/$ns.json" "${extra[@]}" 2>"$out/$ns.err" &
+	pids+=($!)
+done
+failed=0
+for i in "${!pids[@]}"; do
+	if ! wait "${pids[$i]}"; then
+		failed=1
+		echo "ringrun.sh: rank in ${ns_order[$i]} failed: $(tr '\n' ' ' <"$out/${ns_order[$i]}.err")" >&2
+	fi
+done
+
+files=()
+for ns in "${ns_order[@]}"; do
+	[ -s "$out/$ns.json" ] && files+=("$out/$ns.json")
+done
+[ ${#files[@]} -gt 0 ] || die "no rank wrote a result"
+
+jq -s '
+  def ms: . / 1000000;
+  . as $ranks
+  | ($ranks[0] | {collective, proto, size_bytes, channels, iterations, steps,
+		  mtu_bytes, rate_bps, congestion_control}) as $run
+  | [$ranks[].jobs[].job] | unique as $ids
+  | {
+      run: $run,
+      ranks: ($ranks | length),
+      counters: (reduce ($ranks[].counters) as $c ({};
+		 reduce ($c | keys[]) as $k (.; .[$k] += $c[$k]))),
+      jobs: [ $ids[] as $id
+	| [$ranks[] | .jobs[] | select(.job == $id)] as $rs
+	| {
+	    job: $id,
+	    ranks: ($rs[0].ranks),
+	    step_bytes: ($rs[0].step_bytes),
+	    iterations: [ range($run.iterations) as $it
+	      | [$rs[] | .iterations[$it]] as $ri
+	      | ([$ri[] | .steps[] | select(.start_ns > 0) | .start_ns] | min) as $t0
+	      | ([$ri[] | .end_ns] | max) as $t1
+	      | [range($run.steps) as $k
+		  | [$ri[] | .steps[] | select(.step == $k)] as $s
+		  | {step: $k,
+		     start_ns: ([$s[].start_ns | select(. > 0)] | min),
+		     end_ns: ([$s[].end_ns] | max)}] as $steps
+	      | ([$steps[] | [.start_ns, 1], [.end_ns, -1]]
+		 | sort_by(.[0], .[1])
+		 | reduce .[] as $e ({n: 0, tl: []};
+			.n += $e[1] | .tl += [[(($e[0] - $t0) | ms), .n]])
+		 | .tl) as $timeline
+	      | {
+		  cct_ms: (($t1 - $t0) | ms),
+		  start_ns: $t0, end_ns: $t1,
+		  complete: ([$ri[] | .end_ns > 0] | all),
+		  max_step_overlap: ([$timeline[][1]] | max),
+		  final_step_span_ms: (($steps[-1].end_ns - $steps[-1].start_ns) | ms),
+		  steps: $steps,
+		  step_overlap: $timeline
+		}
+	    ]
+	  }
+	| . + {cct_ms: ([.iterations[].cct_ms] | sort
+		| {median: .[(length / 2 | floor)], min: min, max: max})}
+      ]
+    }' "${files[@]}" >"$out/result.json" || die "cannot merge the results in $out"
+
+jq -r '.run as $r | .counters as $c | .jobs[] |
+  "job \(.job): \(.ranks) ranks, \($r.collective) of \($r.size_bytes) bytes x\($r.iterations) on \($r.channels) channel(s), \($r.congestion_control): CCT median \(.cct_ms.median * 100 | round / 100) ms (min \(.cct_ms.min * 100 | round / 100), max \(.cct_ms.max * 100 | round / 100)), max step overlap \([.iterations[].max_step_overlap] | max); CNPs \($c.cnps_received), retransmitted packets \($c.retransmitted_packets)"' \
+	"$out/result.json"
+echo "ringrun.sh: results in $out/result.json"
+exit $failed
