@@ -60,6 +60,8 @@
 #define PSN_MASK		0xffffffU
 #define MAX_BURST_NS		200000	/* catch-up after a late wake-up */
 #define ETH_OVERHEAD		18	/* Ethernet header and FCS */
+#define ACK_EVERY		64	/* packets per cumulative ACK */
+#define LINGER_RTOS		5	/* quiet RTOs before a done rank exits */
 #define HELLO_INTERVAL_NS	10000000ULL
 
 enum exit_code { EXIT_OK, EXIT_FAIL, EXIT_USAGE };
@@ -151,6 +153,8 @@ struct ringcoll {
 	__u32		step_base;
 	__u64		start_at_ns;		/* CLOCK_MONOTONIC */
 	__u64		launch_ns;
+	__u64		done_ns;		/* every job completed */
+	__u64		last_rx_ns;
 	const char	*out_path;
 	__u32		local;			/* this rank's address */
 	struct dcqcn_params cc;
@@ -705,7 +709,8 @@ static int transmit(struct ringcoll *rc, struct channel *ch, __u64 now)
 	} else {
 		hdr = SYMPHONY_BTH_LEN;
 		roce_put_bth(l4, roce_write_opcode(i, m->count), j->id, ch->qpn,
-			     ch->next_seq & PSN_MASK, i + 1 == m->count);
+			     ch->next_seq & PSN_MASK, i + 1 == m->count ||
+			     !((ch->next_seq + 1) % ACK_EVERY));
 	}
 	memset(l4 + hdr, 0xa5, payload);
 	ret = send_udp(rc, j->succ, step_port(rc, j, step),
@@ -722,11 +727,11 @@ static int transmit(struct ringcoll *rc, struct channel *ch, __u64 now)
 		ch->high_seq = ch->next_seq;
 		if (i + 1 == m->count)
 			m->sent_ns = now;
-		/* the timeout runs from the newest packet: only a sender
-		 * that has nothing new to send waits for it
-		 */
-		ch->ack_deadline_ns = now + rc->rto_ns;
 	}
+	/* the timeout runs from the latest packet, resent ones too: only a
+	 * sender that has stopped sending waits for it
+	 */
+	ch->ack_deadline_ns = now + rc->rto_ns;
 	if (!rc->fixed_rate) {
 		dcqcn_on_sent(&ch->cc, &rc->cc, hdr + payload, now);
 		sample_rate(rc, ch, now);
@@ -809,8 +814,12 @@ static void on_data(struct ringcoll *rc, struct job *j, struct channel *ch,
 	}
 	if (seq == ch->expected_seq) {
 		ch->expected_seq++;
-		if (!last)
+		if (!last) {
+			/* a cumulative ACK now and then, as AckReq asks */
+			if (!(ch->expected_seq % ACK_EVERY))
+				send_ack(rc, j, ch, seq, ROCE_AETH_ACK);
 			return;
+		}
 		if (ch->recv_total < (__u64)rc->iterations * rc->steps)
 			j->rec[ch->recv_total / rc->steps].step_recv_ns[ch->index]
 				[ch->recv_total % rc->steps] = now;
@@ -836,30 +845,33 @@ static void on_data(struct ringcoll *rc, struct job *j, struct channel *ch,
 static void on_ack(struct ringcoll *rc, struct job *j, struct channel *ch,
 		   __u32 psn, __u8 syndrome, __u64 now)
 {
-	__u64 seq = seq_of(ch->acked_seq, psn);
+	__u64 seq = seq_of(ch->acked_seq, psn), upto;
+	bool nak = syndrome == ROCE_AETH_NAK_SEQ;
 	__u32 k;
 
 	j->last_progress_ns = now;
-	if (syndrome == ROCE_AETH_NAK_SEQ) {
+	/* an ACK covers its PSN, a NAK everything before its PSN */
+	upto = nak ? seq : seq + 1;
+	if (nak)
 		rc->naks_received++;
-		if (seq >= ch->acked_seq && seq < ch->next_seq)
-			ch->next_seq = seq;	/* go back N */
-		return;
-	}
-	if (seq + 1 <= ch->acked_seq || seq >= ch->high_seq)
-		return;
-	ch->acked_seq = seq + 1;
-	for (k = 0; k < ch->queued; k++) {
-		struct message *m = &ch->msg[k];
+	if (upto > ch->acked_seq && upto <= ch->high_seq) {
+		ch->acked_seq = upto;
+		for (k = 0; k < ch->queued; k++) {
+			struct message *m = &ch->msg[k];
 
-		if (!m->acked_ns && m->seq_start + m->count <= ch->acked_seq) {
-			m->acked_ns = now;
-			ch->acked++;
+			if (!m->acked_ns &&
+			    m->seq_start + m->count <= ch->acked_seq) {
+				m->acked_ns = now;
+				ch->acked++;
+			}
 		}
+		if (ch->next_seq < ch->acked_seq)
+			ch->next_seq = ch->acked_seq;
+		ch->ack_deadline_ns = ch->acked_seq < ch->high_seq ?
+				      now + rc->rto_ns : 0;
 	}
-	if (ch->next_seq < ch->acked_seq)
-		ch->next_seq = ch->acked_seq;
-	ch->ack_deadline_ns = ch->acked_seq < ch->high_seq ? now + rc->rto_ns : 0;
+	if (nak && seq >= ch->acked_seq && seq < ch->next_seq)
+		ch->next_seq = seq;		/* go back N */
 }
 
 /* Read every datagram waiting on @fd. */
@@ -889,6 +901,7 @@ static void receive(struct ringcoll *rc, int fd, bool uec_port)
 		if (n < 0)
 			return;
 		now = mono_ns();
+		rc->last_rx_ns = now;
 		for (cm = CMSG_FIRSTHDR(&msg); cm; cm = CMSG_NXTHDR(&msg, cm))
 			if (cm->cmsg_level == IPPROTO_IP && cm->cmsg_type == IP_TOS)
 				ecn = *(__u8 *)CMSG_DATA(cm) & 3;
@@ -1220,10 +1233,19 @@ int main(int argc, char **argv)
 			}
 		}
 		if (all_done) {
-			ret = EXIT_OK;
-			break;
+			/* Linger until the previous ranks fall quiet: they may
+			 * still resend what we ACKed if our ACK was lost.
+			 */
+			if (!rc->done_ns)
+				rc->done_ns = now;
+			if (now - (rc->last_rx_ns > rc->done_ns ? rc->last_rx_ns :
+				   rc->done_ns) >= LINGER_RTOS * rc->rto_ns) {
+				ret = EXIT_OK;
+				break;
+			}
+			wake = now + rc->rto_ns;
 		}
-		w = pump(rc, now);
+		w = all_done ? UINT64_MAX : pump(rc, now);
 		if (!w)
 			goto out;
 		if (w < wake)

@@ -1,0 +1,129 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# test_ringcoll.sh - the ring-collective emulator (userspace/ringcoll.c)
+# and its launcher (tc-scripts/ringrun.sh) on four hosts around a router,
+# over veth with HTB-limited links: a 4-rank ring AllReduce completes in
+# 2(N-1) steps with the right data volume and a CCT near the line rate's;
+# AllGather and ReduceScatter take N-1 steps; two jobs on two channels for
+# two iterations; UEC framing; loss from a congested port is recovered by
+# go-back-N; a dead rank makes the others fail with a timeout error; bad
+# arguments exit 2, a busy port and missing privileges exit 1.
+#
+#	h0 --\            /-- h2
+#	      router (rt)
+#	h1 --/            \-- h3		links 100 Mbit/s (HTB)
+. "$(dirname "$0")/../lib.sh"
+
+require_root
+require_cmd ip tc jq setpriv
+require_built "$BUILD_DIR/ringcoll"
+
+ringcoll=$BUILD_DIR/ringcoll
+ringrun=$TOP_DIR/tc-scripts/ringrun.sh
+tmp=$(mktemp -d /tmp/test_ringcoll.XXXXXX)
+on_exit rm -rf "$tmp"
+
+ktap_plan 17
+
+netns_create rt h0 h1 h2 h3
+ip netns exec "$rt" sysctl -qw net.ipv4.ip_forward=1
+hosts=("$h0" "$h1" "$h2" "$h3")
+shape() {	# shape NS DEV RATE: an HTB root with one class at RATE
+	tc -n "$1" qdisc add dev "$2" root handle 1: htb default 1 r2q 100
+	tc -n "$1" class add dev "$2" parent 1: classid 1:1 htb rate "$3"
+}
+for i in 0 1 2 3; do
+	veth_pair "${hosts[i]}" eth0 "10.60.$i.2/24" "$rt" "p$i" "10.60.$i.1/24"
+	ip -n "${hosts[i]}" route add default via "10.60.$i.1"
+	# the hosts reach each other through rt: its neighbours must be known
+	ip netns exec "$rt" ping -c 1 -W 1 "10.60.$i.2" >/dev/null
+	shape "${hosts[i]}" eth0 100mbit
+	shape "$rt" "p$i" 100mbit
+done
+ring=1=$h0:10.60.0.2,$h1:10.60.1.2,$h2:10.60.2.2,$h3:10.60.3.2
+rev=2=$h3:10.60.3.2,$h2:10.60.2.2,$h1:10.60.1.2,$h0:10.60.0.2
+
+# AllReduce of 2 MiB: 6 steps of 512 KiB = 512 packets of 1024 bytes;
+# 6 * 512 frames of 1086 bytes at 100 Mbit/s take 266.9 ms
+"$ringrun" --out "$tmp/ar" --job "$ring" -- --size 2m >"$tmp/ar.log" 2>&1 && rc=0 || rc=$?
+ktap_print "$(head -1 "$tmp/ar.log")"
+check_eq "a 4-rank ring AllReduce completes" 0 "$rc"
+check_jq "2(N-1) = 6 steps, each rank sends 6 x 512 packets of 1036 UDP bytes" \
+	'.run.steps == 6 and (.jobs[0].iterations[0].steps | length) == 6 and
+	 .counters.packets_sent == 4 * 3072 and .counters.bytes_sent == 4 * 3072 * 1036 and
+	 .jobs[0].iterations[0].complete' "$(cat "$tmp/ar/result.json")"
+check_jq "its CCT is within 10% of the 266.9 ms the line rate allows" \
+	'.jobs[0].cct_ms.median >= 266 and .jobs[0].cct_ms.median <= 293.6' \
+	"$(cat "$tmp/ar/result.json")"
+check_jq "step k+1 starts only after step k arrived: at most 2 steps overlap" \
+	'.jobs[0].iterations[0] | .max_step_overlap == 2 and
+	 ([.steps[1:][] | .start_ns] | min) >= ([.steps[0] | .start_ns] | min)' \
+	"$(cat "$tmp/ar/result.json")"
+check_jq "every rank records each step's start and arrival" \
+	'[.jobs[0].iterations[0].steps[] | select(.start_ns > 0 and .end_ns > .start_ns)] | length == 6' \
+	"$(jq '.' "$tmp/ar/$h2.json")"
+
+for coll in allgather reducescatter; do
+	"$ringrun" --out "$tmp/$coll" --job "$ring" -- --size 1m --collective "$coll" >/dev/null 2>&1
+	check_jq "$coll takes N-1 = 3 steps" \
+		'.run.steps == 3 and .counters.packets_sent == 4 * 3 * 256 and .jobs[0].iterations[0].complete' \
+		"$(cat "$tmp/$coll/result.json")"
+done
+
+"$ringrun" --out "$tmp/two" --job "$ring" --job "$rev" -- --size 1m --channels 2 --iterations 2 \
+	>"$tmp/two.log" 2>&1 && rc=0 || rc=$?
+ktap_print "$(head -2 "$tmp/two.log" | tr '\n' ' ')"
+check_jq "two jobs (opposite rings), two channels, two iterations complete" \
+	'[.jobs[].iterations[].complete] == [true, true, true, true] and
+	 .counters.packets_sent == 2 * 2 * 6 * 2 * 128 * 4' "$(cat "$tmp/two/result.json")"
+check_jq "sharing each host's line, each iteration takes twice a lone job's 133.4 ms (+10%)" \
+	'[.jobs[].iterations[].cct_ms | select(. >= 266 and . <= 294)] | length == 4' \
+	"$(cat "$tmp/two/result.json")"
+
+"$ringrun" --out "$tmp/uec" --job "$ring" -- --size 512k --proto uec >/dev/null 2>&1 && rc=0 || rc=$?
+check_eq "UEC framing (UDP 4793, PDS/SES) completes too" 0 "$rc"
+
+# An 80 Mbit/s port towards h1 with a 20-packet queue: the 100 Mbit/s
+# sender loses packets there; go-back-N recovers them.
+tc -n "$rt" qdisc del dev p1 root
+tc -n "$rt" qdisc add dev p1 root handle 1: htb default 1 r2q 100
+tc -n "$rt" class add dev p1 parent 1: classid 1:1 htb rate 80mbit
+tc -n "$rt" qdisc add dev p1 parent 1:1 pfifo limit 20
+"$ringrun" --out "$tmp/loss" --job "$ring" -- --size 1m --fixed-rate >"$tmp/loss.log" 2>&1 && rc=0 || rc=$?
+ktap_print "$(head -1 "$tmp/loss.log")"
+drops=$(tc -n "$rt" -s -j qdisc show dev p1 | jq '[.[] | select(.kind == "pfifo") | .drops] | add')
+check_jq "packets dropped at the congested port ($drops) are retransmitted, the AllReduce completes" \
+	'.jobs[0].iterations[0].complete and .counters.retransmitted_packets > 0 and
+	 .counters.naks_received > 0' "$(cat "$tmp/loss/result.json")"
+shape_reset() { tc -n "$rt" qdisc del dev p1 root; shape "$rt" p1 100mbit; }
+shape_reset
+
+# A rank that dies: the others stop with a timeout error
+"$ringrun" --out "$tmp/dead" --job "$ring" -- --size 64m --timeout 2 >"$tmp/dead.log" 2>&1 &
+runner=$!
+sleep 1
+pkill -9 -f "ringcoll.*--out $tmp/dead/$h2.json"
+wait "$runner" && rc=0 || rc=$?
+check_eq "when a rank dies mid-run the launcher fails" 1 "$rc"
+check "the others report the silent neighbour" \
+	grep -q "no packet from .* a neighbour died or is unreachable" "$tmp/dead.log"
+
+r=$("$ringcoll" --job 1=10.60.0.2,10.60.1.2 --mtu 10 2>&1) && rc=0 || rc=$?
+check "a bad argument exits 2, naming it" grep -q "^ringcoll: --mtu '10': wants 64..8192" <<<"$r"
+r=$(ip netns exec "$h0" "$ringcoll" --job 1=10.9.9.1,10.9.9.2 2>&1) && rc=0 || rc=$?
+check_eq "a ring without a local address exits 2" "2 ringcoll: job 1: none of its addresses is this host's" \
+	"$rc $(head -1 <<<"$r")"
+ip netns exec "$h0" "$ringcoll" --job "1=10.60.0.2,10.60.1.2" --timeout 3 >/dev/null 2>&1 &
+first=$!
+sleep 0.3
+r=$(ip netns exec "$h0" "$ringcoll" --job "1=10.60.0.2,10.60.1.2" 2>&1) && rc=0 || rc=$?
+kill "$first" 2>/dev/null; wait "$first" 2>/dev/null
+check "a second ringcoll in a namespace exits 1: port 4791 in use" \
+	grep -q "cannot bind UDP port 4791: Address already in use (another ringcoll" <<<"$r"
+r=$(ip netns exec "$h0" setpriv --reuid=65534 --regid=65534 --clear-groups \
+	--inh-caps=-all "$ringcoll" --job "1=10.60.0.2,10.60.1.2" 2>&1) && rc=0 || rc=$?
+check_eq "without CAP_NET_RAW it exits 1, saying so" \
+	"1 ringcoll: cannot open a raw socket: Operation not permitted (needs CAP_NET_RAW: run as root)" \
+	"$rc $(head -1 <<<"$r")"
+
+ktap_finished
