@@ -96,7 +96,7 @@ SHARED_HDRS	:= $(wildcard include/symphony/*.h include/uapi/linux/*.h)
 $(BUILD)/rocegen: userspace/rocegen.c $(SHARED_HDRS) | $(BUILD)
 	$(CC) $(USER_CFLAGS) $< -o $@
 
-$(BUILD)/ringcoll: userspace/ringcoll.c $(wildcard include/workload/*.h) $(SHARED_HDRS) | $(BUILD)
+$(BUILD)/ringcoll: userspace/ringcoll.c userspace/workload_util.h $(wildcard include/workload/*.h) $(SHARED_HDRS) | $(BUILD)
 	$(CC) $(USER_CFLAGS) $< -o $@
 
 $(BUILD)/roceblast: bench/roceblast.c $(SHARED_HDRS) | $(BUILD)

@@ -50,6 +50,9 @@
 
 #include "../include/workload/dcqcn.h"
 #include "../include/workload/roce_frame.h"
+#include "workload_util.h"
+
+const char *tool_name = "ringcoll";
 
 #define MAX_JOBS		8
 #define MAX_CHANNELS		16
@@ -180,14 +183,6 @@ static void on_signal(int sig)
 	stop = 1;
 }
 
-static __u64 mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -216,78 +211,6 @@ static void usage(FILE *f)
 "  --help\n"
 "Needs CAP_NET_RAW (a raw socket sets each packet's UDP source port and ECN)\n"
 "and UDP port 4791 (4793) free in its network namespace.\n");
-}
-
-static int bad(const char *opt, const char *val, const char *want)
-{
-	fprintf(stderr, "ringcoll: %s '%s': %s\n", opt, val, want);
-	return -1;
-}
-
-/* A number with an optional binary suffix k, m, g. */
-static int parse_size(const char *s, __u64 *out)
-{
-	unsigned long long v;
-	char *end;
-
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || end == s || s[0] == '-')
-		return -1;
-	if (*end == 'k' || *end == 'K')
-		v <<= 10;
-	else if (*end == 'm' || *end == 'M')
-		v <<= 20;
-	else if (*end == 'g' || *end == 'G')
-		v <<= 30;
-	if (strchr("kKmMgG", *end) && *end)
-		end++;
-	if (*end == 'b' || *end == 'B')
-		end++;
-	if (*end)
-		return -1;
-	*out = v;
-	return 0;
-}
-
-/* A rate: bit/s with an optional decimal suffix kbit, mbit, gbit. */
-static int parse_rate(const char *s, __u64 *out)
-{
-	unsigned long long v;
-	char *end;
-
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || end == s || s[0] == '-')
-		return -1;
-	if (!strcmp(end, "kbit"))
-		v *= 1000ULL;
-	else if (!strcmp(end, "mbit"))
-		v *= 1000000ULL;
-	else if (!strcmp(end, "gbit"))
-		v *= 1000000000ULL;
-	else if (*end && strcmp(end, "bit"))
-		return -1;
-	*out = v;
-	return 0;
-}
-
-static int parse_u32_range(const char *opt, const char *s, __u32 min,
-			   __u32 max, __u32 *out)
-{
-	unsigned long long v;
-	char *end;
-
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || end == s || *end || s[0] == '-' || v < min || v > max) {
-		char want[64];
-
-		snprintf(want, sizeof(want), "wants %u..%u", min, max);
-		return bad(opt, s, want);
-	}
-	*out = v;
-	return 0;
 }
 
 static int parse_job(struct ringcoll *rc, char *spec)
@@ -325,21 +248,6 @@ static int parse_job(struct ringcoll *rc, char *spec)
 		return bad("--job", eq + 1, "a ring needs 2 or more addresses");
 	rc->nr_jobs++;
 	return 0;
-}
-
-static bool addr_is_local(__u32 addr)
-{
-	struct ifaddrs *ifa, *i;
-	bool found = false;
-
-	if (getifaddrs(&ifa))
-		return false;
-	for (i = ifa; i && !found; i = i->ifa_next)
-		if (i->ifa_addr && i->ifa_addr->sa_family == AF_INET &&
-		    ((struct sockaddr_in *)i->ifa_addr)->sin_addr.s_addr == addr)
-			found = true;
-	freeifaddrs(ifa);
-	return found;
 }
 
 /* Find this host's rank in each job. */
@@ -525,57 +433,29 @@ static int parse_args(struct ringcoll *rc, int argc, char **argv)
 
 static int open_sockets(struct ringcoll *rc)
 {
-	struct sockaddr_in sa = { .sin_family = AF_INET };
-	int one = 1, i, fds[2];
+	static const char busy[] = " (another ringcoll in this network namespace?)";
 
-	rc->tx_fd = socket(AF_INET, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_RAW);
-	if (rc->tx_fd < 0) {
-		fprintf(stderr, "ringcoll: cannot open a raw socket: %s%s\n",
-			strerror(errno), errno == EPERM ?
-			" (needs CAP_NET_RAW: run as root)" : "");
+	rc->tx_fd = open_raw_socket();
+	if (rc->tx_fd < 0)
 		return -1;
-	}
+	rc->rx_fd = open_udp_rx(SYMPHONY_UDP_PORT_ROCEV2, busy);
+	if (rc->rx_fd < 0)
+		return -1;
 	rc->rx_uec_fd = -1;
-	for (i = 0; i < (rc->uec ? 2 : 1); i++) {
-		fds[i] = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-		if (fds[i] < 0) {
-			perror("ringcoll: socket");
+	if (rc->uec) {
+		rc->rx_uec_fd = open_udp_rx(SYMPHONY_UDP_PORT_UEC, busy);
+		if (rc->rx_uec_fd < 0)
 			return -1;
-		}
-		setsockopt(fds[i], IPPROTO_IP, IP_RECVTOS, &one, sizeof(one));
-		sa.sin_port = htons(i ? SYMPHONY_UDP_PORT_UEC :
-				    SYMPHONY_UDP_PORT_ROCEV2);
-		if (bind(fds[i], (struct sockaddr *)&sa, sizeof(sa))) {
-			fprintf(stderr, "ringcoll: cannot bind UDP port %u: %s%s\n",
-				ntohs(sa.sin_port), strerror(errno),
-				errno == EADDRINUSE ?
-				" (another ringcoll in this network namespace?)" : "");
-			return -1;
-		}
 	}
-	rc->rx_fd = fds[0];
-	if (rc->uec)
-		rc->rx_uec_fd = fds[1];
 	return 0;
 }
 
-/* Send @len bytes of UDP payload at @payload to @daddr:@dport. */
+/* Send @len bytes of UDP payload, at @pkt + 28, to @daddr:@dport. */
 static int send_udp(struct ringcoll *rc, __u32 daddr, __u16 sport, __u16 dport,
 		    __u8 ecn, __u8 *pkt, size_t len)
 {
-	struct sockaddr_in to = { .sin_family = AF_INET, .sin_addr.s_addr = daddr };
-	__u32 saddr = rc->local;
-
-	roce_put_ipv4_udp(pkt, saddr, daddr, sport, dport, ecn, rc->ip_id++,
-			  len);
-	if (sendto(rc->tx_fd, pkt, ROCE_IPV4_LEN + ROCE_UDP_LEN + len, 0,
-		   (struct sockaddr *)&to, sizeof(to)) < 0) {
-		if (errno == ENOBUFS || errno == EAGAIN)
-			return 1;		/* the qdisc is full: retry */
-		fprintf(stderr, "ringcoll: send: %s\n", strerror(errno));
-		return -1;
-	}
-	return 0;
+	return send_raw_udp(rc->tx_fd, rc->local, daddr, sport, dport, ecn,
+			    rc->ip_id++, pkt, len);
 }
 
 /* ---- the collective ----------------------------------------------------- */

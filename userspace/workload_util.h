@@ -1,0 +1,177 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * workload_util.h - what the workload tools (ringcoll, permsend) share:
+ * the clock, argument parsers with units, the local-address test, and the
+ * raw IPv4 socket through which they send packets whose UDP source port
+ * and ECN field they set themselves.  Each tool defines tool_name.
+ */
+#ifndef _WORKLOAD_UTIL_H
+#define _WORKLOAD_UTIL_H
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <ifaddrs.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <linux/types.h>
+
+#include "../include/workload/roce_frame.h"
+
+extern const char *tool_name;
+
+static inline __u64 mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static inline int bad(const char *opt, const char *val, const char *want)
+{
+	fprintf(stderr, "%s: %s '%s': %s\n", tool_name, opt, val, want);
+	return -1;
+}
+
+/* A number with an optional binary suffix k, m, g. */
+static inline int parse_size(const char *s, __u64 *out)
+{
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s || s[0] == '-')
+		return -1;
+	if (*end == 'k' || *end == 'K')
+		v <<= 10;
+	else if (*end == 'm' || *end == 'M')
+		v <<= 20;
+	else if (*end == 'g' || *end == 'G')
+		v <<= 30;
+	if (strchr("kKmMgG", *end) && *end)
+		end++;
+	if (*end == 'b' || *end == 'B')
+		end++;
+	if (*end)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* A rate: bit/s with an optional decimal suffix kbit, mbit, gbit. */
+static inline int parse_rate(const char *s, __u64 *out)
+{
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s || s[0] == '-')
+		return -1;
+	if (!strcmp(end, "kbit"))
+		v *= 1000ULL;
+	else if (!strcmp(end, "mbit"))
+		v *= 1000000ULL;
+	else if (!strcmp(end, "gbit"))
+		v *= 1000000000ULL;
+	else if (*end && strcmp(end, "bit"))
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static inline int parse_u32_range(const char *opt, const char *s, __u32 min,
+			   __u32 max, __u32 *out)
+{
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s || *end || s[0] == '-' || v < min || v > max) {
+		char want[64];
+
+		snprintf(want, sizeof(want), "wants %u..%u", min, max);
+		return bad(opt, s, want);
+	}
+	*out = v;
+	return 0;
+}
+
+static inline bool addr_is_local(__u32 addr)
+{
+	struct ifaddrs *ifa, *i;
+	bool found = false;
+
+	if (getifaddrs(&ifa))
+		return false;
+	for (i = ifa; i && !found; i = i->ifa_next)
+		if (i->ifa_addr && i->ifa_addr->sa_family == AF_INET &&
+		    ((struct sockaddr_in *)i->ifa_addr)->sin_addr.s_addr == addr)
+			found = true;
+	freeifaddrs(ifa);
+	return found;
+}
+
+/* A raw IPv4 socket for sending (the tool builds IP and UDP headers). */
+static inline int open_raw_socket(void)
+{
+	int fd = socket(AF_INET, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_RAW);
+
+	if (fd < 0)
+		fprintf(stderr, "%s: cannot open a raw socket: %s%s\n", tool_name,
+			strerror(errno), errno == EPERM ?
+			" (needs CAP_NET_RAW: run as root)" : "");
+	return fd;
+}
+
+/* A UDP socket on @port that reports each datagram's TOS byte. */
+static inline int open_udp_rx(__u16 port, const char *busy_hint)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(port) };
+	int one = 1, fd;
+
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		fprintf(stderr, "%s: socket: %s\n", tool_name, strerror(errno));
+		return -1;
+	}
+	setsockopt(fd, IPPROTO_IP, IP_RECVTOS, &one, sizeof(one));
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		fprintf(stderr, "%s: cannot bind UDP port %u: %s%s\n", tool_name,
+			port, strerror(errno),
+			errno == EADDRINUSE ? busy_hint : "");
+		return -1;
+	}
+	return fd;
+}
+
+/*
+ * Send @len bytes of UDP payload, already at @pkt + 28, from @saddr to
+ * @daddr: fills the IPv4 and UDP headers in front.  0, 1 when the
+ * interface's queue is full (retry later), or -1 after an error message.
+ */
+static inline int send_raw_udp(int fd, __u32 saddr, __u32 daddr, __u16 sport,
+			       __u16 dport, __u8 ecn, __u16 ip_id, __u8 *pkt,
+			       size_t len)
+{
+	struct sockaddr_in to = { .sin_family = AF_INET, .sin_addr.s_addr = daddr };
+
+	roce_put_ipv4_udp(pkt, saddr, daddr, sport, dport, ecn, ip_id, len);
+	if (sendto(fd, pkt, ROCE_IPV4_LEN + ROCE_UDP_LEN + len, 0,
+		   (struct sockaddr *)&to, sizeof(to)) < 0) {
+		if (errno == ENOBUFS || errno == EAGAIN)
+			return 1;
+		fprintf(stderr, "%s: send: %s\n", tool_name, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+#endif /* _WORKLOAD_UTIL_H */
