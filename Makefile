@@ -38,7 +38,7 @@ LIBBPF_LIBS	:= $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf 
 MNL_LIBS	:= -lmnl
 
 BPF_PROGS	:= ecnstat symphony_jobs ofan ofan_peers
-TOOLS		:= ecnstat rocegen symjobs symofan ringcoll
+TOOLS		:= ecnstat rocegen symjobs symofan ringcoll permsend
 TC_PLUGINS	:= q_symphony
 BENCH_TOOLS	:= roceblast ofan_bpf_bench
 
@@ -98,6 +98,9 @@ $(BUILD)/rocegen: userspace/rocegen.c $(SHARED_HDRS) | $(BUILD)
 
 $(BUILD)/ringcoll: userspace/ringcoll.c userspace/workload_util.h $(wildcard include/workload/*.h) $(SHARED_HDRS) | $(BUILD)
 	$(CC) $(USER_CFLAGS) $< -o $@
+
+$(BUILD)/permsend: userspace/permsend.c userspace/workload_util.h $(wildcard include/workload/*.h) $(SHARED_HDRS) | $(BUILD)
+	$(CC) $(USER_CFLAGS) $< -o $@ -lm
 
 $(BUILD)/roceblast: bench/roceblast.c $(SHARED_HDRS) | $(BUILD)
 	$(CC) $(USER_CFLAGS) $< -o $@

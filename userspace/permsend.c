@@ -1,0 +1,594 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * permsend.c - one host of a permutation (or all-to-all) collective at a
+ * fixed fraction of the line rate, the Ofan paper's workload: every host
+ * sends m RoCEv2 WRITE packets to its partner in a random derangement of
+ * the hosts (the same for every host: seeded), or to every other host;
+ * the receiver ACKs each packet.  No congestion control and no
+ * retransmission: what a load balancer does to the packets shows as-is.
+ *
+ * Reports, as JSON: the completion time (common start to this host's last
+ * ACK), the Appendix-A lower bound for the link rate, packet size, hops
+ * and load (include/workload/permutation_lb.h) and their ratio, packets
+ * sent, ACKed, received, lost and reordered, and the one-way delay of the
+ * received packets (send timestamps ride in the payload; the hosts of a
+ * netns testbed share one clock).  tc-scripts/permrun.sh runs every host
+ * and merges the results.
+ */
+#define _GNU_SOURCE
+#include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include "../include/workload/permutation_lb.h"
+#include "workload_util.h"
+
+const char *tool_name = "permsend";
+
+#define MAX_HOSTS	1024
+#define ETH_OVERHEAD	18		/* Ethernet header and FCS */
+#define FRAME_OVERHEAD	(ETH_OVERHEAD + ROCE_IPV4_LEN + ROCE_UDP_LEN + \
+			 SYMPHONY_BTH_LEN + ROCE_ICRC_LEN)
+#define ACK_FRAME	(FRAME_OVERHEAD + ROCE_AETH_LEN)
+#define SPORT_BASE	49152
+#define MAX_DELAYS	(1 << 22)
+
+struct peer_rx {
+	__u32	received;
+	__u32	max_psn;
+	__u32	reordered;
+	bool	any;
+};
+
+struct permsend {
+	__u32		hosts[MAX_HOSTS];
+	__u32		nr_hosts;
+	__u32		me;
+	bool		all_to_all;
+	__u64		seed;
+	__u32		packets;		/* m, per destination */
+	__u32		mtu;
+	__u64		rate_bps;
+	__u32		load_pct;
+	__u32		hops;
+	__u64		prop_ns;
+	__u64		start_at_ns;
+	__u64		timeout_ns;
+	const char	*out_path;
+	__u32		local;
+	/* what this host does */
+	__u32		dests[MAX_HOSTS];	/* indexes */
+	__u32		nr_dests;
+	__u32		expect_from;		/* packets to receive in all */
+	int		tx_fd, rx_fd;
+	__u16		ip_id;
+	/* progress */
+	__u64		sent, acked, received, reordered, unknown;
+	__u64		start_ns, last_ack_ns, last_rx_ns, done_ns;
+	__u8		*ack_bits;		/* per (dest, psn) */
+	struct peer_rx	*rx;			/* per source index */
+	__u64		*delays;		/* one-way ns, received packets */
+	__u64		nr_delays;
+};
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"Usage: permsend [options] --hosts ADDR,ADDR,...\n"
+"  Runs this host's part of a permutation (or all-to-all) at a fixed load.\n"
+"  --hosts ADDRS     every host of the collective (IPv4, 2..1024), the same\n"
+"                    list on every host; this host is the local one\n"
+"  --all-to-all      send to every other host (default: one partner in a\n"
+"                    derangement drawn from --seed)\n"
+"  --seed N          derangement seed (default 1)\n"
+"  --packets M       data packets per destination (1..1000000, default 256)\n"
+"  --mtu BYTES       payload per packet (64..8192, default 1024)\n"
+"  --rate RATE       link rate (kbit, mbit, gbit or bit/s; default 100mbit)\n"
+"  --load PCT        offered load, percent of the rate (1..100, default 100)\n"
+"  --hops H          links on a path, for the lower bound (default 6: across\n"
+"                    pods of a 3-tier fat tree)\n"
+"  --prop-us US      one-way propagation, for the lower bound (default 0)\n"
+"  --start-at NS     start at this CLOCK_REALTIME time, ns\n"
+"  --timeout SEC     stop waiting for packets and ACKs after SEC (default 10)\n"
+"  --local ADDR      this host's address (default: the local one of --hosts)\n"
+"  --out FILE        JSON result (default stdout)\n"
+"Needs CAP_NET_RAW and UDP port 4791 free in its network namespace.\n");
+}
+
+/* splitmix64: the same stream for every host of the run */
+static __u64 next_random(__u64 *state)
+{
+	__u64 z = (*state += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/* A uniform random derangement of 0..n-1 (Fisher-Yates, redrawn while a
+ * host would send to itself).
+ */
+static void derangement(__u32 *perm, __u32 n, __u64 seed)
+{
+	__u64 state = seed;
+	bool fixed;
+	__u32 i, j, t;
+
+	do {
+		for (i = 0; i < n; i++)
+			perm[i] = i;
+		for (i = n - 1; i > 0; i--) {
+			j = next_random(&state) % (i + 1);
+			t = perm[i];
+			perm[i] = perm[j];
+			perm[j] = t;
+		}
+		fixed = false;
+		for (i = 0; i < n; i++)
+			fixed |= perm[i] == i;
+	} while (fixed);
+}
+
+static int parse_hosts(struct permsend *ps, char *list)
+{
+	char *tok, *save = NULL;
+	__u32 k;
+
+	for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		struct in_addr a;
+
+		if (ps->nr_hosts == MAX_HOSTS)
+			return bad("--hosts", tok, "at most 1024 hosts");
+		if (inet_pton(AF_INET, tok, &a) != 1)
+			return bad("--hosts", tok, "not an IPv4 address");
+		for (k = 0; k < ps->nr_hosts; k++)
+			if (ps->hosts[k] == a.s_addr)
+				return bad("--hosts", tok, "address twice");
+		ps->hosts[ps->nr_hosts++] = a.s_addr;
+	}
+	return ps->nr_hosts < 2 ? bad("--hosts", "", "needs 2 or more hosts") : 0;
+}
+
+static int parse_args(struct permsend *ps, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "hosts", required_argument, NULL, 'H' },
+		{ "all-to-all", no_argument, NULL, 'a' },
+		{ "seed", required_argument, NULL, 's' },
+		{ "packets", required_argument, NULL, 'm' },
+		{ "mtu", required_argument, NULL, 'M' },
+		{ "rate", required_argument, NULL, 'r' },
+		{ "load", required_argument, NULL, 'L' },
+		{ "hops", required_argument, NULL, 'h' },
+		{ "prop-us", required_argument, NULL, 'p' },
+		{ "start-at", required_argument, NULL, 'S' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "local", required_argument, NULL, 'l' },
+		{ "out", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 1000 },
+		{ }
+	};
+	__u64 start_at = 0, v64;
+	__u32 v;
+	int c;
+
+	ps->seed = 1;
+	ps->packets = 256;
+	ps->mtu = 1024;
+	ps->rate_bps = 100000000ULL;
+	ps->load_pct = 100;
+	ps->hops = 6;
+	ps->timeout_ns = 10000000000ULL;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 1000:
+			usage(stdout);
+			exit(0);
+		case 'H':
+			if (parse_hosts(ps, optarg))
+				return -1;
+			break;
+		case 'a':
+			ps->all_to_all = true;
+			break;
+		case 's':
+			if (parse_size(optarg, &ps->seed))
+				return bad("--seed", optarg, "a number");
+			break;
+		case 'm':
+			if (parse_u32_range("--packets", optarg, 1, 1000000, &ps->packets))
+				return -1;
+			break;
+		case 'M':
+			if (parse_u32_range("--mtu", optarg, 64, 8192, &ps->mtu))
+				return -1;
+			break;
+		case 'r':
+			if (parse_rate(optarg, &ps->rate_bps) ||
+			    ps->rate_bps < 10000 || ps->rate_bps > 400000000000ULL)
+				return bad("--rate", optarg, "10kbit..400gbit (kbit, mbit, gbit)");
+			break;
+		case 'L':
+			if (parse_u32_range("--load", optarg, 1, 100, &ps->load_pct))
+				return -1;
+			break;
+		case 'h':
+			if (parse_u32_range("--hops", optarg, 1, 64, &ps->hops))
+				return -1;
+			break;
+		case 'p':
+			if (parse_u32_range("--prop-us", optarg, 0, 1000000, &v))
+				return -1;
+			ps->prop_ns = v * 1000ULL;
+			break;
+		case 'S':
+			if (parse_size(optarg, &start_at))
+				return bad("--start-at", optarg, "CLOCK_REALTIME ns");
+			break;
+		case 't':
+			if (parse_u32_range("--timeout", optarg, 1, 3600, &v))
+				return -1;
+			ps->timeout_ns = v * 1000000000ULL;
+			break;
+		case 'l':
+			if (inet_pton(AF_INET, optarg, &ps->local) != 1)
+				return bad("--local", optarg, "not an IPv4 address");
+			break;
+		case 'o':
+			ps->out_path = optarg;
+			break;
+		default:
+			fprintf(stderr, "permsend: unknown option or missing value: '%s'\n",
+				argv[optind - 1]);
+			return -1;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "permsend: unexpected argument '%s'\n", argv[optind]);
+		return -1;
+	}
+	if (!ps->nr_hosts) {
+		fprintf(stderr, "permsend: no --hosts\n");
+		return -1;
+	}
+	ps->start_at_ns = mono_ns();
+	if (start_at) {
+		struct timespec rt;
+		__s64 delta;
+
+		clock_gettime(CLOCK_REALTIME, &rt);
+		v64 = (__u64)rt.tv_sec * 1000000000ULL + rt.tv_nsec;
+		delta = (__s64)(start_at - v64);
+		ps->start_at_ns += delta > 0 ? delta : 0;
+	}
+	return 0;
+}
+
+/* This host's index, partners and expected arrivals. */
+static int place(struct permsend *ps)
+{
+	static __u32 perm[MAX_HOSTS];
+	__u32 i, found = 0;
+
+	for (i = 0; i < ps->nr_hosts; i++) {
+		if (ps->local ? ps->hosts[i] == ps->local :
+		    addr_is_local(ps->hosts[i])) {
+			ps->me = i;
+			found++;
+		}
+	}
+	if (found != 1) {
+		fprintf(stderr, "permsend: %s of --hosts is this host's%s\n",
+			found ? "more than one" : "none",
+			found ? ": pick one with --local" : "");
+		return -1;
+	}
+	ps->local = ps->hosts[ps->me];
+	if (ps->all_to_all) {
+		for (i = 0; i < ps->nr_hosts; i++)
+			if (i != ps->me)
+				ps->dests[ps->nr_dests++] = i;
+		ps->expect_from = (ps->nr_hosts - 1) * ps->packets;
+	} else {
+		derangement(perm, ps->nr_hosts, ps->seed);
+		ps->dests[ps->nr_dests++] = perm[ps->me];
+		ps->expect_from = ps->packets;
+	}
+	return 0;
+}
+
+static void put_u64(__u8 *p, __u64 v)
+{
+	int i;
+
+	for (i = 7; i >= 0; i--, v >>= 8)
+		p[i] = v;
+}
+
+static __u64 get_u64(const __u8 *p)
+{
+	__u64 v = 0;
+	int i;
+
+	for (i = 0; i < 8; i++)
+		v = v << 8 | p[i];
+	return v;
+}
+
+/* Data packet @seq (round-robin over the destinations): 1 if the queue
+ * was full, -1 on error.
+ */
+static int send_data(struct permsend *ps, __u64 seq)
+{
+	__u8 pkt[ROCE_IPV4_LEN + ROCE_UDP_LEN + SYMPHONY_BTH_LEN + 8192];
+	__u8 *bth = pkt + ROCE_IPV4_LEN + ROCE_UDP_LEN;
+	__u32 d = seq % ps->nr_dests, psn = seq / ps->nr_dests;
+
+	roce_put_bth(bth, roce_write_opcode(psn, ps->packets), 0, ps->me + 1,
+		     psn, true);
+	memset(bth + SYMPHONY_BTH_LEN, 0xa5, ps->mtu);
+	put_u64(bth + SYMPHONY_BTH_LEN, mono_ns());
+	return send_raw_udp(ps->tx_fd, ps->local, ps->hosts[ps->dests[d]],
+			    SPORT_BASE + ps->me, SYMPHONY_UDP_PORT_ROCEV2,
+			    ROCE_ECN_ECT0, ps->ip_id++, pkt,
+			    SYMPHONY_BTH_LEN + ps->mtu);
+}
+
+static __s32 host_index(const struct permsend *ps, __u32 addr)
+{
+	__u32 i;
+
+	for (i = 0; i < ps->nr_hosts; i++)
+		if (ps->hosts[i] == addr)
+			return i;
+	return -1;
+}
+
+static __s32 dest_slot(const struct permsend *ps, __u32 host)
+{
+	__u32 d;
+
+	for (d = 0; d < ps->nr_dests; d++)
+		if (ps->dests[d] == host)
+			return d;
+	return -1;
+}
+
+static void receive(struct permsend *ps)
+{
+	__u8 buf[9000], ack[ROCE_IPV4_LEN + ROCE_UDP_LEN + 32];
+	struct sockaddr_in from;
+	struct iovec iov = { .iov_base = buf, .iov_len = sizeof(buf) };
+	struct msghdr msg = { .msg_name = &from, .msg_iov = &iov, .msg_iovlen = 1 };
+
+	for (;;) {
+		__u64 now, bit;
+		__s32 src, d;
+		ssize_t n;
+		__u32 psn;
+		__u8 op;
+
+		msg.msg_namelen = sizeof(from);
+		n = recvmsg(ps->rx_fd, &msg, 0);
+		if (n < 0)
+			return;
+		now = mono_ns();
+		if (n < SYMPHONY_BTH_LEN)
+			continue;
+		src = host_index(ps, from.sin_addr.s_addr);
+		op = buf[SYMPHONY_BTH_OPCODE];
+		psn = roce_get_be24(buf + SYMPHONY_BTH_PSN);
+		if (src < 0 || psn >= ps->packets) {
+			ps->unknown++;
+			continue;
+		}
+		if (op == SYMPHONY_OP_RC_ACK) {
+			d = dest_slot(ps, src);
+			if (d < 0)
+				continue;
+			bit = (__u64)d * ps->packets + psn;
+			if (!(ps->ack_bits[bit / 8] & (1 << (bit % 8)))) {
+				ps->ack_bits[bit / 8] |= 1 << (bit % 8);
+				ps->acked++;
+				ps->last_ack_ns = now;
+			}
+			continue;
+		}
+		if (op < SYMPHONY_OP_RC_WRITE_FIRST || op > SYMPHONY_OP_RC_WRITE_ONLY ||
+		    n < SYMPHONY_BTH_LEN + 8)
+			continue;
+		ps->received++;
+		ps->rx[src].received++;
+		ps->last_rx_ns = now;
+		if (ps->rx[src].any && psn < ps->rx[src].max_psn) {
+			ps->rx[src].reordered++;
+			ps->reordered++;
+		}
+		if (!ps->rx[src].any || psn > ps->rx[src].max_psn)
+			ps->rx[src].max_psn = psn;
+		ps->rx[src].any = true;
+		if (ps->nr_delays < MAX_DELAYS)
+			ps->delays[ps->nr_delays++] = now - get_u64(buf + SYMPHONY_BTH_LEN);
+		roce_put_ack(ack + ROCE_IPV4_LEN + ROCE_UDP_LEN, 0, src + 1, psn,
+			     ROCE_AETH_ACK, psn);
+		send_raw_udp(ps->tx_fd, ps->local, from.sin_addr.s_addr,
+			     SPORT_BASE + ps->me, SYMPHONY_UDP_PORT_ROCEV2,
+			     ROCE_ECN_NOT_ECT, ps->ip_id++, ack,
+			     SYMPHONY_BTH_LEN + ROCE_AETH_LEN);
+	}
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	__u64 x = *(const __u64 *)a, y = *(const __u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void print_json(struct permsend *ps, FILE *f)
+{
+	struct permutation_lb_params lb = {
+		.m = ps->packets * ps->nr_dests,
+		.hops = ps->hops,
+		.t_data_ns = (double)(FRAME_OVERHEAD + ps->mtu) * 8e9 / ps->rate_bps,
+		.t_ack_ns = (double)ACK_FRAME * 8e9 / ps->rate_bps,
+		.t_gap_ns = 0,
+		.t_prop_ns = ps->prop_ns,
+		.load = ps->load_pct / 100.0,
+	};
+	char addr[INET_ADDRSTRLEN];
+	__u64 cct = ps->last_ack_ns > ps->start_ns ? ps->last_ack_ns - ps->start_ns : 0;
+	double bound = permutation_lb_ns(&lb);
+	__u32 d;
+
+	qsort(ps->delays, ps->nr_delays, sizeof(*ps->delays), cmp_u64);
+	inet_ntop(AF_INET, &ps->local, addr, sizeof(addr));
+	fprintf(f, "{\"tool\":\"permsend\",\"address\":\"%s\",\"index\":%u,"
+		"\"pattern\":\"%s\",\"seed\":%llu,\"hosts\":%u,\"dests\":[",
+		addr, ps->me, ps->all_to_all ? "all-to-all" : "permutation",
+		(unsigned long long)ps->seed, ps->nr_hosts);
+	for (d = 0; d < ps->nr_dests; d++)
+		fprintf(f, "%s%u", d ? "," : "", ps->dests[d]);
+	fprintf(f, "],\"packets_per_dest\":%u,\"mtu_bytes\":%u,\"rate_bps\":%llu,"
+		"\"load_pct\":%u,\"hops\":%u,\"prop_ns\":%llu,",
+		ps->packets, ps->mtu, (unsigned long long)ps->rate_bps,
+		ps->load_pct, ps->hops, (unsigned long long)ps->prop_ns);
+	fprintf(f, "\"start_ns\":%llu,\"last_ack_ns\":%llu,\"cct_ns\":%llu,"
+		"\"lower_bound_ns\":%.0f,\"cct_over_bound\":%.4f,",
+		(unsigned long long)ps->start_ns,
+		(unsigned long long)ps->last_ack_ns, (unsigned long long)cct,
+		bound, bound > 0 ? cct / bound : 0);
+	fprintf(f, "\"sent\":%llu,\"acked\":%llu,\"received\":%llu,"
+		"\"expected\":%u,\"lost\":%llu,\"reordered\":%llu,\"stray\":%llu,",
+		(unsigned long long)ps->sent, (unsigned long long)ps->acked,
+		(unsigned long long)ps->received, ps->expect_from,
+		(unsigned long long)(ps->received < ps->expect_from ?
+				     ps->expect_from - ps->received : 0),
+		(unsigned long long)ps->reordered,
+		(unsigned long long)ps->unknown);
+	if (ps->nr_delays)
+		fprintf(f, "\"one_way_delay_ns\":{\"min\":%llu,\"median\":%llu,\"p99\":%llu,\"max\":%llu}}\n",
+			(unsigned long long)ps->delays[0],
+			(unsigned long long)ps->delays[ps->nr_delays / 2],
+			(unsigned long long)ps->delays[ps->nr_delays * 99 / 100],
+			(unsigned long long)ps->delays[ps->nr_delays - 1]);
+	else
+		fprintf(f, "\"one_way_delay_ns\":null}\n");
+}
+
+int main(int argc, char **argv)
+{
+	struct permsend *ps = calloc(1, sizeof(*ps));
+	__u64 total, gap_ns, next_tx, now;
+	struct pollfd pfd;
+	FILE *out = stdout;
+	int ret = 1, r;
+
+	if (!ps)
+		return 1;
+	if (parse_args(ps, argc, argv)) {
+		usage(stderr);
+		return 2;
+	}
+	if (place(ps))
+		return 2;
+	total = (__u64)ps->packets * ps->nr_dests;
+	ps->ack_bits = calloc(total / 8 + 1, 1);
+	ps->rx = calloc(ps->nr_hosts, sizeof(*ps->rx));
+	ps->delays = calloc(MAX_DELAYS, sizeof(*ps->delays));
+	if (!ps->ack_bits || !ps->rx || !ps->delays) {
+		fprintf(stderr, "permsend: out of memory\n");
+		return 1;
+	}
+	if (ps->out_path) {
+		out = fopen(ps->out_path, "w");
+		if (!out) {
+			fprintf(stderr, "permsend: cannot write %s: %s\n",
+				ps->out_path, strerror(errno));
+			return 1;
+		}
+	}
+	ps->tx_fd = open_raw_socket();
+	if (ps->tx_fd < 0)
+		return 1;
+	ps->rx_fd = open_udp_rx(SYMPHONY_UDP_PORT_ROCEV2,
+				" (another permsend or ringcoll in this network namespace?)");
+	if (ps->rx_fd < 0)
+		return 1;
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	prctl(PR_SET_TIMERSLACK, 1000UL);
+	pfd = (struct pollfd){ .fd = ps->rx_fd, .events = POLLIN };
+
+	/* paced at load% of the rate, on the frame's bytes */
+	gap_ns = (__u64)(FRAME_OVERHEAD + ps->mtu) * 8 * 1000000000ULL * 100 /
+		 ((__u64)ps->rate_bps * ps->load_pct);
+	next_tx = ps->start_at_ns;
+	ps->start_ns = ps->start_at_ns;
+	ps->last_rx_ns = ps->start_at_ns;
+	while (!stop) {
+		struct timespec ts;
+		__u64 wake;
+
+		now = mono_ns();
+		while (ps->sent < total && next_tx <= now) {
+			r = send_data(ps, ps->sent);
+			if (r < 0)
+				goto out;
+			if (r > 0) {
+				next_tx = now + 20000;
+				break;
+			}
+			ps->sent++;
+			next_tx += gap_ns;
+		}
+		if (ps->sent == total && ps->acked == total &&
+		    ps->received >= ps->expect_from) {
+			if (!ps->done_ns)
+				ps->done_ns = now;
+			/* a moment for our last ACKs to reach their senders */
+			if (now - ps->done_ns > 50000000ULL) {
+				ret = 0;
+				break;
+			}
+		}
+		if (ps->sent == total && now > ps->start_at_ns &&
+		    now - (ps->last_rx_ns > ps->last_ack_ns ? ps->last_rx_ns :
+			   ps->last_ack_ns) > ps->timeout_ns) {
+			fprintf(stderr, "permsend: %llu of %llu ACKs and %llu of %u packets after %llu s of silence: lost in the network or a host is not running\n",
+				(unsigned long long)ps->acked,
+				(unsigned long long)total,
+				(unsigned long long)ps->received, ps->expect_from,
+				(unsigned long long)(ps->timeout_ns / 1000000000ULL));
+			ret = 1;
+			break;
+		}
+		wake = ps->sent < total ? next_tx : now + 10000000;
+		if (wake <= now)
+			ts = (struct timespec){ 0, 0 };
+		else
+			ts = (struct timespec){ (wake - now) / 1000000000ULL,
+						(wake - now) % 1000000000ULL };
+		if (ppoll(&pfd, 1, &ts, NULL) > 0)
+			receive(ps);
+	}
+	if (stop)
+		fprintf(stderr, "permsend: interrupted\n");
+out:
+	print_json(ps, out);
+	if (out != stdout)
+		fclose(out);
+	return ret;
+}
