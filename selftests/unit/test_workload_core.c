@@ -3,8 +3,9 @@
  * test_workload_core.c - unit tests of the workload tools' cores: the
  * DCQCN rate machine (include/workload/dcqcn.h), with exact rates, alpha
  * and stages after a scripted sequence of CNPs, sends and timer expiries,
- * and the packet framing (include/workload/roce_frame.h), byte-exact, and
- * read back by the qdisc's own parser.
+ * the packet framing (include/workload/roce_frame.h), byte-exact, and
+ * read back by the qdisc's own parser, and the permutation CCT lower bound
+ * (include/workload/permutation_lb.h) on the Ofan paper's own example.
  *
  * The DCQCN expectations come from an independent reference model of the
  * same rules (a few lines of Python, kept in the comments where a value
@@ -19,6 +20,7 @@
 #include "tap.h"
 #include "workload/dcqcn.h"
 #include "workload/roce_frame.h"
+#include "workload/permutation_lb.h"
 #include "symphony/symphony_core.h"
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
@@ -205,10 +207,45 @@ static void test_frames(void)
 		    "UEC: RUD request, PSN, PDC ids, SOM, message id, JobID");
 }
 
+static void test_permutation_lb(void)
+{
+	/* The appendix's example: 800 Gbit/s, 4096 + 62 byte data packets,
+	 * 64-byte ACKs, 20-byte gaps, H = 6 links of 0.5 us, m = 256:
+	 * i1 = ceil((3000 + 5 * 41.58) / 41.78) + 1 = 78 (the paper's 78);
+	 * ACK 256 by the data constraint: ACK 179 + 5 * 0.84 + 3000 ns =
+	 * 17057.94 ns.  The paper prints 17056.94: its number has (H - 1)
+	 * T_a where its text has (H - 1) T'_a, 1 ns (6e-5) apart.
+	 */
+	struct permutation_lb_params p = {
+		.m = 256, .hops = 6,
+		.t_data_ns = 4158 * 8 / 800.0, .t_ack_ns = 64 * 8 / 800.0,
+		.t_gap_ns = 20 * 8 / 800.0, .t_prop_ns = 3000, .load = 1,
+	};
+	double lb = permutation_lb_ns(&p);
+
+	tap_check(lb > 17057.93 && lb < 17057.95,
+		  "permutation bound: the appendix's example, 17.058 us (paper 17.057)");
+	if (!(lb > 17057.93 && lb < 17057.95))
+		tap_note("got %.3f ns", lb);
+	/* at 50% load the ACKs fit between data packets: the last packet's
+	 * arrival (T_p + H T_d + (m - 1) 2 T_d) plus its ACK's way back
+	 */
+	p.load = 0.5;
+	p.t_prop_ns = 0;
+	p.t_gap_ns = 0;
+	lb = permutation_lb_ns(&p);
+	tap_check(lb > 6 * 41.58 + 255 * 83.16 + 6 * 0.64 - 0.01 &&
+		  lb < 6 * 41.58 + 255 * 83.16 + 6 * 0.64 + 0.01,
+		  "permutation bound: at 50%% load, last arrival plus its ACK");
+	p.m = 0;
+	tap_check(permutation_lb_ns(&p) == 0, "permutation bound: 0 for no packet");
+}
+
 int main(void)
 {
 	printf("TAP version 13\n");
 	test_dcqcn();
 	test_frames();
+	test_permutation_lb();
 	return tap_finish();
 }
