@@ -117,13 +117,13 @@ jq -s '
 	    step_bytes: ($rs[0].step_bytes),
 	    iterations: [ range($run.iterations) as $it
 	      | [$rs[] | .iterations[$it]] as $ri
-	      | ([$ri[] | .steps[] | select(.start_ns > 0) | .start_ns] | min) as $t0
+	      | ([$ri[] | .steps[] | select(.start_ns > 0) | .start_ns] | min // 0) as $t0
 	      | ([$ri[] | .end_ns] | max) as $t1
 	      | [range($run.steps) as $k
 		  | [$ri[] | .steps[] | select(.step == $k)] as $s
 		  | {step: $k,
-		     start_ns: ([$s[].start_ns | select(. > 0)] | min),
-		     end_ns: ([$s[].end_ns] | max)}] as $steps
+		     start_ns: ([$s[].start_ns | select(. > 0)] | min // 0),
+		     end_ns: ([$s[].end_ns] | max // 0)}] as $steps
 	      | ([$steps[] | [.start_ns, 1], [.end_ns, -1]]
 		 | sort_by(.[0], .[1])
 		 | reduce .[] as $e ({n: 0, tl: []};

@@ -65,6 +65,11 @@ const char *tool_name = "ringcoll";
 #define ETH_OVERHEAD		18	/* Ethernet header and FCS */
 #define ACK_EVERY		64	/* packets per cumulative ACK */
 #define LINGER_RTOS		5	/* quiet RTOs before a done rank exits */
+/* ACKs, NAKs, CNPs and hellos are ECN-capable too: a RED queue past its
+ * maximum marks them (their receivers ignore CE) instead of dropping them,
+ * which would stall go-back-N
+ */
+#define ROCE_ECN_CONTROL	ROCE_ECN_ECT0
 #define HELLO_INTERVAL_NS	10000000ULL
 
 enum exit_code { EXIT_OK, EXIT_FAIL, EXIT_USAGE };
@@ -658,7 +663,7 @@ static void send_ack(struct ringcoll *rc, struct job *j, struct channel *ch,
 	len = roce_put_ack(pkt + ROCE_IPV4_LEN + ROCE_UDP_LEN, j->id, ch->qpn,
 			   seq & PSN_MASK, syndrome, ch->recv_total);
 	if (!send_udp(rc, j->pred, rc->step_base, SYMPHONY_UDP_PORT_ROCEV2,
-		      ROCE_ECN_NOT_ECT, pkt, len)) {
+		      ROCE_ECN_CONTROL, pkt, len)) {
 		if (syndrome == ROCE_AETH_ACK)
 			rc->acks_sent++;
 		else
@@ -673,7 +678,7 @@ static void send_cnp(struct ringcoll *rc, struct job *j, struct channel *ch)
 
 	len = roce_put_cnp(pkt + ROCE_IPV4_LEN + ROCE_UDP_LEN, j->id, ch->qpn);
 	if (!send_udp(rc, j->pred, rc->step_base, SYMPHONY_UDP_PORT_ROCEV2,
-		      ROCE_ECN_NOT_ECT, pkt, len))
+		      ROCE_ECN_CONTROL, pkt, len))
 		rc->cnps_sent++;
 }
 
@@ -849,7 +854,7 @@ static void hello(struct ringcoll *rc, struct job *j, __u64 now)
 	roce_put_bth(pkt + ROCE_IPV4_LEN + ROCE_UDP_LEN, SYMPHONY_OP_RC_SEND_ONLY,
 		     j->id, 1, 0, true);
 	send_udp(rc, j->succ, rc->step_base, SYMPHONY_UDP_PORT_ROCEV2,
-		 ROCE_ECN_NOT_ECT, pkt, SYMPHONY_BTH_LEN);
+		 ROCE_ECN_CONTROL, pkt, SYMPHONY_BTH_LEN);
 	j->last_hello_ns = now;
 }
 

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# test_leafspine.sh - the leaf-spine testbed builder (tc-scripts/
+# leafspine.sh) on the host kernel: 4 ToRs, 2 spines, 8 hosts with HTB
+# links up in under 10 s; a ring AllReduce across the ToRs completes; the
+# --imbalance hop runs at rate / ratio; a failed ToR-spine link is routed
+# around and the collective still completes, and so after the repair;
+# bad options exit 2; down leaves no namespace behind, even after a
+# failed build.
+. "$(dirname "$0")/../lib.sh"
+
+require_root
+require_cmd ip tc jq nsenter
+require_built "$BUILD_DIR/ringcoll"
+
+ls=$TOP_DIR/tc-scripts/leafspine.sh
+ringrun=$TOP_DIR/tc-scripts/ringrun.sh
+prefix=lst$$
+tmp=$(mktemp -d /tmp/test_leafspine.XXXXXX)
+on_exit rm -rf "$tmp"
+on_exit "$ls" down --prefix "$prefix"
+
+ktap_plan 10
+
+t0=$(date +%s%N)
+check "4 ToRs, 2 spines, 8 hosts at 100 Mbit/s, one hop 1.13x slower" \
+	"$ls" up --prefix "$prefix" --tors 4 --spines 2 --hosts-per-tor 2 \
+	--rate 100mbit --imbalance 1:0:1.13
+ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+check "... built in under 10 s ($ms ms)" test "$ms" -lt 10000
+rate=$(tc -n "$prefix-t1" class show dev u0 | sed -n 's/.* rate \([^ ]*\) .*/\1/p')
+check_eq "the imbalanced hop (ToR 1 to spine 0) runs at 100 Mbit/s / 1.13" "88495Kbit" "$rate"
+
+ring="1=$prefix-h0:10.1.0.2,$prefix-h3:10.1.1.3,$prefix-h4:10.1.2.2,$prefix-h7:10.1.3.3"
+run() { "$ringrun" --out "$tmp/$1" --job "$ring" -- --size 1m >"$tmp/$1.log" 2>&1; }
+check "a ring AllReduce across the four ToRs completes" run base
+check "a failed ToR 1 - spine 0 link is routed around" "$ls" link --prefix "$prefix" 1 0 down
+check "the AllReduce completes without it" run failed
+check "the repaired link" "$ls" link --prefix "$prefix" 1 0 up
+check "... and with it again" run repaired
+
+r=$("$ls" up --prefix "$prefix" --tors 99 2>&1) && rc=0 || rc=$?
+check_eq "a bad option exits 2, naming it" "2 leafspine.sh: --tors '99': wants 1..16" \
+	"$rc $(head -1 <<<"$r")"
+"$ls" down --prefix "$prefix"
+check_eq "down leaves no namespace of the testbed" 0 \
+	"$(ip netns list | grep -c "^$prefix-" || true)"
+
+ktap_finished

@@ -1,0 +1,260 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# leafspine.sh - a leaf-spine testbed in network namespaces: T ToR
+# switches, S spines, H hosts per ToR, veth links, routed by the kernel
+# (IP forwarding, a multipath default route at each ToR over the spines,
+# one route per ToR subnet at each spine), HTB-shaped at a chosen rate
+# and netem delay on every link end, and a chosen qdisc (symphony, red,
+# pfifo, ...) under the HTB of every switch egress port; with the
+# perturbations of the Symphony evaluation: a slower hop (load imbalance
+# ratio), a link failure and its repair.  Works on the host kernel (HTB,
+# pfifo) and in the VM (every qdisc, the project's symphony).
+#
+# Usage: leafspine.sh COMMAND [OPTIONS]
+#   up [OPTIONS]
+#      --prefix NAME        namespace prefix (default ls): NAME-h0, NAME-t0, NAME-s0
+#      --tors T             ToR switches, 1..16 (default 4)
+#      --spines S           spines, 1..8 (default 2)
+#      --hosts-per-tor H    hosts per ToR, 1..16 (default 4)
+#      --rate RATE          HTB rate of every link end (default 100mbit)
+#      --delay TIME         netem delay under each switch port's HTB (e.g. 50us)
+#      --qdisc KIND         leaf qdisc of every switch egress port (default pfifo)
+#      --qdisc-args ARGS    its options, one string ("limit 1000")
+#      --imbalance T:S:R    the link from ToR T up to spine S runs at rate / R
+#                           (R a decimal ratio, e.g. 1.13)
+#      --force              tear down an existing testbed of the prefix first
+#   down [--prefix NAME]    remove every namespace of the prefix
+#   info [--prefix NAME]    hosts (namespace, address, ToR) as JSON
+#   exec [--prefix NAME] NODE CMD...   run CMD in NODE (h3, t0, s1)
+#   link [--prefix NAME] T S down|up   fail or repair the ToR T - spine S link
+# Hosts: 10.1.T.(2+i)/24 behind ToR T (gateway 10.1.T.1; the /24 is not
+# on-link, the ToR routes each host over its own port); the ToR T -
+# spine S link is 10.2.T.(4S+1)/30 (ToR) and .(4S+2) (spine).
+set -euo pipefail
+
+prog=leafspine.sh
+prefix="ls"
+tors=4
+spines=2
+hpt=4
+rate=100mbit
+delay=
+qdisc=pfifo
+qdisc_args=
+imbalance=
+force=0
+
+die() { echo "$prog: $*" >&2; exit 1; }
+usage() { sed -n '13,31s/^# \{0,1\}//p' "$0"; }
+bad_usage() { echo "$prog: $*" >&2; usage >&2; exit 2; }
+need_root() { [ "$(id -u)" -eq 0 ] || die "must run as root"; }
+nsx() { ip netns exec "$prefix-$1" "${@:2}"; }
+
+int_in() {	# int_in NAME VALUE MIN MAX
+	[[ $2 =~ ^[0-9]+$ ]] && [ "$2" -ge "$3" ] && [ "$2" -le "$4" ] ||
+		bad_usage "$1 '$2': wants $3..$4"
+}
+
+parse_up() {
+	while [ $# -gt 0 ]; do
+		[ $# -ge 2 ] || [ "$1" = --force ] || bad_usage "$1 needs a value"
+		case "$1" in
+		--prefix) prefix=$2 ;;
+		--tors) int_in --tors "$2" 1 16; tors=$2 ;;
+		--spines) int_in --spines "$2" 1 8; spines=$2 ;;
+		--hosts-per-tor) int_in --hosts-per-tor "$2" 1 16; hpt=$2 ;;
+		--rate) rate=$2 ;;
+		--delay) delay=$2 ;;
+		--qdisc) qdisc=$2 ;;
+		--qdisc-args) qdisc_args=$2 ;;
+		--imbalance) imbalance=$2 ;;
+		--force) force=1; shift; continue ;;
+		*) bad_usage "unknown option '$1'" ;;
+		esac
+		shift 2
+	done
+	[[ $prefix =~ ^[a-zA-Z0-9][a-zA-Z0-9_]{0,11}$ ]] ||
+		bad_usage "--prefix '$prefix': 1..12 letters, digits or _"
+	[[ $rate =~ ^[0-9]+(bit|kbit|mbit|gbit)$ ]] ||
+		bad_usage "--rate '$rate': a number with bit, kbit, mbit or gbit"
+	if [ -n "$imbalance" ]; then
+		[[ $imbalance =~ ^[0-9]+:[0-9]+:[0-9]+(\.[0-9]+)?$ ]] ||
+			bad_usage "--imbalance '$imbalance': wants TOR:SPINE:RATIO"
+		IFS=: read -r imb_t imb_s imb_r <<<"$imbalance"
+		[ "$imb_t" -lt "$tors" ] && [ "$imb_s" -lt "$spines" ] ||
+			bad_usage "--imbalance '$imbalance': no such ToR or spine"
+	fi
+}
+
+namespaces() { ip netns list | awk '{ print $1 }' | grep -E "^$prefix-(h|t|s)[0-9]+$" || true; }
+
+do_down() {
+	local ns
+	for ns in $(namespaces); do
+		ip netns del "$ns" 2>/dev/null || true
+	done
+}
+
+# shape NS DEV RATE [switch]: HTB at RATE, netem and the leaf qdisc under
+# it on switch ports
+shape() {
+	local ns=$1 dev=$2 r=$3 sw=${4:-}
+	tc -n "$ns" qdisc add dev "$dev" root handle 1: htb default 1 r2q 100
+	tc -n "$ns" class add dev "$dev" parent 1: classid 1:1 htb rate "$r"
+	[ -n "$sw" ] || return 0
+	if [ -n "$delay" ]; then
+		tc -n "$ns" qdisc add dev "$dev" parent 1:1 handle 10: netem \
+			delay "$delay" limit 100000
+		# shellcheck disable=SC2086
+		tc -n "$ns" qdisc add dev "$dev" parent 10:1 handle 20: $qdisc $qdisc_args
+	else
+		# shellcheck disable=SC2086
+		tc -n "$ns" qdisc add dev "$dev" parent 1:1 handle 10: $qdisc $qdisc_args
+	fi
+}
+
+# the rate of the ToR t - spine s link
+link_rate() {
+	if [ -n "$imbalance" ] && [ "$1" = "$imb_t" ] && [ "$2" = "$imb_s" ]; then
+		local bits=${rate%%[a-z]*} unit=${rate##*[0-9]}
+		awk -v b="$bits" -v r="$imb_r" -v u="$unit" \
+			'BEGIN { printf "%dkbit", b * (u == "gbit" ? 1e6 : u == "mbit" ? 1e3 : u == "kbit" ? 1 : 1e-3) / r }'
+	else
+		echo "$rate"
+	fi
+}
+
+veth() {	# veth NS_A DEV_A ADDR_A NS_B DEV_B ADDR_B
+	ip link add "$2" netns "$1" type veth peer name "$5" netns "$4"
+	# shellcheck disable=SC2086
+	ip -n "$1" addr add $3 dev "$2"
+	# shellcheck disable=SC2086
+	ip -n "$4" addr add $6 dev "$5"
+	ip -n "$1" link set "$2" up
+	ip -n "$4" link set "$5" up
+}
+
+do_up() {
+	local t s i t0 nh
+	need_root
+	if [ -n "$(namespaces)" ]; then
+		[ "$force" -eq 1 ] || die "a testbed with prefix '$prefix' exists: run down, or up --force"
+		do_down
+	fi
+	trap 'echo "$prog: build failed; tearing down" >&2; do_down' ERR
+	t0=$(date +%s%N)
+	for ((s = 0; s < spines; s++)); do
+		ip netns add "$prefix-s$s"
+	done
+	for ((t = 0; t < tors; t++)); do
+		ip netns add "$prefix-t$t"
+		for ((i = 0; i < hpt; i++)); do
+			ip netns add "$prefix-h$((t * hpt + i))"
+		done
+	done
+	for ns in $(namespaces); do
+		ip -n "$ns" link set lo up
+		ip netns exec "$ns" sysctl -qw net.ipv4.ip_forward=1 \
+			net.ipv6.conf.all.disable_ipv6=1 \
+			net.ipv4.conf.all.ignore_routes_with_linkdown=1
+	done
+	for ((t = 0; t < tors; t++)); do
+		for ((i = 0; i < hpt; i++)); do
+			h=$((t * hpt + i))
+			# the /24 is not on-link on either side (the ToR's
+			# hosts sit on separate links): host routes instead
+			veth "$prefix-h$h" eth0 "10.1.$t.$((2 + i))/24 noprefixroute" \
+			     "$prefix-t$t" "d$i" "10.1.$t.1/24 noprefixroute"
+			ip -n "$prefix-h$h" route add "10.1.$t.1/32" dev eth0
+			ip -n "$prefix-h$h" route add default via "10.1.$t.1"
+			ip -n "$prefix-t$t" route add "10.1.$t.$((2 + i))/32" dev "d$i"
+			shape "$prefix-h$h" eth0 "$rate"
+			shape "$prefix-t$t" "d$i" "$rate" sw
+		done
+		nh=
+		for ((s = 0; s < spines; s++)); do
+			veth "$prefix-t$t" "u$s" "10.2.$t.$((4 * s + 1))/30" \
+			     "$prefix-s$s" "d$t" "10.2.$t.$((4 * s + 2))/30"
+			shape "$prefix-t$t" "u$s" "$(link_rate "$t" "$s")" sw
+			shape "$prefix-s$s" "d$t" "$rate" sw
+			ip -n "$prefix-s$s" route add "10.1.$t.0/24" via "10.2.$t.$((4 * s + 1))"
+			nh+=" nexthop via 10.2.$t.$((4 * s + 2)) dev u$s"
+		done
+		# shellcheck disable=SC2086
+		ip -n "$prefix-t$t" route add default $nh
+		ip netns exec "$prefix-t$t" sysctl -qw net.ipv4.fib_multipath_hash_policy=1
+	done
+	trap - ERR
+	echo "$prog: leaf-spine '$prefix' up: $tors ToRs, $spines spines, $((tors * hpt)) hosts, $rate${delay:+, delay $delay}, $qdisc on switch ports in $(( ($(date +%s%N) - t0) / 1000000 )) ms"
+}
+
+do_info() {
+	local ns t i
+	[ -n "$(namespaces)" ] || die "no testbed with prefix '$prefix'"
+	for ns in $(namespaces); do
+		[[ $ns =~ -h([0-9]+)$ ]] || continue
+		i=${BASH_REMATCH[1]}
+		t=$(ip -n "$ns" -j route show default | jq -r '.[0].gateway' | cut -d. -f3)
+		jq -n --arg name "h$i" --arg ns "$ns" --argjson tor "$t" \
+			--arg addr "$(ip -n "$ns" -j addr show eth0 | jq -r '.[0].addr_info[] | select(.family == "inet") | .local')" \
+			'{name: $name, netns: $ns, tor: $tor, addr: $addr}'
+	done | jq -s --arg p "$prefix" '{prefix: $p, hosts: sort_by(.name | ltrimstr("h") | tonumber)}'
+}
+
+# The other ToRs route around a failed ToR T - spine S link as a routing
+# protocol would: ToR T's subnet over the other spines only; the repair
+# removes that route and restores the spine's own.
+do_link() {
+	local t=$1 s=$2 state=$3 ns o sp nh n_tors n_spines
+	ip -n "$prefix-t$t" link set "u$s" "$state"
+	ip -n "$prefix-s$s" link set "d$t" "$state"
+	n_tors=$(namespaces | grep -c -- "-t[0-9]*$")
+	n_spines=$(namespaces | grep -c -- "-s[0-9]*$")
+	for ((o = 0; o < n_tors; o++)); do
+		[ "$o" -ne "$t" ] || continue
+		ns=$prefix-t$o
+		if [ "$state" = down ]; then
+			nh=
+			for ((sp = 0; sp < n_spines; sp++)); do
+				[ "$sp" -ne "$s" ] || continue
+				ip -n "$prefix-t$t" link show "u$sp" | grep -q ",UP" || continue
+				nh+=" nexthop via 10.2.$o.$((4 * sp + 2)) dev u$sp"
+			done
+			[ -n "$nh" ] || die "ToR $t has no other spine: it is cut off"
+			# shellcheck disable=SC2086
+			ip -n "$ns" route replace "10.1.$t.0/24" $nh
+		else
+			ip -n "$ns" route del "10.1.$t.0/24" 2>/dev/null || true
+		fi
+	done
+	[ "$state" = down ] || ip -n "$prefix-s$s" route replace "10.1.$t.0/24" \
+		via "10.2.$t.$((4 * s + 1))"
+}
+
+cmd=${1:-}
+[ -n "$cmd" ] || { usage >&2; exit 2; }
+shift
+case "$cmd" in
+up) parse_up "$@"; do_up ;;
+down|info|exec|link)
+	if [ "${1:-}" = --prefix ]; then
+		[ $# -ge 2 ] || bad_usage "--prefix needs a value"
+		prefix=$2
+		shift 2
+	fi
+	case "$cmd" in
+	down) need_root; do_down ;;
+	info) do_info ;;
+	exec)
+		[ $# -ge 2 ] || bad_usage "exec needs NODE and CMD"
+		[ -e "/run/netns/$prefix-$1" ] || die "no node '$1' in '$prefix'"
+		exec nsenter --net="/run/netns/$prefix-$1" -- "${@:2}" ;;
+	link)
+		[ $# -eq 3 ] && [[ $3 =~ ^(up|down)$ ]] || bad_usage "link wants TOR SPINE up|down"
+		[ -e "/run/netns/$prefix-t$1" ] && [ -e "/run/netns/$prefix-s$2" ] ||
+			die "no ToR $1 or spine $2 in '$prefix'"
+		do_link "$@" ;;
+	esac ;;
+-h|--help|help) usage ;;
+*) bad_usage "unknown command '$cmd'" ;;
+esac
