@@ -8,7 +8,9 @@
  * is the rank whose address is local.  A collective (ring AllReduce:
  * reduce-scatter then all-gather, 2(N-1) steps; AllGather or
  * ReduceScatter, N-1 steps) runs on C parallel 1D rings (channels), each
- * with its own queue pair to the next rank.  Step k+1 of a channel starts
+ * with its own queue pair to the next rank; with --grid RxC, a 2D
+ * (hierarchical) AllReduce runs on the row and column rings through this
+ * rank.  Step k+1 of a channel starts
  * when the previous rank's step-k data has fully arrived, as in a real
  * ring.  A step's data is one RDMA WRITE message (FIRST/MIDDLE/LAST or
  * ONLY) of size/N/C bytes: UDP destination port 4791, the step in the UDP
@@ -56,6 +58,7 @@ const char *tool_name = "ringcoll";
 
 #define MAX_JOBS		8
 #define MAX_CHANNELS		16
+#define MAX_DIMS		2	/* 1D rings, or rows and columns */
 #define MAX_RANKS		64
 #define MAX_STEPS		(2 * (MAX_RANKS - 1))
 #define MAX_ITERATIONS		1000
@@ -80,6 +83,7 @@ static const char *const coll_names[] = { "allreduce", "allgather",
 
 /* One RDMA WRITE message: a step's data on a channel. */
 struct message {
+	__u32	step;			/* the collective's step */
 	__u64	seq_start;		/* sequence number of its first packet */
 	__u32	count;			/* packets */
 	__u32	bytes;
@@ -96,7 +100,9 @@ struct message {
 struct channel {
 	struct job	*job;
 	__u32		index;
+	__u32		dim;			/* 0: the (row) ring, 1: column */
 	__u32		qpn;			/* DestQP on the wire */
+	__u32		succ, pred;		/* addresses in this ring */
 	/* tx */
 	struct dcqcn	cc;
 	__u64		next_seq;		/* next to transmit */
@@ -113,7 +119,7 @@ struct channel {
 	__u64		last_cnp_ns;
 	__u64		last_nak_ns;
 	__u64		nak_seq;
-	/* the current iteration's messages, by step */
+	/* the current iteration's messages, in order */
 	struct message	msg[MAX_STEPS];
 };
 
@@ -128,14 +134,14 @@ struct job {
 	__u32		nranks;
 	__u32		rank;
 	__u32		addr[MAX_RANKS];	/* network byte order */
-	__u32		succ, pred;		/* addresses */
 	__u32		iter;			/* current iteration */
 	bool		iter_running;
 	bool		done;
-	bool		succ_ready;		/* the next rank answered hello */
-	__u64		last_hello_ns;
+	bool		succ_ready[MAX_DIMS];	/* the next ranks answered hello */
+	__u64		last_hello_ns[MAX_DIMS];
 	__u64		last_progress_ns;
-	struct channel	ch[MAX_CHANNELS];
+	__u32		next_step[MAX_CHANNELS];	/* to start, per channel */
+	struct channel	ch[MAX_DIMS][MAX_CHANNELS];
 	struct iteration_record *rec;		/* [iterations] */
 };
 
@@ -148,6 +154,12 @@ struct rate_sample {
 struct ringcoll {
 	enum collective	coll;
 	__u32		steps;			/* per collective */
+	__u32		dims;			/* 1, or 2 with --grid */
+	__u32		grid_rows, grid_cols;
+	__u8		step_dim[MAX_STEPS];	/* the ring each step runs on */
+	__u64		step_size[MAX_STEPS];	/* its bytes, all channels */
+	__u32		dim_steps[MAX_DIMS][MAX_STEPS];	/* a ring's steps, in order */
+	__u32		dim_count[MAX_DIMS];
 	__u64		size;			/* bytes per rank per collective */
 	__u32		channels;
 	__u32		iterations;
@@ -213,6 +225,9 @@ static void usage(FILE *f)
 "  --timeout SEC         fail when a neighbour is silent this long (default 10)\n"
 "  --local ADDR          this rank's address (default: the local one of the ring)\n"
 "  --out FILE            JSON result (default stdout)\n"
+"  --grid ROWSxCOLS      2D rings: the job's ranks are a grid (row-major);\n"
+"                        AllReduce runs reduce-scatter along rows, AllReduce\n"
+"                        along columns, all-gather along rows\n"
 "  --help\n"
 "Needs CAP_NET_RAW (a raw socket sets each packet's UDP source port and ECN)\n"
 "and UDP port 4791 (4793) free in its network namespace.\n");
@@ -255,6 +270,65 @@ static int parse_job(struct ringcoll *rc, char *spec)
 	return 0;
 }
 
+/*
+ * The neighbours of each ring: 1D, the ring of every rank in order; on a
+ * ROWS x COLS grid (ranks row-major), the row ring (dim 0) and the column
+ * ring (dim 1) through this rank.
+ */
+static void set_neighbours(struct ringcoll *rc, struct job *j)
+{
+	__u32 n = j->nranks, r = j->rank, c, row, col, C = rc->grid_cols;
+
+	for (c = 0; c < MAX_CHANNELS; c++) {
+		struct channel *ch = &j->ch[0][c];
+
+		if (rc->dims == 1) {
+			ch->succ = j->addr[(r + 1) % n];
+			ch->pred = j->addr[(r + n - 1) % n];
+			continue;
+		}
+		row = r / C;
+		col = r % C;
+		ch->succ = j->addr[row * C + (col + 1) % C];
+		ch->pred = j->addr[row * C + (col + C - 1) % C];
+		ch = &j->ch[1][c];
+		ch->succ = j->addr[((row + 1) % rc->grid_rows) * C + col];
+		ch->pred = j->addr[((row + rc->grid_rows - 1) % rc->grid_rows) * C + col];
+	}
+}
+
+/*
+ * The steps of a collective: on one ring, 2(N-1) (AllReduce) or N-1 steps
+ * of size/N; on a grid, hierarchical AllReduce: reduce-scatter along the
+ * row (C-1 steps of size/C), AllReduce of that share along the column
+ * (2(R-1) steps of size/C/R), all-gather along the row (C-1 of size/C).
+ */
+static void plan_steps(struct ringcoll *rc, __u32 nranks)
+{
+	__u32 k = 0, i, R = rc->grid_rows, C = rc->grid_cols;
+
+#define ADD_STEPS(n, dim, bytes) \
+	for (i = 0; i < (n); i++, k++) { \
+		rc->step_dim[k] = (dim); \
+		rc->step_size[k] = (bytes); \
+	}
+	if (rc->dims == 1) {
+		ADD_STEPS(rc->coll == COLL_ALLREDUCE ? 2 * (nranks - 1) : nranks - 1,
+			  0, rc->size / nranks);
+	} else {
+		ADD_STEPS(C - 1, 0, rc->size / C);
+		ADD_STEPS(2 * (R - 1), 1, rc->size / C / R);
+		ADD_STEPS(C - 1, 0, rc->size / C);
+	}
+#undef ADD_STEPS
+	rc->steps = k;
+	for (k = 0; k < rc->steps; k++) {
+		__u32 d = rc->step_dim[k];
+
+		rc->dim_steps[d][rc->dim_count[d]++] = k;
+	}
+}
+
 /* Find this host's rank in each job. */
 static int place_ranks(struct ringcoll *rc)
 {
@@ -283,8 +357,7 @@ static int place_ranks(struct ringcoll *rc)
 			return -1;
 		}
 		j->rank = rank;
-		j->succ = j->addr[(rank + 1) % j->nranks];
-		j->pred = j->addr[(rank + j->nranks - 1) % j->nranks];
+		set_neighbours(rc, j);
 	}
 	return 0;
 }
@@ -308,6 +381,7 @@ static int parse_args(struct ringcoll *rc, int argc, char **argv)
 		{ "timeout", required_argument, NULL, 't' },
 		{ "local", required_argument, NULL, 'l' },
 		{ "out", required_argument, NULL, 'o' },
+		{ "grid", required_argument, NULL, 'g' },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
@@ -325,6 +399,7 @@ static int parse_args(struct ringcoll *rc, int argc, char **argv)
 	rc->rto_ns = 20000000ULL;
 	rc->timeout_ns = 10000000000ULL;
 	rc->step_base = 49152;
+	rc->dims = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
@@ -408,6 +483,14 @@ static int parse_args(struct ringcoll *rc, int argc, char **argv)
 		case 'o':
 			rc->out_path = optarg;
 			break;
+		case 'g':
+			if (sscanf(optarg, "%ux%u", &rc->grid_rows, &rc->grid_cols) != 2 ||
+			    rc->grid_rows < 2 || rc->grid_cols < 2 ||
+			    rc->grid_rows * rc->grid_cols > MAX_RANKS)
+				return bad("--grid", optarg,
+					   "ROWSxCOLS, each >= 2, at most 64 ranks");
+			rc->dims = 2;
+			break;
 		default:
 			fprintf(stderr, "ringcoll: unknown option or missing value: '%s'\n",
 				argv[optind - 1]);
@@ -481,70 +564,72 @@ static void sample_rate(struct ringcoll *rc, struct channel *ch, __u64 now)
 	*s = (struct rate_sample){ now, ch->job->id, ch->index, ch->cc.rc_bps };
 }
 
-/* Bytes of a step per channel; the first channels carry the remainder. */
-static __u32 step_bytes(const struct ringcoll *rc, const struct job *j,
-			__u32 channel)
+/* Bytes of step @k per channel; the first channels carry the remainder. */
+static __u32 step_bytes(const struct ringcoll *rc, __u32 k, __u32 channel)
 {
-	__u64 per_step = rc->size / j->nranks;
-	__u64 bytes = per_step / rc->channels +
-		      (channel < per_step % rc->channels);
+	__u64 size = rc->step_size[k];
+	__u64 bytes = size / rc->channels + (channel < size % rc->channels);
 
 	return bytes ? bytes : 1;
 }
 
-/* Queue step @step of @ch for transmission. */
-static void start_step(struct ringcoll *rc, struct channel *ch, __u32 step,
+/* Queue step @k of channel @c, on the ring the step runs on. */
+static void start_step(struct ringcoll *rc, struct job *j, __u32 c, __u32 k,
 		       __u64 now)
 {
-	struct message *m = &ch->msg[step];
-	__u32 bytes = step_bytes(rc, ch->job, ch->index);
+	struct channel *ch = &j->ch[rc->step_dim[k]][c];
+	struct message *m = &ch->msg[ch->queued++];
+	__u32 bytes = step_bytes(rc, k, c);
 
+	m->step = k;
 	m->bytes = bytes;
 	m->count = (bytes + rc->mtu - 1) / rc->mtu;
 	m->seq_start = ch->end_seq;
 	m->start_ns = now;
 	m->sent_ns = m->acked_ns = m->recv_ns = 0;
 	ch->end_seq += m->count;
-	ch->queued++;
-	ch->job->rec[ch->job->iter].step_start_ns[ch->index][step] = now;
+	j->rec[j->iter].step_start_ns[c][k] = now;
 	if (ch->next_tx_ns < now)
 		ch->next_tx_ns = now;
 }
 
 static void start_iteration(struct ringcoll *rc, struct job *j, __u64 now)
 {
-	__u32 c;
+	__u32 c, d;
 
 	j->iter_running = true;
 	j->rec[j->iter].start_ns = now;
 	j->last_progress_ns = now;
 	for (c = 0; c < rc->channels; c++) {
-		j->ch[c].queued = j->ch[c].acked = 0;
-		start_step(rc, &j->ch[c], 0, now);
+		j->next_step[c] = 0;
+		for (d = 0; d < rc->dims; d++)
+			j->ch[d][c].queued = j->ch[d][c].acked = 0;
 	}
 }
 
-/* Messages of the current iteration that arrived on @ch (the previous
- * rank may be an iteration ahead: its next messages count for the next).
+/* Whether step @k of channel @c arrived from the previous rank in this
+ * iteration (the previous rank may be an iteration ahead: what it sends
+ * then is recorded for the next).
  */
-static __u32 received(const struct ringcoll *rc, const struct channel *ch)
+static bool arrived(const struct job *j, __u32 c, __u32 k)
 {
-	__u64 base = (__u64)ch->job->iter * rc->steps;
-
-	if (ch->recv_total <= base)
-		return 0;
-	return ch->recv_total - base < rc->steps ? ch->recv_total - base :
-						   rc->steps;
+	return j->rec[j->iter].step_recv_ns[c][k] != 0;
 }
 
 static bool iteration_done(const struct ringcoll *rc, const struct job *j)
 {
-	__u32 c;
+	__u32 c, d, k;
 
-	for (c = 0; c < rc->channels; c++)
-		if (received(rc, &j->ch[c]) < rc->steps ||
-		    j->ch[c].acked < rc->steps)
+	for (c = 0; c < rc->channels; c++) {
+		if (j->next_step[c] < rc->steps)
 			return false;
+		for (k = 0; k < rc->steps; k++)
+			if (!arrived(j, c, k))
+				return false;
+		for (d = 0; d < rc->dims; d++)
+			if (j->ch[d][c].acked < rc->dim_count[d])
+				return false;
+	}
 	return true;
 }
 
@@ -558,7 +643,7 @@ static struct message *message_of(struct ringcoll *rc, struct channel *ch,
 		struct message *m = &ch->msg[k];
 
 		if (seq >= m->seq_start && seq < m->seq_start + m->count) {
-			*step = k;
+			*step = m->step;
 			return m;
 		}
 	}
@@ -598,7 +683,7 @@ static int transmit(struct ringcoll *rc, struct channel *ch, __u64 now)
 			     !((ch->next_seq + 1) % ACK_EVERY));
 	}
 	memset(l4 + hdr, 0xa5, payload);
-	ret = send_udp(rc, j->succ, step_port(rc, j, step),
+	ret = send_udp(rc, ch->succ, step_port(rc, j, step),
 		       rc->uec ? SYMPHONY_UDP_PORT_UEC : SYMPHONY_UDP_PORT_ROCEV2,
 		       ROCE_ECN_ECT0, pkt, hdr + payload);
 	if (ret)
@@ -662,7 +747,7 @@ static void send_ack(struct ringcoll *rc, struct job *j, struct channel *ch,
 
 	len = roce_put_ack(pkt + ROCE_IPV4_LEN + ROCE_UDP_LEN, j->id, ch->qpn,
 			   seq & PSN_MASK, syndrome, ch->recv_total);
-	if (!send_udp(rc, j->pred, rc->step_base, SYMPHONY_UDP_PORT_ROCEV2,
+	if (!send_udp(rc, ch->pred, rc->step_base, SYMPHONY_UDP_PORT_ROCEV2,
 		      ROCE_ECN_CONTROL, pkt, len)) {
 		if (syndrome == ROCE_AETH_ACK)
 			rc->acks_sent++;
@@ -677,7 +762,7 @@ static void send_cnp(struct ringcoll *rc, struct job *j, struct channel *ch)
 	size_t len;
 
 	len = roce_put_cnp(pkt + ROCE_IPV4_LEN + ROCE_UDP_LEN, j->id, ch->qpn);
-	if (!send_udp(rc, j->pred, rc->step_base, SYMPHONY_UDP_PORT_ROCEV2,
+	if (!send_udp(rc, ch->pred, rc->step_base, SYMPHONY_UDP_PORT_ROCEV2,
 		      ROCE_ECN_CONTROL, pkt, len))
 		rc->cnps_sent++;
 }
@@ -705,9 +790,14 @@ static void on_data(struct ringcoll *rc, struct job *j, struct channel *ch,
 				send_ack(rc, j, ch, seq, ROCE_AETH_ACK);
 			return;
 		}
-		if (ch->recv_total < (__u64)rc->iterations * rc->steps)
-			j->rec[ch->recv_total / rc->steps].step_recv_ns[ch->index]
-				[ch->recv_total % rc->steps] = now;
+		{
+			__u32 per = rc->dim_count[ch->dim];
+			__u64 it = ch->recv_total / per;
+
+			if (it < rc->iterations)
+				j->rec[it].step_recv_ns[ch->index]
+					[rc->dim_steps[ch->dim][ch->recv_total % per]] = now;
+		}
 		ch->recv_total++;
 		send_ack(rc, j, ch, seq, ROCE_AETH_ACK);
 		return;
@@ -759,6 +849,18 @@ static void on_ack(struct ringcoll *rc, struct job *j, struct channel *ch,
 		ch->next_seq = seq;		/* go back N */
 }
 
+/* The channel of @j that queue pair @qpn names, or NULL. */
+static struct channel *channel_of(struct ringcoll *rc, struct job *j, __u32 qpn)
+{
+	__u32 d, c;
+
+	if (!qpn)
+		return NULL;
+	d = (qpn - 1) / MAX_CHANNELS;
+	c = (qpn - 1) % MAX_CHANNELS;
+	return d < rc->dims && c < rc->channels ? &j->ch[d][c] : NULL;
+}
+
 /* Read every datagram waiting on @fd. */
 static void receive(struct ringcoll *rc, int fd, bool uec_port)
 {
@@ -799,10 +901,9 @@ static void receive(struct ringcoll *rc, int fd, bool uec_port)
 			job = roce_get_be24(ses + SYMPHONY_SES_JOBID);
 			qpn = roce_get_be16(ses + 2);
 			j = job_by_id(rc, job);
-			if (!j || from.sin_addr.s_addr != j->pred || !qpn ||
-			    qpn > rc->channels)
+			ch = j ? channel_of(rc, j, qpn) : NULL;
+			if (!ch || from.sin_addr.s_addr != ch->pred)
 				continue;
-			ch = &j->ch[qpn - 1];
 			on_data(rc, j, ch, roce_get_be32(buf + SYMPHONY_PDS_PSN) & PSN_MASK,
 				ses[SYMPHONY_SES_FLAGS] & SYMPHONY_SES_FLAG_EOM,
 				ecn, now);
@@ -815,11 +916,11 @@ static void receive(struct ringcoll *rc, int fd, bool uec_port)
 		qpn = roce_get_be24(buf + SYMPHONY_BTH_DESTQP);
 		psn = roce_get_be24(buf + SYMPHONY_BTH_PSN);
 		j = job_by_id(rc, job);
-		if (!j || !qpn || qpn > rc->channels)
+		ch = j ? channel_of(rc, j, qpn) : NULL;
+		if (!ch)
 			continue;
-		ch = &j->ch[qpn - 1];
 		if (op == SYMPHONY_OP_CNP) {
-			if (from.sin_addr.s_addr != j->succ)
+			if (from.sin_addr.s_addr != ch->succ)
 				continue;
 			rc->cnps_received++;
 			if (!rc->fixed_rate) {
@@ -827,18 +928,18 @@ static void receive(struct ringcoll *rc, int fd, bool uec_port)
 				sample_rate(rc, ch, now);
 			}
 		} else if (op == SYMPHONY_OP_RC_ACK && n >= SYMPHONY_BTH_LEN + ROCE_AETH_LEN) {
-			if (from.sin_addr.s_addr != j->succ)
+			if (from.sin_addr.s_addr != ch->succ)
 				continue;
-			j->succ_ready = true;
+			j->succ_ready[ch->dim] = true;
 			on_ack(rc, j, ch, psn, buf[SYMPHONY_BTH_LEN], now);
 		} else if (op == SYMPHONY_OP_RC_SEND_ONLY) {
 			/* hello: answer with an ACK of nothing */
-			if (from.sin_addr.s_addr == j->pred)
+			if (from.sin_addr.s_addr == ch->pred)
 				send_ack(rc, j, ch, ch->expected_seq - 1,
 					 ROCE_AETH_ACK);
 		} else if (op >= SYMPHONY_OP_RC_WRITE_FIRST &&
 			   op <= SYMPHONY_OP_RC_WRITE_ONLY) {
-			if (from.sin_addr.s_addr != j->pred)
+			if (from.sin_addr.s_addr != ch->pred)
 				continue;
 			on_data(rc, j, ch, psn, op == SYMPHONY_OP_RC_WRITE_LAST ||
 				op == SYMPHONY_OP_RC_WRITE_ONLY, ecn, now);
@@ -846,42 +947,59 @@ static void receive(struct ringcoll *rc, int fd, bool uec_port)
 	}
 }
 
-/* Ask the next rank whether it listens (a SEND ONLY on channel 1). */
-static void hello(struct ringcoll *rc, struct job *j, __u64 now)
+/* Ask the next rank of ring @d whether it listens (a SEND ONLY on the
+ * ring's first queue pair).
+ */
+static void hello(struct ringcoll *rc, struct job *j, __u32 d, __u64 now)
 {
 	__u8 pkt[ROCE_IPV4_LEN + ROCE_UDP_LEN + 32];
+	struct channel *ch = &j->ch[d][0];
 
 	roce_put_bth(pkt + ROCE_IPV4_LEN + ROCE_UDP_LEN, SYMPHONY_OP_RC_SEND_ONLY,
-		     j->id, 1, 0, true);
-	send_udp(rc, j->succ, rc->step_base, SYMPHONY_UDP_PORT_ROCEV2,
+		     j->id, ch->qpn, 0, true);
+	send_udp(rc, ch->succ, rc->step_base, SYMPHONY_UDP_PORT_ROCEV2,
 		 ROCE_ECN_CONTROL, pkt, SYMPHONY_BTH_LEN);
-	j->last_hello_ns = now;
+	j->last_hello_ns[d] = now;
 }
 
 /* Advance job @j at @now; returns the time it next needs attention. */
 static __u64 run_job(struct ringcoll *rc, struct job *j, __u64 now)
 {
 	__u64 wake = now + 1000000;	/* at least every ms */
-	__u32 c, k;
+	bool ready = true;
+	__u32 c, d, k;
 
 	if (j->done)
 		return UINT64_MAX;
-	if (!j->succ_ready) {
-		if (now - j->last_hello_ns >= HELLO_INTERVAL_NS || !j->last_hello_ns)
-			hello(rc, j, now);
-		return j->last_hello_ns + HELLO_INTERVAL_NS;
+	for (d = 0; d < rc->dims; d++) {
+		if (j->succ_ready[d])
+			continue;
+		ready = false;
+		if (now - j->last_hello_ns[d] >= HELLO_INTERVAL_NS ||
+		    !j->last_hello_ns[d])
+			hello(rc, j, d, now);
+		if (j->last_hello_ns[d] + HELLO_INTERVAL_NS < wake)
+			wake = j->last_hello_ns[d] + HELLO_INTERVAL_NS;
 	}
+	if (!ready)
+		return wake;
 	if (!j->iter_running) {
 		if (now < rc->start_at_ns)
 			return rc->start_at_ns;
 		start_iteration(rc, j, now);
 	}
 	for (c = 0; c < rc->channels; c++) {
-		struct channel *ch = &j->ch[c];
-
 		/* the ring: step k+1 once step k arrived from the previous rank */
-		for (k = ch->queued; k < rc->steps && k <= received(rc, ch); k++)
-			start_step(rc, ch, k, now);
+		while ((k = j->next_step[c]) < rc->steps &&
+		       (k == 0 || arrived(j, c, k - 1))) {
+			start_step(rc, j, c, k, now);
+			j->next_step[c]++;
+		}
+	}
+	for (d = 0; d < rc->dims; d++)
+	for (c = 0; c < rc->channels; c++) {
+		struct channel *ch = &j->ch[d][c];
+
 		if (ch->ack_deadline_ns && now >= ch->ack_deadline_ns) {
 			ch->next_seq = ch->acked_seq;	/* timeout: go back */
 			ch->ack_deadline_ns = now + rc->rto_ns;
@@ -912,7 +1030,7 @@ static __u64 run_job(struct ringcoll *rc, struct job *j, __u64 now)
  */
 static __u64 pump(struct ringcoll *rc, __u64 now)
 {
-	__u32 nr = rc->nr_jobs * rc->channels, n, i;
+	__u32 per_job = rc->dims * rc->channels, nr = rc->nr_jobs * per_job, n, i;
 	__u64 wake = UINT64_MAX;
 	bool sent = true;
 	int ret;
@@ -924,8 +1042,8 @@ static __u64 pump(struct ringcoll *rc, __u64 now)
 			struct job *j;
 
 			i = (rc->rr_next + n) % nr;
-			j = &rc->jobs[i / rc->channels];
-			ch = &j->ch[i % rc->channels];
+			j = &rc->jobs[i / per_job];
+			ch = &j->ch[i % per_job / rc->channels][i % rc->channels];
 			if (j->done || !j->iter_running ||
 			    ch->next_seq >= ch->end_seq || ch->next_tx_ns > now)
 				continue;
@@ -942,8 +1060,8 @@ static __u64 pump(struct ringcoll *rc, __u64 now)
 		}
 	}
 	for (n = 0; n < nr; n++) {
-		struct job *j = &rc->jobs[n / rc->channels];
-		struct channel *ch = &j->ch[n % rc->channels];
+		struct job *j = &rc->jobs[n / per_job];
+		struct channel *ch = &j->ch[n % per_job / rc->channels][n % rc->channels];
 		__u64 t;
 
 		if (j->done || !j->iter_running || ch->next_seq >= ch->end_seq)
@@ -992,9 +1110,10 @@ static void print_json(struct ringcoll *rc, FILE *f)
 	for (n = 0; n < rc->nr_jobs; n++) {
 		struct job *j = &rc->jobs[n];
 
-		fprintf(f, "%s{\"job\":%u,\"ranks\":%u,\"rank\":%u,\"step_bytes\":%u,\"iterations\":[",
+		fprintf(f, "%s{\"job\":%u,\"ranks\":%u,\"rank\":%u,\"step_bytes\":%u,\"grid\":\"%ux%u\",\"iterations\":[",
 			n ? "," : "", j->id, j->nranks, j->rank,
-			step_bytes(rc, j, 0));
+			step_bytes(rc, 0, 0), rc->dims == 2 ? rc->grid_rows : 1,
+			rc->dims == 2 ? rc->grid_cols : j->nranks);
 		for (it = 0; it < rc->iterations; it++) {
 			struct iteration_record *r = &j->rec[it];
 
@@ -1003,8 +1122,10 @@ static void print_json(struct ringcoll *rc, FILE *f)
 				(unsigned long long)r->end_ns);
 			for (k = 0, s = 0; k < rc->steps; k++)
 				for (c = 0; c < rc->channels; c++, s++)
-					fprintf(f, "%s{\"step\":%u,\"channel\":%u,\"start_ns\":%llu,\"end_ns\":%llu}",
-						s ? "," : "", k, c,
+					fprintf(f, "%s{\"step\":%u,\"ring\":\"%s\",\"channel\":%u,\"start_ns\":%llu,\"end_ns\":%llu}",
+						s ? "," : "", k,
+						rc->dims == 1 ? "ring" :
+						rc->step_dim[k] ? "column" : "row", c,
 						(unsigned long long)r->step_start_ns[c][k],
 						(unsigned long long)r->step_recv_ns[c][k]);
 			fprintf(f, "]}");
@@ -1024,7 +1145,7 @@ int main(int argc, char **argv)
 {
 	struct ringcoll *rc = calloc(1, sizeof(*rc));
 	struct pollfd pfd[2];
-	__u32 n, c, nfds;
+	__u32 n, c, d, nfds;
 	FILE *out = stdout;
 	int ret = EXIT_FAIL;
 
@@ -1034,13 +1155,18 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return EXIT_USAGE;
 	}
-	rc->steps = rc->coll == COLL_ALLREDUCE ? 2 * (rc->jobs[0].nranks - 1) :
-		    rc->jobs[0].nranks - 1;
 	for (n = 1; n < rc->nr_jobs; n++)
 		if (rc->jobs[n].nranks != rc->jobs[0].nranks) {
 			fprintf(stderr, "ringcoll: every job needs the same number of ranks\n");
 			return EXIT_USAGE;
 		}
+	if (rc->dims == 2 && (rc->coll != COLL_ALLREDUCE ||
+			      rc->grid_rows * rc->grid_cols != rc->jobs[0].nranks)) {
+		fprintf(stderr, "ringcoll: --grid %ux%u: wants allreduce and a ring of %u addresses\n",
+			rc->grid_rows, rc->grid_cols, rc->grid_rows * rc->grid_cols);
+		return EXIT_USAGE;
+	}
+	plan_steps(rc, rc->jobs[0].nranks);
 	if (place_ranks(rc))
 		return EXIT_USAGE;
 	if (!rc->local)
@@ -1058,10 +1184,15 @@ int main(int argc, char **argv)
 			return EXIT_FAIL;
 		}
 		for (c = 0; c < rc->channels; c++) {
-			j->ch[c].job = j;
-			j->ch[c].index = c;
-			j->ch[c].qpn = c + 1;
-			dcqcn_init(&j->ch[c].cc, &rc->cc);
+			for (d = 0; d < MAX_DIMS; d++) {
+				struct channel *ch = &j->ch[d][c];
+
+				ch->job = j;
+				ch->index = c;
+				ch->dim = d;
+				ch->qpn = d * MAX_CHANNELS + c + 1;
+				dcqcn_init(&ch->cc, &rc->cc);
+			}
 		}
 	}
 	if (rc->out_path) {
@@ -1101,17 +1232,19 @@ int main(int argc, char **argv)
 			    now - j->last_progress_ns > rc->timeout_ns) {
 				char a[INET_ADDRSTRLEN], b[INET_ADDRSTRLEN];
 
-				inet_ntop(AF_INET, &j->pred, a, sizeof(a));
-				inet_ntop(AF_INET, &j->succ, b, sizeof(b));
+				inet_ntop(AF_INET, &j->ch[0][0].pred, a, sizeof(a));
+				inet_ntop(AF_INET, &j->ch[0][0].succ, b, sizeof(b));
 				fprintf(stderr, "ringcoll: job %u rank %u: no packet from %s or %s for %llu s: a neighbour died or is unreachable\n",
 					j->id, j->rank, a, b,
 					(unsigned long long)(rc->timeout_ns / 1000000000ULL));
 				goto out;
 			}
-			if (!j->succ_ready && now - rc->launch_ns > rc->timeout_ns) {
+			if (!(j->succ_ready[0] && (rc->dims < 2 || j->succ_ready[1])) &&
+			    now - rc->launch_ns > rc->timeout_ns) {
 				char b[INET_ADDRSTRLEN];
 
-				inet_ntop(AF_INET, &j->succ, b, sizeof(b));
+				inet_ntop(AF_INET, &j->ch[j->succ_ready[0] ? 1 : 0][0].succ,
+					  b, sizeof(b));
 				fprintf(stderr, "ringcoll: job %u rank %u: the next rank %s does not answer: is ringcoll running there?\n",
 					j->id, j->rank, b);
 				goto out;

@@ -5,7 +5,7 @@
 # over veth with HTB-limited links: a 4-rank ring AllReduce completes in
 # 2(N-1) steps with the right data volume and a CCT near the line rate's;
 # AllGather and ReduceScatter take N-1 steps; two jobs on two channels for
-# two iterations; UEC framing; loss from a congested port is recovered by
+# two iterations; 2D rings on a grid; UEC framing; loss from a congested port is recovered by
 # go-back-N; a dead rank makes the others fail with a timeout error; bad
 # arguments exit 2, a busy port and missing privileges exit 1.
 #
@@ -23,7 +23,7 @@ ringrun=$TOP_DIR/tc-scripts/ringrun.sh
 tmp=$(mktemp -d /tmp/test_ringcoll.XXXXXX)
 on_exit rm -rf "$tmp"
 
-ktap_plan 17
+ktap_plan 20
 
 netns_create rt h0 h1 h2 h3
 ip netns exec "$rt" sysctl -qw net.ipv4.ip_forward=1
@@ -80,6 +80,17 @@ check_jq "sharing each host's line, each iteration takes twice a lone job's 133.
 	'[.jobs[].iterations[].cct_ms | select(. >= 266 and . <= 294)] | length == 4' \
 	"$(cat "$tmp/two/result.json")"
 
+# 2D rings on a 2x2 grid (h0 h1 / h2 h3): reduce-scatter along the row
+# (1 step of 1 MiB), AllReduce along the column (2 of 512 KiB), all-gather
+# along the row (1 of 1 MiB): 3 MiB = 3072 packets per rank
+"$ringrun" --out "$tmp/grid" --job "$ring" -- --size 2m --grid 2x2 >/dev/null 2>&1
+check_jq "2D rings: 4 steps on the row and column rings, 3072 packets per rank" \
+	'.run.steps == 4 and .counters.packets_sent == 4 * 3072 and .jobs[0].iterations[0].complete' \
+	"$(cat "$tmp/grid/result.json")"
+check_jq "... the steps alternate rings: row, column, column, row" \
+	'[.jobs[0].iterations[0].steps[] | .ring] == ["row", "column", "column", "row"]' \
+	"$(cat "$tmp/grid/$h1.json")"
+
 "$ringrun" --out "$tmp/uec" --job "$ring" -- --size 512k --proto uec >/dev/null 2>&1 && rc=0 || rc=$?
 check_eq "UEC framing (UDP 4793, PDS/SES) completes too" 0 "$rc"
 
@@ -110,6 +121,9 @@ check "the others report the silent neighbour" \
 
 r=$("$ringcoll" --job 1=10.60.0.2,10.60.1.2 --mtu 10 2>&1) && rc=0 || rc=$?
 check "a bad argument exits 2, naming it" grep -q "^ringcoll: --mtu '10': wants 64..8192" <<<"$r"
+r=$("$ringcoll" --job 1=10.60.0.2,10.60.1.2,10.60.2.2,10.60.3.2 --grid 3x3 2>&1) && rc=0 || rc=$?
+check_eq "a grid that does not fit the ring exits 2" \
+	"2 ringcoll: --grid 3x3: wants allreduce and a ring of 9 addresses" "$rc $(head -1 <<<"$r")"
 r=$(ip netns exec "$h0" "$ringcoll" --job 1=10.9.9.1,10.9.9.2 2>&1) && rc=0 || rc=$?
 check_eq "a ring without a local address exits 2" "2 ringcoll: job 1: none of its addresses is this host's" \
 	"$rc $(head -1 <<<"$r")"
