@@ -59,6 +59,7 @@ const char *tool_name = "ringcoll";
 #define MAX_JOBS		8
 #define MAX_CHANNELS		16
 #define MAX_DIMS		2	/* 1D rings, or rows and columns */
+#define MAX_DCQCN_OPTS		16
 #define MAX_RANKS		64
 #define MAX_STEPS		(2 * (MAX_RANKS - 1))
 #define MAX_ITERATIONS		1000
@@ -160,6 +161,9 @@ struct ringcoll {
 	__u64		step_size[MAX_STEPS];	/* its bytes, all channels */
 	__u32		dim_steps[MAX_DIMS][MAX_STEPS];	/* a ring's steps, in order */
 	__u32		dim_count[MAX_DIMS];
+	/* --dcqcn-* options, applied once the rate is known */
+	struct { int which; const char *value; } dcqcn_opt[MAX_DCQCN_OPTS];
+	__u32		nr_dcqcn_opts;
 	__u64		size;			/* bytes per rank per collective */
 	__u32		channels;
 	__u32		iterations;
@@ -217,6 +221,16 @@ static void usage(FILE *f)
 "  --rate RATE           line rate: DCQCN's start and ceiling, or the fixed\n"
 "                        rate (kbit, mbit, gbit or bit/s; default 100mbit)\n"
 "  --fixed-rate          no DCQCN: every queue pair sends at --rate\n"
+"  DCQCN (defaults: the DCQCN paper and NIC practice at 40 Gbit/s, steps\n"
+"  and byte counter scaled to --rate):\n"
+"  --dcqcn-g N           alpha gain g = 1/N (default 256)\n"
+"  --dcqcn-alpha-us US   alpha decay period K (default 55)\n"
+"  --dcqcn-timer-us US   rate-increase timer T (default 300)\n"
+"  --dcqcn-bytes BYTES   rate-increase byte counter B (default 2 ms of --rate)\n"
+"  --dcqcn-f N           fast-recovery stages F (default 5)\n"
+"  --dcqcn-rai RATE      additive increase (default --rate / 1000)\n"
+"  --dcqcn-rhai RATE     hyper increase (default --rate / 100)\n"
+"  --dcqcn-min-rate RATE floor of a cut (default --rate / 1000)\n"
 "  --cnp-interval US     at most one CNP per queue pair per US microseconds (default 50)\n"
 "  --rto MS              retransmission timeout, milliseconds (default 20)\n"
 "  --proto rocev2|uec    data framing (default rocev2; UEC on UDP 4793)\n"
@@ -374,6 +388,14 @@ static int parse_args(struct ringcoll *rc, int argc, char **argv)
 		{ "rate", required_argument, NULL, 'r' },
 		{ "fixed-rate", no_argument, NULL, 'F' },
 		{ "cnp-interval", required_argument, NULL, 'N' },
+		{ "dcqcn-g", required_argument, NULL, 1001 },
+		{ "dcqcn-alpha-us", required_argument, NULL, 1002 },
+		{ "dcqcn-timer-us", required_argument, NULL, 1003 },
+		{ "dcqcn-bytes", required_argument, NULL, 1004 },
+		{ "dcqcn-f", required_argument, NULL, 1005 },
+		{ "dcqcn-rai", required_argument, NULL, 1006 },
+		{ "dcqcn-rhai", required_argument, NULL, 1007 },
+		{ "dcqcn-min-rate", required_argument, NULL, 1008 },
 		{ "rto", required_argument, NULL, 'R' },
 		{ "proto", required_argument, NULL, 'p' },
 		{ "step-base", required_argument, NULL, 'b' },
@@ -483,6 +505,13 @@ static int parse_args(struct ringcoll *rc, int argc, char **argv)
 		case 'o':
 			rc->out_path = optarg;
 			break;
+		case 1001: case 1002: case 1003: case 1004:
+		case 1005: case 1006: case 1007: case 1008:
+			if (rc->nr_dcqcn_opts == MAX_DCQCN_OPTS)
+				return bad("--dcqcn-*", optarg, "too many");
+			rc->dcqcn_opt[rc->nr_dcqcn_opts].which = c;
+			rc->dcqcn_opt[rc->nr_dcqcn_opts++].value = optarg;
+			break;
 		case 'g':
 			if (sscanf(optarg, "%ux%u", &rc->grid_rows, &rc->grid_cols) != 2 ||
 			    rc->grid_rows < 2 || rc->grid_cols < 2 ||
@@ -513,6 +542,59 @@ static int parse_args(struct ringcoll *rc, int argc, char **argv)
 		delta = (__s64)(start_at - ((__u64)rt.tv_sec * 1000000000ULL +
 					    rt.tv_nsec));
 		rc->start_at_ns = mono_ns() + (delta > 0 ? delta : 0);
+	}
+	return 0;
+}
+
+/* The --dcqcn-* options over the defaults scaled to --rate. */
+static int apply_dcqcn_opts(struct ringcoll *rc)
+{
+	struct dcqcn_params *p = &rc->cc;
+	__u32 i, v;
+	__u64 r;
+
+	for (i = 0; i < rc->nr_dcqcn_opts; i++) {
+		const char *val = rc->dcqcn_opt[i].value;
+
+		switch (rc->dcqcn_opt[i].which) {
+		case 1001:	/* g as 1/N */
+			if (parse_u32_range("--dcqcn-g", val, 1, 65536, &v))
+				return -1;
+			p->g_q16 = DCQCN_ONE_Q16 / v;
+			break;
+		case 1002:
+			if (parse_u32_range("--dcqcn-alpha-us", val, 1, 1000000, &v))
+				return -1;
+			p->alpha_interval_ns = v * 1000ULL;
+			break;
+		case 1003:
+			if (parse_u32_range("--dcqcn-timer-us", val, 1, 1000000, &v))
+				return -1;
+			p->rate_interval_ns = v * 1000ULL;
+			break;
+		case 1004:
+			if (parse_size(val, &r) || !r)
+				return bad("--dcqcn-bytes", val, "bytes > 0 (k, m, g)");
+			p->byte_counter_bytes = r;
+			break;
+		case 1005:
+			if (parse_u32_range("--dcqcn-f", val, 1, 100, &p->f))
+				return -1;
+			break;
+		default:	/* rates */
+			if (parse_rate(val, &r) || !r || r > rc->rate_bps)
+				return bad(rc->dcqcn_opt[i].which == 1006 ? "--dcqcn-rai" :
+					   rc->dcqcn_opt[i].which == 1007 ? "--dcqcn-rhai" :
+					   "--dcqcn-min-rate", val,
+					   "a rate up to --rate (kbit, mbit, gbit)");
+			if (rc->dcqcn_opt[i].which == 1006)
+				p->rai_bps = r;
+			else if (rc->dcqcn_opt[i].which == 1007)
+				p->rhai_bps = r;
+			else
+				p->min_rate_bps = r;
+			break;
+		}
 	}
 	return 0;
 }
@@ -1090,6 +1172,15 @@ static void print_json(struct ringcoll *rc, FILE *f)
 		(unsigned long long)rc->size, rc->channels, rc->iterations,
 		rc->steps, rc->mtu, (unsigned long long)rc->rate_bps,
 		rc->fixed_rate ? "fixed" : "dcqcn");
+	fprintf(f, "\"dcqcn\":{\"g_q16\":%u,\"alpha_interval_ns\":%llu,"
+		"\"rate_interval_ns\":%llu,\"byte_counter_bytes\":%llu,\"f\":%u,"
+		"\"rai_bps\":%llu,\"rhai_bps\":%llu,\"min_rate_bps\":%llu},",
+		rc->cc.g_q16, (unsigned long long)rc->cc.alpha_interval_ns,
+		(unsigned long long)rc->cc.rate_interval_ns,
+		(unsigned long long)rc->cc.byte_counter_bytes, rc->cc.f,
+		(unsigned long long)rc->cc.rai_bps,
+		(unsigned long long)rc->cc.rhai_bps,
+		(unsigned long long)rc->cc.min_rate_bps);
 	fprintf(f, "\"counters\":{\"packets_sent\":%llu,\"bytes_sent\":%llu,"
 		"\"retransmitted_packets\":%llu,\"packets_received\":%llu,"
 		"\"ce_received\":%llu,\"cnps_sent\":%llu,\"cnps_received\":%llu,"
@@ -1172,6 +1263,8 @@ int main(int argc, char **argv)
 	if (!rc->local)
 		rc->local = rc->jobs[0].addr[rc->jobs[0].rank];
 	dcqcn_params_scaled(&rc->cc, rc->rate_bps);
+	if (apply_dcqcn_opts(rc))
+		return EXIT_USAGE;
 	rc->samples = calloc(MAX_RATE_SAMPLES, sizeof(*rc->samples));
 	if (!rc->samples)
 		return EXIT_FAIL;

@@ -23,7 +23,7 @@ ringrun=$TOP_DIR/tc-scripts/ringrun.sh
 tmp=$(mktemp -d /tmp/test_ringcoll.XXXXXX)
 on_exit rm -rf "$tmp"
 
-ktap_plan 20
+ktap_plan 22
 
 netns_create rt h0 h1 h2 h3
 ip netns exec "$rt" sysctl -qw net.ipv4.ip_forward=1
@@ -59,6 +59,10 @@ check_jq "step k+1 starts only after step k arrived: at most 2 steps overlap" \
 	'.jobs[0].iterations[0] | .max_step_overlap == 2 and
 	 ([.steps[1:][] | .start_ns] | min) >= ([.steps[0] | .start_ns] | min)' \
 	"$(cat "$tmp/ar/result.json")"
+check_jq "each rank reports the DCQCN parameters, scaled to 100 Mbit/s" \
+	'.dcqcn == {g_q16: 256, alpha_interval_ns: 55000, rate_interval_ns: 300000,
+		    byte_counter_bytes: 25000, f: 5, rai_bps: 100000, rhai_bps: 1000000,
+		    min_rate_bps: 100000}' "$(cat "$tmp/ar/$h0.json")"
 check_jq "every rank records each step's start and arrival" \
 	'[.jobs[0].iterations[0].steps[] | select(.start_ns > 0 and .end_ns > .start_ns)] | length == 6' \
 	"$(jq '.' "$tmp/ar/$h2.json")"
@@ -119,6 +123,9 @@ check_eq "when a rank dies mid-run the launcher fails" 1 "$rc"
 check "the others report the silent neighbour" \
 	grep -q "no packet from .* a neighbour died or is unreachable" "$tmp/dead.log"
 
+r=$("$ringcoll" --job 1=10.60.0.2,10.60.1.2 --local 10.60.0.2 --dcqcn-rai 1gbit 2>&1) && rc=0 || rc=$?
+check_eq "a DCQCN step above the line rate exits 2" \
+	"2 ringcoll: --dcqcn-rai '1gbit': a rate up to --rate (kbit, mbit, gbit)" "$rc $(head -1 <<<"$r")"
 r=$("$ringcoll" --job 1=10.60.0.2,10.60.1.2 --mtu 10 2>&1) && rc=0 || rc=$?
 check "a bad argument exits 2, naming it" grep -q "^ringcoll: --mtu '10': wants 64..8192" <<<"$r"
 r=$("$ringcoll" --job 1=10.60.0.2,10.60.1.2,10.60.2.2,10.60.3.2 --grid 3x3 2>&1) && rc=0 || rc=$?
