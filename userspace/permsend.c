@@ -55,10 +55,7 @@ struct permsend {
 	__u32		load_pct;
 	__u32		hops;
 	__u64		prop_ns;
-	__u64		start_at_ns;
-	__u64		timeout_ns;
-	const char	*out_path;
-	__u32		local;
+	struct workload_common common;	/* start, timeout, local, out */
 	/* what this host does */
 	__u32		dests[MAX_HOSTS];	/* indexes */
 	__u32		nr_dests;
@@ -179,7 +176,7 @@ static int parse_args(struct permsend *ps, int argc, char **argv)
 		{ "help", no_argument, NULL, 1000 },
 		{ }
 	};
-	__u64 start_at = 0, v64;
+
 	__u32 v;
 	int c;
 
@@ -189,7 +186,7 @@ static int parse_args(struct permsend *ps, int argc, char **argv)
 	ps->rate_bps = 100000000ULL;
 	ps->load_pct = 100;
 	ps->hops = 6;
-	ps->timeout_ns = 10000000000ULL;
+	ps->common.timeout_ns = 10000000000ULL;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
@@ -233,21 +230,9 @@ static int parse_args(struct permsend *ps, int argc, char **argv)
 				return -1;
 			ps->prop_ns = v * 1000ULL;
 			break;
-		case 'S':
-			if (parse_size(optarg, &start_at))
-				return bad("--start-at", optarg, "CLOCK_REALTIME ns");
-			break;
-		case 't':
-			if (parse_u32_range("--timeout", optarg, 1, 3600, &v))
+		case 'S': case 't': case 'l': case 'o':
+			if (common_opt(&ps->common, c, optarg) < 0)
 				return -1;
-			ps->timeout_ns = v * 1000000000ULL;
-			break;
-		case 'l':
-			if (inet_pton(AF_INET, optarg, &ps->local) != 1)
-				return bad("--local", optarg, "not an IPv4 address");
-			break;
-		case 'o':
-			ps->out_path = optarg;
 			break;
 		default:
 			fprintf(stderr, "permsend: unknown option or missing value: '%s'\n",
@@ -263,16 +248,8 @@ static int parse_args(struct permsend *ps, int argc, char **argv)
 		fprintf(stderr, "permsend: no --hosts\n");
 		return -1;
 	}
-	ps->start_at_ns = mono_ns();
-	if (start_at) {
-		struct timespec rt;
-		__s64 delta;
-
-		clock_gettime(CLOCK_REALTIME, &rt);
-		v64 = (__u64)rt.tv_sec * 1000000000ULL + rt.tv_nsec;
-		delta = (__s64)(start_at - v64);
-		ps->start_at_ns += delta > 0 ? delta : 0;
-	}
+	if (!ps->common.start_at_mono_ns)
+		ps->common.start_at_mono_ns = mono_ns();
 	return 0;
 }
 
@@ -283,7 +260,7 @@ static int place(struct permsend *ps)
 	__u32 i, found = 0;
 
 	for (i = 0; i < ps->nr_hosts; i++) {
-		if (ps->local ? ps->hosts[i] == ps->local :
+		if (ps->common.local ? ps->hosts[i] == ps->common.local :
 		    addr_is_local(ps->hosts[i])) {
 			ps->me = i;
 			found++;
@@ -295,7 +272,7 @@ static int place(struct permsend *ps)
 			found ? ": pick one with --local" : "");
 		return -1;
 	}
-	ps->local = ps->hosts[ps->me];
+	ps->common.local = ps->hosts[ps->me];
 	if (ps->all_to_all) {
 		for (i = 0; i < ps->nr_hosts; i++)
 			if (i != ps->me)
@@ -340,7 +317,7 @@ static int send_data(struct permsend *ps, __u64 seq)
 		     psn, true);
 	memset(bth + SYMPHONY_BTH_LEN, 0xa5, ps->mtu);
 	put_u64(bth + SYMPHONY_BTH_LEN, mono_ns());
-	return send_raw_udp(ps->tx_fd, ps->local, ps->hosts[ps->dests[d]],
+	return send_raw_udp(ps->tx_fd, ps->common.local, ps->hosts[ps->dests[d]],
 			    SPORT_BASE + ps->me, SYMPHONY_UDP_PORT_ROCEV2,
 			    ROCE_ECN_ECT0, ps->ip_id++, pkt,
 			    SYMPHONY_BTH_LEN + ps->mtu);
@@ -423,7 +400,7 @@ static void receive(struct permsend *ps)
 			ps->delays[ps->nr_delays++] = now - get_u64(buf + SYMPHONY_BTH_LEN);
 		roce_put_ack(ack + ROCE_IPV4_LEN + ROCE_UDP_LEN, 0, src + 1, psn,
 			     ROCE_AETH_ACK, psn);
-		send_raw_udp(ps->tx_fd, ps->local, from.sin_addr.s_addr,
+		send_raw_udp(ps->tx_fd, ps->common.local, from.sin_addr.s_addr,
 			     SPORT_BASE + ps->me, SYMPHONY_UDP_PORT_ROCEV2,
 			     ROCE_ECN_NOT_ECT, ps->ip_id++, ack,
 			     SYMPHONY_BTH_LEN + ROCE_AETH_LEN);
@@ -454,7 +431,7 @@ static void print_json(struct permsend *ps, FILE *f)
 	__u32 d;
 
 	qsort(ps->delays, ps->nr_delays, sizeof(*ps->delays), cmp_u64);
-	inet_ntop(AF_INET, &ps->local, addr, sizeof(addr));
+	inet_ntop(AF_INET, &ps->common.local, addr, sizeof(addr));
 	fprintf(f, "{\"tool\":\"permsend\",\"address\":\"%s\",\"index\":%u,"
 		"\"pattern\":\"%s\",\"seed\":%llu,\"hosts\":%u,\"dests\":[",
 		addr, ps->me, ps->all_to_all ? "all-to-all" : "permutation",
@@ -512,11 +489,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "permsend: out of memory\n");
 		return 1;
 	}
-	if (ps->out_path) {
-		out = fopen(ps->out_path, "w");
+	if (ps->common.out_path) {
+		out = fopen(ps->common.out_path, "w");
 		if (!out) {
 			fprintf(stderr, "permsend: cannot write %s: %s\n",
-				ps->out_path, strerror(errno));
+				ps->common.out_path, strerror(errno));
 			return 1;
 		}
 	}
@@ -535,11 +512,10 @@ int main(int argc, char **argv)
 	/* paced at load% of the rate, on the frame's bytes */
 	gap_ns = (__u64)(FRAME_OVERHEAD + ps->mtu) * 8 * 1000000000ULL * 100 /
 		 ((__u64)ps->rate_bps * ps->load_pct);
-	next_tx = ps->start_at_ns;
-	ps->start_ns = ps->start_at_ns;
-	ps->last_rx_ns = ps->start_at_ns;
+	next_tx = ps->common.start_at_mono_ns;
+	ps->start_ns = ps->common.start_at_mono_ns;
+	ps->last_rx_ns = ps->common.start_at_mono_ns;
 	while (!stop) {
-		struct timespec ts;
 		__u64 wake;
 
 		now = mono_ns();
@@ -564,24 +540,19 @@ int main(int argc, char **argv)
 				break;
 			}
 		}
-		if (ps->sent == total && now > ps->start_at_ns &&
+		if (ps->sent == total && now > ps->common.start_at_mono_ns &&
 		    now - (ps->last_rx_ns > ps->last_ack_ns ? ps->last_rx_ns :
-			   ps->last_ack_ns) > ps->timeout_ns) {
+			   ps->last_ack_ns) > ps->common.timeout_ns) {
 			fprintf(stderr, "permsend: %llu of %llu ACKs and %llu of %u packets after %llu s of silence: lost in the network or a host is not running\n",
 				(unsigned long long)ps->acked,
 				(unsigned long long)total,
 				(unsigned long long)ps->received, ps->expect_from,
-				(unsigned long long)(ps->timeout_ns / 1000000000ULL));
+				(unsigned long long)(ps->common.timeout_ns / 1000000000ULL));
 			ret = 1;
 			break;
 		}
 		wake = ps->sent < total ? next_tx : now + 10000000;
-		if (wake <= now)
-			ts = (struct timespec){ 0, 0 };
-		else
-			ts = (struct timespec){ (wake - now) / 1000000000ULL,
-						(wake - now) % 1000000000ULL };
-		if (ppoll(&pfd, 1, &ts, NULL) > 0)
+		if (wait_until(&pfd, 1, wake) > 0)
 			receive(ps);
 	}
 	if (stop)

@@ -173,14 +173,11 @@ struct ringcoll {
 	bool		uec;
 	__u64		cnp_interval_ns;
 	__u64		rto_ns;
-	__u64		timeout_ns;
 	__u32		step_base;
-	__u64		start_at_ns;		/* CLOCK_MONOTONIC */
+	struct workload_common common;		/* start, timeout, local, out */
 	__u64		launch_ns;
 	__u64		done_ns;		/* every job completed */
 	__u64		last_rx_ns;
-	const char	*out_path;
-	__u32		local;			/* this rank's address */
 	struct dcqcn_params cc;
 	__u32		nr_jobs;
 	struct job	jobs[MAX_JOBS];
@@ -354,7 +351,7 @@ static int place_ranks(struct ringcoll *rc)
 		int rank = -1;
 
 		for (k = 0; k < j->nranks; k++) {
-			if (rc->local ? j->addr[k] == rc->local :
+			if (rc->common.local ? j->addr[k] == rc->common.local :
 			    addr_is_local(j->addr[k])) {
 				if (rank >= 0) {
 					fprintf(stderr, "ringcoll: job %u: two of its addresses are local; pick one with --local\n",
@@ -365,9 +362,9 @@ static int place_ranks(struct ringcoll *rc)
 			}
 		}
 		if (rank < 0) {
-			inet_ntop(AF_INET, &rc->local, buf, sizeof(buf));
+			inet_ntop(AF_INET, &rc->common.local, buf, sizeof(buf));
 			fprintf(stderr, "ringcoll: job %u: %s of its addresses is this host's\n",
-				j->id, rc->local ? buf : "none");
+				j->id, rc->common.local ? buf : "none");
 			return -1;
 		}
 		j->rank = rank;
@@ -408,7 +405,6 @@ static int parse_args(struct ringcoll *rc, int argc, char **argv)
 		{ }
 	};
 	__u32 v, n;
-	__u64 start_at = 0;
 	int c;
 
 	rc->coll = COLL_ALLREDUCE;
@@ -419,7 +415,7 @@ static int parse_args(struct ringcoll *rc, int argc, char **argv)
 	rc->rate_bps = 100000000ULL;
 	rc->cnp_interval_ns = 50000;
 	rc->rto_ns = 20000000ULL;
-	rc->timeout_ns = 10000000000ULL;
+	rc->common.timeout_ns = 10000000000ULL;
 	rc->step_base = 49152;
 	rc->dims = 1;
 	opterr = 0;
@@ -489,21 +485,9 @@ static int parse_args(struct ringcoll *rc, int argc, char **argv)
 					    &rc->step_base))
 				return -1;
 			break;
-		case 'S':
-			if (parse_size(optarg, &start_at))
-				return bad("--start-at", optarg, "CLOCK_REALTIME ns");
-			break;
-		case 't':
-			if (parse_u32_range("--timeout", optarg, 1, 3600, &v))
+		case 'S': case 't': case 'l': case 'o':
+			if (common_opt(&rc->common, c, optarg) < 0)
 				return -1;
-			rc->timeout_ns = v * 1000000000ULL;
-			break;
-		case 'l':
-			if (inet_pton(AF_INET, optarg, &rc->local) != 1)
-				return bad("--local", optarg, "not an IPv4 address");
-			break;
-		case 'o':
-			rc->out_path = optarg;
 			break;
 		case 1001: case 1002: case 1003: case 1004:
 		case 1005: case 1006: case 1007: case 1008:
@@ -533,15 +517,6 @@ static int parse_args(struct ringcoll *rc, int argc, char **argv)
 	if (!rc->nr_jobs) {
 		fprintf(stderr, "ringcoll: no --job\n");
 		return -1;
-	}
-	if (start_at) {
-		struct timespec rt;
-		__s64 delta;
-
-		clock_gettime(CLOCK_REALTIME, &rt);
-		delta = (__s64)(start_at - ((__u64)rt.tv_sec * 1000000000ULL +
-					    rt.tv_nsec));
-		rc->start_at_ns = mono_ns() + (delta > 0 ? delta : 0);
 	}
 	return 0;
 }
@@ -624,7 +599,7 @@ static int open_sockets(struct ringcoll *rc)
 static int send_udp(struct ringcoll *rc, __u32 daddr, __u16 sport, __u16 dport,
 		    __u8 ecn, __u8 *pkt, size_t len)
 {
-	return send_raw_udp(rc->tx_fd, rc->local, daddr, sport, dport, ecn,
+	return send_raw_udp(rc->tx_fd, rc->common.local, daddr, sport, dport, ecn,
 			    rc->ip_id++, pkt, len);
 }
 
@@ -1066,8 +1041,8 @@ static __u64 run_job(struct ringcoll *rc, struct job *j, __u64 now)
 	if (!ready)
 		return wake;
 	if (!j->iter_running) {
-		if (now < rc->start_at_ns)
-			return rc->start_at_ns;
+		if (now < rc->common.start_at_mono_ns)
+			return rc->common.start_at_mono_ns;
 		start_iteration(rc, j, now);
 	}
 	for (c = 0; c < rc->channels; c++) {
@@ -1163,7 +1138,7 @@ static void print_json(struct ringcoll *rc, FILE *f)
 	char addr[INET_ADDRSTRLEN];
 	__u32 n, it, c, k, s;
 
-	inet_ntop(AF_INET, &rc->local, addr, sizeof(addr));
+	inet_ntop(AF_INET, &rc->common.local, addr, sizeof(addr));
 	fprintf(f, "{\"tool\":\"ringcoll\",\"address\":\"%s\",\"collective\":\"%s\","
 		"\"proto\":\"%s\",\"size_bytes\":%llu,\"channels\":%u,"
 		"\"iterations\":%u,\"steps\":%u,\"mtu_bytes\":%u,"
@@ -1260,8 +1235,8 @@ int main(int argc, char **argv)
 	plan_steps(rc, rc->jobs[0].nranks);
 	if (place_ranks(rc))
 		return EXIT_USAGE;
-	if (!rc->local)
-		rc->local = rc->jobs[0].addr[rc->jobs[0].rank];
+	if (!rc->common.local)
+		rc->common.local = rc->jobs[0].addr[rc->jobs[0].rank];
 	dcqcn_params_scaled(&rc->cc, rc->rate_bps);
 	if (apply_dcqcn_opts(rc))
 		return EXIT_USAGE;
@@ -1288,11 +1263,11 @@ int main(int argc, char **argv)
 			}
 		}
 	}
-	if (rc->out_path) {
-		out = fopen(rc->out_path, "w");
+	if (rc->common.out_path) {
+		out = fopen(rc->common.out_path, "w");
 		if (!out) {
 			fprintf(stderr, "ringcoll: cannot write %s: %s\n",
-				rc->out_path, strerror(errno));
+				rc->common.out_path, strerror(errno));
 			return EXIT_FAIL;
 		}
 	}
@@ -1309,7 +1284,6 @@ int main(int argc, char **argv)
 	while (!stop) {
 		__u64 now = mono_ns(), wake = UINT64_MAX, w;
 		bool all_done = true;
-		struct timespec ts;
 
 		for (n = 0; n < rc->nr_jobs; n++) {
 			struct job *j = &rc->jobs[n];
@@ -1322,18 +1296,18 @@ int main(int argc, char **argv)
 			if (!j->done)
 				all_done = false;
 			if (!j->done && j->iter_running &&
-			    now - j->last_progress_ns > rc->timeout_ns) {
+			    now - j->last_progress_ns > rc->common.timeout_ns) {
 				char a[INET_ADDRSTRLEN], b[INET_ADDRSTRLEN];
 
 				inet_ntop(AF_INET, &j->ch[0][0].pred, a, sizeof(a));
 				inet_ntop(AF_INET, &j->ch[0][0].succ, b, sizeof(b));
 				fprintf(stderr, "ringcoll: job %u rank %u: no packet from %s or %s for %llu s: a neighbour died or is unreachable\n",
 					j->id, j->rank, a, b,
-					(unsigned long long)(rc->timeout_ns / 1000000000ULL));
+					(unsigned long long)(rc->common.timeout_ns / 1000000000ULL));
 				goto out;
 			}
 			if (!(j->succ_ready[0] && (rc->dims < 2 || j->succ_ready[1])) &&
-			    now - rc->launch_ns > rc->timeout_ns) {
+			    now - rc->launch_ns > rc->common.timeout_ns) {
 				char b[INET_ADDRSTRLEN];
 
 				inet_ntop(AF_INET, &j->ch[j->succ_ready[0] ? 1 : 0][0].succ,
@@ -1361,14 +1335,7 @@ int main(int argc, char **argv)
 			goto out;
 		if (w < wake)
 			wake = w;
-		if (wake <= now) {
-			ts = (struct timespec){ 0, 0 };
-		} else {
-			__u64 d = wake - now;
-
-			ts = (struct timespec){ d / 1000000000ULL, d % 1000000000ULL };
-		}
-		if (ppoll(pfd, nfds, &ts, NULL) > 0) {
+		if (wait_until(pfd, nfds, wake) > 0) {
 			receive(rc, rc->rx_fd, false);
 			if (rc->uec)
 				receive(rc, rc->rx_uec_fd, true);

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <time.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <linux/types.h>
 
@@ -119,6 +120,67 @@ static inline bool addr_is_local(__u32 addr)
 	return found;
 }
 
+/*
+ * The options every workload tool takes (same letters in each):
+ * --start-at (S), --timeout (t), --local (l), --out (o).
+ */
+struct workload_common {
+	__u64		start_at_mono_ns;	/* 0: now */
+	__u64		timeout_ns;
+	__u32		local;			/* network byte order, 0: find */
+	const char	*out_path;
+};
+
+/* The CLOCK_MONOTONIC time of CLOCK_REALTIME @realtime_ns (now if past). */
+static inline __u64 mono_of_realtime(__u64 realtime_ns)
+{
+	struct timespec rt;
+	__u64 now = mono_ns();
+	__s64 delta;
+
+	clock_gettime(CLOCK_REALTIME, &rt);
+	delta = (__s64)(realtime_ns - ((__u64)rt.tv_sec * 1000000000ULL +
+				       rt.tv_nsec));
+	return now + (delta > 0 ? delta : 0);
+}
+
+/* Option @c with @arg if it is a common one: 1 taken, -1 bad, 0 not one. */
+static inline int common_opt(struct workload_common *w, int c, const char *arg)
+{
+	__u64 v;
+	__u32 s;
+
+	switch (c) {
+	case 'S':
+		if (parse_size(arg, &v))
+			return bad("--start-at", arg, "CLOCK_REALTIME ns");
+		w->start_at_mono_ns = mono_of_realtime(v);
+		return 1;
+	case 't':
+		if (parse_u32_range("--timeout", arg, 1, 3600, &s))
+			return -1;
+		w->timeout_ns = s * 1000000000ULL;
+		return 1;
+	case 'l':
+		if (inet_pton(AF_INET, arg, &w->local) != 1)
+			return bad("--local", arg, "not an IPv4 address");
+		return 1;
+	case 'o':
+		w->out_path = arg;
+		return 1;
+	}
+	return 0;
+}
+
+/* Wait for @fds until @wake_ns (CLOCK_MONOTONIC), or for a packet. */
+static inline int wait_until(struct pollfd *fds, nfds_t n, __u64 wake_ns)
+{
+	__u64 now = mono_ns(), d = wake_ns > now ? wake_ns - now : 0;
+	struct timespec ts = { d / 1000000000ULL, d % 1000000000ULL };
+
+	return ppoll(fds, n, &ts, NULL);
+}
+
 /* A raw IPv4 socket for sending (the tool builds IP and UDP headers). */
 static inline int open_raw_socket(void)
 {
@@ -135,7 +197,7 @@ static inline int open_raw_socket(void)
 static inline int open_udp_rx(__u16 port, const char *busy_hint)
 {
 	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(port) };
-	int one = 1, fd;
+	int one = 1, rcvbuf = 16 << 20, fd;
 
 	fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
@@ -143,6 +205,9 @@ static inline int open_udp_rx(__u16 port, const char *busy_hint)
 		return -1;
 	}
 	setsockopt(fd, IPPROTO_IP, IP_RECVTOS, &one, sizeof(one));
+	/* room for a few ms of line rate while the process waits for a CPU */
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof(rcvbuf)))
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
 	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa))) {
 		fprintf(stderr, "%s: cannot bind UDP port %u: %s%s\n", tool_name,
 			port, strerror(errno),
