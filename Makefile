@@ -48,7 +48,7 @@ TOOL_BINS	:= $(patsubst %,$(BUILD)/%,$(TOOLS))
 PLUGIN_SOS	:= $(patsubst %,$(BUILD)/tc/%.so,$(TC_PLUGINS))
 BENCH_BINS	:= $(patsubst %,$(BUILD)/%,$(BENCH_TOOLS))
 
-.PHONY: all module bpf userspace deps check demo bench install uninstall \
+.PHONY: all module bpf userspace deps check demo bench eval-ofan install uninstall \
 	dkms-src dkms-install clean
 
 all: module bpf userspace
@@ -127,6 +127,13 @@ bench: deps
 	mkdir -p results
 	$(BUILD)/ofan_bpf_bench --out results/ofan_bpf.json
 	bench/qdisc_pps.sh
+
+# The Ofan evaluation (issue 7): permutations on a k=4 fat tree, every
+# load-balancing mode, message sizes and seeds; results/ JSON and plots.
+eval-ofan: deps
+	$(MAKE) all
+	mkdir -p results
+	eval/ofan_permutation.sh
 
 install: all
 	install -D -m 0644 kernel/sch_symphony.ko $(DESTDIR)$(MODULE_DIR)/sch_symphony.ko

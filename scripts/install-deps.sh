@@ -49,6 +49,8 @@ jq
 dwarves
 dkms
 frr
+gnuplot-nox
+file
 ethtool
 iputils-ping
 bsdextrautils

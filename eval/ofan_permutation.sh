@@ -1,0 +1,163 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# ofan_permutation.sh - the Ofan paper's comparison on this datapath: a
+# k=4 fat tree of network namespaces on the host kernel, fixed-rate
+# permutation traffic (permsend, one ACK per packet) at a chosen load,
+# for each load-balancing mode of the same tc-BPF program (ofan, pofan,
+# rr, rps, ecmp), message size and seed: the CCT increase over the
+# Appendix-A lower bound and the maximum queueing, from per-packet
+# one-way delays (the namespaces share one clock), optionally with failed
+# uplinks.  Writes JSON (every run, and medians with spreads per mode and
+# size) and gnuplot PNGs of queue and CCT increase against message size.
+#
+# Usage: eval/ofan_permutation.sh [options]        (as root, after "make")
+#   --sizes "M ..."     message sizes in packets (default "64 256 1024 4096")
+#   --modes "MODE ..."  (default "ofan pofan rr rps ecmp")
+#   --seeds N           seeded permutations per point (default 10)
+#   --load PCT          offered load (default 90: each host's link also
+#                       carries the ACKs of the flow it receives, 6% more
+#                       bytes, so 100% over-subscribes every host link
+#                       whatever the load balancer does)
+#   --rate RATE         link rate (default 20mbit)
+#   --fail N            uplinks of edge switch e0-0 and a1-0 to fail, 0..2 (default 0)
+#   --out FILE          JSON (default results/ofan_permutation.json); plots
+#                       next to it (FILE without .json, -queue.png, -cct.png)
+#   --prefix NAME       testbed prefix (default ofev)
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+fattree=$top/tc-scripts/fattree.sh
+ofan=$top/tc-scripts/ofan-fattree.sh
+permrun=$top/tc-scripts/permrun.sh
+sizes="64 256 1024 4096"
+modes="ofan pofan rr rps ecmp"
+seeds=10
+load=90
+rate=20mbit
+fail=0
+out=$top/results/ofan_permutation.json
+prefix=ofev
+
+die() { echo "ofan_permutation.sh: $*" >&2; exit 1; }
+usage() { sed -n '13,27s/^# \{0,1\}//p' "$0" >&2; exit 2; }
+while [ $# -gt 0 ]; do
+	[ $# -ge 2 ] || usage
+	case "$1" in
+	--sizes) sizes=$2 ;;
+	--modes) modes=$2 ;;
+	--seeds) seeds=$2 ;;
+	--load) load=$2 ;;
+	--rate) rate=$2 ;;
+	--fail) fail=$2 ;;
+	--out) out=$2 ;;
+	--prefix) prefix=$2 ;;
+	*) usage ;;
+	esac
+	shift 2
+done
+[[ $seeds =~ ^[1-9][0-9]*$ ]] || die "--seeds wants a count"
+[[ $fail =~ ^[0-2]$ ]] || die "--fail wants 0, 1 or 2"
+[ "$(id -u)" -eq 0 ] || die "must run as root"
+[ -x "$top/build/permsend" ] || die "run 'make' first"
+
+work=$(mktemp -d /tmp/ofan_permutation.XXXXXX)
+cleanup() {
+	"$ofan" unload --prefix "$prefix" >/dev/null 2>&1 || true
+	"$fattree" down --prefix "$prefix" >/dev/null 2>&1 || true
+	rm -rf "$work"
+}
+trap cleanup EXIT
+"$fattree" up --prefix "$prefix" --rate "$rate" --force >/dev/null
+"$ofan" load --prefix "$prefix" >/dev/null
+hosts=$("$fattree" info --prefix "$prefix" --json | jq -r '[.hosts[] | "\(.netns):\(.addr)"] | join(",")')
+# failed uplinks: down on both ends and out of Ofan's rotation
+for ((i = 0; i < fail; i++)); do
+	sw=$([ "$i" -eq 0 ] && echo e0-0 || echo a1-0)
+	"$fattree" exec --prefix "$prefix" "$sw" ip link set up1 down
+	"$ofan" port "$sw" 1 down --prefix "$prefix" >/dev/null
+done
+
+runs=$work/runs.jsonl
+: >"$runs"
+total=$(( $(wc -w <<<"$sizes") * $(wc -w <<<"$modes") * seeds ))
+n=0
+for m in $sizes; do
+	for mode in $modes; do
+		"$ofan" set-mode "$mode" --prefix "$prefix" >/dev/null
+		for ((seed = 1; seed <= seeds; seed++)); do
+			n=$((n + 1))
+			printf '\rofan_permutation.sh: run %d of %d (%s, %d packets, seed %d)   ' \
+				"$n" "$total" "$mode" "$m" "$seed" >&2
+			"$permrun" --out "$work/run" --hosts "$hosts" -- --packets "$m" \
+				--load "$load" --seed "$seed" --rate "$rate" --timeout 5 \
+				>/dev/null 2>&1 || true
+			# queueing: one-way delay above the smallest seen, in
+			# packets of the link's frame time
+			jq -c --arg mode "$mode" --argjson m "$m" --argjson seed "$seed" '
+			  ((.mtu_bytes + 62) * 8 * 1e9 / .rate_bps) as $frame_ns
+			  | ([.per_host[].one_way_delay_ns.min // empty] | min) as $base
+			  | {mode: $mode, packets: $m, seed: $seed, cct_ns, lower_bound_ns,
+			     cct_increase: (.cct_over_bound - 1),
+			     max_queue_packets: (((.one_way_delay_max_ns - $base) / $frame_ns) * 10 | round / 10),
+			     delivered: .received, expected: .expected, reordered}' \
+				"$work/run/result.json" >>"$runs"
+		done
+	done
+done
+echo >&2
+
+mkdir -p "$(dirname "$out")"
+jq -s --arg rate "$rate" --argjson load "$load" --argjson fail "$fail" \
+	--arg kernel "$(uname -r)" --arg date "$(date -u +%FT%TZ)" '
+  def med: sort | .[(length / 2 | floor)];
+  {
+    benchmark: "ofan_permutation",
+    date: $date, kernel: $kernel,
+    method: "k=4 fat tree of netns on the host kernel, HTB links; permsend permutation, one ACK per packet, fixed rate; CCT increase = CCT / Appendix-A bound - 1; queue = max one-way delay above the minimum, in frame times",
+    rate: $rate, load_pct: $load, failed_uplinks: $fail,
+    summary: (group_by(.mode + ":" + (.packets | tostring)) | map({
+      mode: .[0].mode, packets: .[0].packets, runs: length,
+      cct_increase_median: ([.[].cct_increase] | med),
+      cct_increase_min: ([.[].cct_increase] | min),
+      cct_increase_max: ([.[].cct_increase] | max),
+      max_queue_median: ([.[].max_queue_packets] | med),
+      max_queue_max: ([.[].max_queue_packets] | max),
+      delivered_pct: (([.[].delivered] | add) * 100 / ([.[].expected] | add))
+    })),
+    runs: .
+  }' "$runs" >"$out"
+
+base=${out%.json}
+for what in queue cct; do
+	jq -r --arg what "$what" '.summary[] | "\(.mode) \(.packets) \(if $what == "queue" then .max_queue_median else .cct_increase_median * 100 end)"' \
+		"$out" >"$work/$what.dat"
+done
+if command -v gnuplot >/dev/null; then
+	for what in queue cct; do
+		{
+			echo "set terminal pngcairo size 800,500 noenhanced"
+			echo "set output '$base-$what.png'"
+			echo "set logscale x 2"
+			echo "set xlabel 'message size (packets)'"
+			if [ "$what" = queue ]; then
+				echo "set ylabel 'max queue (packets, median over seeds)'"
+			else
+				echo "set ylabel 'CCT increase over the lower bound (%, median)'"
+			fi
+			echo "set key top left"
+			echo "set title 'Permutation on a k=4 fat tree, $rate links, load $load%, $fail failed uplink(s)'"
+			printf "plot "
+			first=1
+			for mode in $modes; do
+				[ $first -eq 1 ] || printf ", "
+				first=0
+				printf "'< grep \"^%s \" %s' using 2:3 with linespoints title '%s'" \
+					"$mode" "$work/$what.dat" "$mode"
+			done
+			echo
+		} | gnuplot
+	done
+fi
+jq -r '"mode    packets  CCT increase (median, min..max)   max queue pkts (median, max)  delivered",
+       (.summary[] | "\(.mode)\t\(.packets)\t\(.cct_increase_median * 1000 | round / 10)% (\(.cct_increase_min * 1000 | round / 10)..\(.cct_increase_max * 1000 | round / 10))\t\(.max_queue_median) (\(.max_queue_max))\t\(.delivered_pct * 10 | round / 10)%")' "$out"
+echo "ofan_permutation.sh: $out${base:+, $base-queue.png, $base-cct.png}"

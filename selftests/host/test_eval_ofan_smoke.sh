@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# test_eval_ofan_smoke.sh - a small run of eval/ofan_permutation.sh (the
+# Ofan evaluation: permutations on a k=4 fat tree for each load-balancing
+# mode), so that the script cannot rot: it completes, writes its JSON with
+# a summary per mode and size and every run, delivers every packet, and
+# draws its two plots.
+. "$(dirname "$0")/../lib.sh"
+
+require_root
+require_cmd jq gnuplot nsenter file
+require_built "$BUILD_DIR/permsend" "$BUILD_DIR/symofan"
+require_bpffs
+
+tmp=$(mktemp -d /tmp/test_eval_ofan.XXXXXX)
+on_exit rm -rf "$tmp"
+
+ktap_plan 4
+
+check "the Ofan evaluation runs (64 packets, ofan and rps, one seed)" \
+	"$TOP_DIR/eval/ofan_permutation.sh" --sizes 64 --modes "ofan rps" --seeds 1 \
+	--prefix oe$$ --out "$tmp/ofan.json"
+res=$(cat "$tmp/ofan.json")
+check_jq "its JSON has a summary per mode and size, and the runs" \
+	'(.summary | length) == 2 and (.runs | length) == 2 and
+	 ([.summary[].mode] | sort) == ["ofan", "rps"] and
+	 ([.runs[] | has("cct_increase") and has("max_queue_packets")] | all)' "$res"
+check_jq "every packet was delivered" '[.summary[].delivered_pct] == [100, 100]' "$res"
+check "both plots are PNG files" sh -c \
+	"file '$tmp/ofan-queue.png' '$tmp/ofan-cct.png' | grep -c 'PNG image' | grep -qx 2"
+
+ktap_finished
