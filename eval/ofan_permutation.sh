@@ -23,6 +23,7 @@
 #   --out FILE          JSON (default results/ofan_permutation.json); plots
 #                       next to it (FILE without .json, -queue.png, -cct.png)
 #   --prefix NAME       testbed prefix (default ofev)
+#   --replot            no runs: summarise and plot the runs already in --out
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -37,10 +38,16 @@ rate=20mbit
 fail=0
 out=$top/results/ofan_permutation.json
 prefix=ofev
+replot=0
 
 die() { echo "ofan_permutation.sh: $*" >&2; exit 1; }
-usage() { sed -n '13,27s/^# \{0,1\}//p' "$0" >&2; exit 2; }
+usage() { sed -n '13,28s/^# \{0,1\}//p' "$0" >&2; exit 2; }
 while [ $# -gt 0 ]; do
+	if [ "$1" = --replot ]; then
+		replot=1
+		shift
+		continue
+	fi
 	[ $# -ge 2 ] || usage
 	case "$1" in
 	--sizes) sizes=$2 ;;
@@ -61,50 +68,60 @@ done
 [ -x "$top/build/permsend" ] || die "run 'make' first"
 
 work=$(mktemp -d /tmp/ofan_permutation.XXXXXX)
-cleanup() {
-	"$ofan" unload --prefix "$prefix" >/dev/null 2>&1 || true
-	"$fattree" down --prefix "$prefix" >/dev/null 2>&1 || true
-	rm -rf "$work"
-}
-trap cleanup EXIT
-"$fattree" up --prefix "$prefix" --rate "$rate" --force >/dev/null
-"$ofan" load --prefix "$prefix" >/dev/null
-hosts=$("$fattree" info --prefix "$prefix" --json | jq -r '[.hosts[] | "\(.netns):\(.addr)"] | join(",")')
-# failed uplinks: down on both ends and out of Ofan's rotation
-for ((i = 0; i < fail; i++)); do
-	sw=$([ "$i" -eq 0 ] && echo e0-0 || echo a1-0)
-	"$fattree" exec --prefix "$prefix" "$sw" ip link set up1 down
-	"$ofan" port "$sw" 1 down --prefix "$prefix" >/dev/null
-done
-
 runs=$work/runs.jsonl
-: >"$runs"
-total=$(( $(wc -w <<<"$sizes") * $(wc -w <<<"$modes") * seeds ))
-n=0
-for m in $sizes; do
-	for mode in $modes; do
-		"$ofan" set-mode "$mode" --prefix "$prefix" >/dev/null
-		for ((seed = 1; seed <= seeds; seed++)); do
-			n=$((n + 1))
-			printf '\rofan_permutation.sh: run %d of %d (%s, %d packets, seed %d)   ' \
-				"$n" "$total" "$mode" "$m" "$seed" >&2
-			"$permrun" --out "$work/run" --hosts "$hosts" -- --packets "$m" \
-				--load "$load" --seed "$seed" --rate "$rate" --timeout 5 \
-				>/dev/null 2>&1 || true
-			# queueing: one-way delay above the smallest seen, in
-			# packets of the link's frame time
-			jq -c --arg mode "$mode" --argjson m "$m" --argjson seed "$seed" '
-			  ((.mtu_bytes + 62) * 8 * 1e9 / .rate_bps) as $frame_ns
-			  | ([.per_host[].one_way_delay_ns.min // empty] | min) as $base
-			  | {mode: $mode, packets: $m, seed: $seed, cct_ns, lower_bound_ns,
-			     cct_increase: (.cct_over_bound - 1),
-			     max_queue_packets: (((.one_way_delay_max_ns - $base) / $frame_ns) * 10 | round / 10),
-			     delivered: .received, expected: .expected, reordered}' \
-				"$work/run/result.json" >>"$runs"
+if [ "$replot" -eq 1 ]; then
+	[ -s "$out" ] || die "--replot: no $out"
+	jq -c '.runs[]' "$out" >"$runs"
+	modes=$(jq -r '[.runs[].mode] | unique | join(" ")' "$out")
+	rate=$(jq -r .rate "$out")
+	load=$(jq -r .load_pct "$out")
+	fail=$(jq -r .failed_uplinks "$out")
+	trap 'rm -rf "$work"' EXIT
+else
+	cleanup() {
+		"$ofan" unload --prefix "$prefix" >/dev/null 2>&1 || true
+		"$fattree" down --prefix "$prefix" >/dev/null 2>&1 || true
+		rm -rf "$work"
+	}
+	trap cleanup EXIT
+	"$fattree" up --prefix "$prefix" --rate "$rate" --force >/dev/null
+	"$ofan" load --prefix "$prefix" >/dev/null
+	hosts=$("$fattree" info --prefix "$prefix" --json | jq -r '[.hosts[] | "\(.netns):\(.addr)"] | join(",")')
+	# failed uplinks: down on both ends and out of Ofan's rotation
+	for ((i = 0; i < fail; i++)); do
+		sw=$([ "$i" -eq 0 ] && echo e0-0 || echo a1-0)
+		"$fattree" exec --prefix "$prefix" "$sw" ip link set up1 down
+		"$ofan" port "$sw" 1 down --prefix "$prefix" >/dev/null
+	done
+
+	: >"$runs"
+	total=$(( $(wc -w <<<"$sizes") * $(wc -w <<<"$modes") * seeds ))
+	n=0
+	for m in $sizes; do
+		for mode in $modes; do
+			"$ofan" set-mode "$mode" --prefix "$prefix" >/dev/null
+			for ((seed = 1; seed <= seeds; seed++)); do
+				n=$((n + 1))
+				printf '\rofan_permutation.sh: run %d of %d (%s, %d packets, seed %d)   ' \
+					"$n" "$total" "$mode" "$m" "$seed" >&2
+				"$permrun" --out "$work/run" --hosts "$hosts" -- --packets "$m" \
+					--load "$load" --seed "$seed" --rate "$rate" --timeout 5 \
+					>/dev/null 2>&1 || true
+				# queueing: one-way delay above the smallest seen, in
+				# packets of the link's frame time
+				jq -c --arg mode "$mode" --argjson m "$m" --argjson seed "$seed" '
+				  ((.mtu_bytes + 62) * 8 * 1e9 / .rate_bps) as $frame_ns
+				  | ([.per_host[].one_way_delay_ns.min // empty] | min) as $base
+				  | {mode: $mode, packets: $m, seed: $seed, cct_ns, lower_bound_ns,
+				     cct_increase: (.cct_over_bound - 1),
+				     max_queue_packets: (((.one_way_delay_max_ns - $base) / $frame_ns) * 10 | round / 10),
+				     delivered: .received, expected: .expected, reordered}' \
+					"$work/run/result.json" >>"$runs"
+			done
 		done
 	done
-done
-echo >&2
+	echo >&2
+fi
 
 mkdir -p "$(dirname "$out")"
 jq -s --arg rate "$rate" --argjson load "$load" --argjson fail "$fail" \
@@ -115,7 +132,7 @@ jq -s --arg rate "$rate" --argjson load "$load" --argjson fail "$fail" \
     date: $date, kernel: $kernel,
     method: "k=4 fat tree of netns on the host kernel, HTB links; permsend permutation, one ACK per packet, fixed rate; CCT increase = CCT / Appendix-A bound - 1; queue = max one-way delay above the minimum, in frame times",
     rate: $rate, load_pct: $load, failed_uplinks: $fail,
-    summary: (group_by(.mode + ":" + (.packets | tostring)) | map({
+    summary: (group_by([.mode, .packets]) | map({
       mode: .[0].mode, packets: .[0].packets, runs: length,
       cct_increase_median: ([.[].cct_increase] | med),
       cct_increase_min: ([.[].cct_increase] | min),
