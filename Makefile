@@ -105,7 +105,7 @@ $(BUILD)/permsend: userspace/permsend.c userspace/workload_util.h $(wildcard inc
 $(BUILD)/roceblast: bench/roceblast.c $(SHARED_HDRS) | $(BUILD)
 	$(CC) $(USER_CFLAGS) $< -o $@
 
-$(BUILD)/ofan_bpf_bench: bench/ofan_bpf_bench.c userspace/tool_util.h $(BUILD)/ofan.skel.h $(BUILD)/ofan_peers.skel.h $(SHARED_HDRS)
+$(BUILD)/ofan_bpf_bench: bench/ofan_bpf_bench.c userspace/tool_util.h include/workload/roce_frame.h $(BUILD)/ofan.skel.h $(BUILD)/ofan_peers.skel.h $(SHARED_HDRS)
 	$(CC) $(USER_CFLAGS) $< -o $@ $(LIBBPF_LIBS)
 
 $(BUILD)/tc/%.so: userspace/%.c userspace/tc_iproute2.h userspace/symphony_ppm.h $(SHARED_HDRS) | $(BUILD)/tc

@@ -33,6 +33,7 @@
 const char *tool_name = "ofan_bpf_bench";
 #include "ofan_peers.skel.h"
 #include "../include/ofan/ofan_maps.h"
+#include "../include/workload/roce_frame.h"
 
 #define W		4
 #define MAX_RUNS	31
@@ -47,18 +48,6 @@ struct bench_case {
 	double		ns[MAX_RUNS];
 	double		median;
 };
-
-static __u16 ip_checksum(const void *hdr, size_t len)
-{
-	const __u16 *p = hdr;
-	__u32 sum = 0;
-
-	for (; len > 1; len -= 2)
-		sum += *p++;
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return ~sum;
-}
 
 static size_t build_packet(__u8 *buf, size_t len)
 {
@@ -75,7 +64,7 @@ static size_t build_packet(__u8 *buf, size_t len)
 	ip4->protocol = IPPROTO_UDP;
 	inet_pton(AF_INET, "10.255.0.1", &ip4->saddr);
 	inet_pton(AF_INET, "10.0.1.7", &ip4->daddr);
-	ip4->check = ip_checksum(ip4, sizeof(*ip4));
+	ip4->check = htons(roce_inet_csum(ip4, sizeof(*ip4)));
 	udp->source = htons(49152);
 	udp->dest = htons(4791);
 	udp->len = htons(len - sizeof(*eth) - sizeof(*ip4));

@@ -146,6 +146,19 @@ require_built() {
 	done
 }
 
+# run_unit_test BIN: run a userspace unit-test binary built by 'make -C
+# selftests all', whose TAP output is the test's, and exit with its verdict.
+run_unit_test() {
+	local bin=$1 rc
+	require_built "$bin"
+	"$bin" && rc=0 || rc=$?
+	case "$rc" in
+	0) exit $KSFT_PASS ;;
+	1) exit $KSFT_FAIL ;;
+	*) echo "# $bin exited with status $rc"; exit $KSFT_FAIL ;;
+	esac
+}
+
 in_vm() { [ -n "${SYMOFAN_IN_VM:-}" ]; }
 
 require_bpffs() {

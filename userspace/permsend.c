@@ -35,6 +35,8 @@ const char *tool_name = "permsend";
 #define ACK_FRAME	(FRAME_OVERHEAD + ROCE_AETH_LEN)
 #define SPORT_BASE	49152
 #define MAX_DELAYS	(1 << 22)
+#define HOST_HASH_BITS	11		/* 2048 slots for 1024 hosts */
+#define HOST_HASH_SIZE	(1 << HOST_HASH_BITS)
 
 struct peer_rx {
 	__u32	received;
@@ -46,6 +48,7 @@ struct peer_rx {
 struct permsend {
 	__u32		hosts[MAX_HOSTS];
 	__u32		nr_hosts;
+	__s16		host_slot[HOST_HASH_SIZE];	/* index by address */
 	__u32		me;
 	bool		all_to_all;
 	__u64		seed;
@@ -253,6 +256,47 @@ static int parse_args(struct permsend *ps, int argc, char **argv)
 	return 0;
 }
 
+/* Host indexes by address: open addressing, filled once by place(). */
+static __u32 addr_hash(__u32 addr)
+{
+	return (addr * 0x9e3779b1U) >> (32 - HOST_HASH_BITS);
+}
+
+static void index_hosts(struct permsend *ps)
+{
+	__u32 i, h;
+
+	memset(ps->host_slot, -1, sizeof(ps->host_slot));
+	for (i = 0; i < ps->nr_hosts; i++) {
+		for (h = addr_hash(ps->hosts[i]); ps->host_slot[h] >= 0;
+		     h = (h + 1) & (HOST_HASH_SIZE - 1))
+			;
+		ps->host_slot[h] = i;
+	}
+}
+
+/* The index of the host at @addr, or -1: per packet, so no scan. */
+static __s32 host_index(const struct permsend *ps, __u32 addr)
+{
+	__u32 h;
+
+	for (h = addr_hash(addr); ps->host_slot[h] >= 0;
+	     h = (h + 1) & (HOST_HASH_SIZE - 1))
+		if (ps->hosts[ps->host_slot[h]] == addr)
+			return ps->host_slot[h];
+	return -1;
+}
+
+/* The slot of destination @host in dests[] (in host order, without us). */
+static __s32 dest_slot(const struct permsend *ps, __u32 host)
+{
+	if (!ps->all_to_all)
+		return host == ps->dests[0] ? 0 : -1;
+	if (host == ps->me)
+		return -1;
+	return host < ps->me ? host : host - 1;
+}
+
 /* This host's index, partners and expected arrivals. */
 static int place(struct permsend *ps)
 {
@@ -273,6 +317,7 @@ static int place(struct permsend *ps)
 		return -1;
 	}
 	ps->common.local = ps->hosts[ps->me];
+	index_hosts(ps);
 	if (ps->all_to_all) {
 		for (i = 0; i < ps->nr_hosts; i++)
 			if (i != ps->me)
@@ -321,26 +366,6 @@ static int send_data(struct permsend *ps, __u64 seq)
 			    SPORT_BASE + ps->me, SYMPHONY_UDP_PORT_ROCEV2,
 			    ROCE_ECN_ECT0, ps->ip_id++, pkt,
 			    SYMPHONY_BTH_LEN + ps->mtu);
-}
-
-static __s32 host_index(const struct permsend *ps, __u32 addr)
-{
-	__u32 i;
-
-	for (i = 0; i < ps->nr_hosts; i++)
-		if (ps->hosts[i] == addr)
-			return i;
-	return -1;
-}
-
-static __s32 dest_slot(const struct permsend *ps, __u32 host)
-{
-	__u32 d;
-
-	for (d = 0; d < ps->nr_dests; d++)
-		if (ps->dests[d] == host)
-			return d;
-	return -1;
 }
 
 static void receive(struct permsend *ps)

@@ -696,7 +696,10 @@ static struct message *message_of(struct ringcoll *rc, struct channel *ch,
 {
 	__u32 k;
 
-	for (k = 0; k < ch->queued; k++) {
+	/* messages are acked in order: those before ch->acked hold no
+	 * sequence number still to (re)send
+	 */
+	for (k = ch->acked; k < ch->queued; k++) {
 		struct message *m = &ch->msg[k];
 
 		if (seq >= m->seq_start && seq < m->seq_start + m->count) {

@@ -64,6 +64,14 @@ static inline __u32 roce_csum_add(__u32 sum, const __u8 *p, size_t len)
 	return sum;
 }
 
+/* The Internet checksum of @len bytes at @hdr, host order: 0 when a
+ * header with its checksum in place is intact.
+ */
+static inline __u16 roce_inet_csum(const void *hdr, size_t len)
+{
+	return ~roce_csum_add(0, (const __u8 *)hdr, len) & 0xffff;
+}
+
 /*
  * roce_put_ipv4_udp - IPv4 (no options, DF, TTL 64) and UDP headers for a
  * UDP payload of @payload_len bytes, at @out (28 bytes).  Addresses are in
@@ -77,7 +85,6 @@ static inline void roce_put_ipv4_udp(__u8 *out, __u32 saddr_be,
 	__u8 *udp = out + ROCE_IPV4_LEN;
 	__u32 tot_len = ROCE_IPV4_LEN + ROCE_UDP_LEN + payload_len;
 	const __u8 *s = (const __u8 *)&saddr_be, *d = (const __u8 *)&daddr_be;
-	__u32 sum;
 	int i;
 
 	out[0] = 0x45;
@@ -92,8 +99,7 @@ static inline void roce_put_ipv4_udp(__u8 *out, __u32 saddr_be,
 		out[12 + i] = s[i];
 		out[16 + i] = d[i];
 	}
-	sum = roce_csum_add(0, out, ROCE_IPV4_LEN);
-	symphony_put_be16(out + 10, ~sum & 0xffff);
+	symphony_put_be16(out + 10, roce_inet_csum(out, ROCE_IPV4_LEN));
 
 	symphony_put_be16(udp, sport);
 	symphony_put_be16(udp + 2, dport);

@@ -5,13 +5,4 @@
 # 'make -C selftests all'; their TAP output is this test's.
 . "$(dirname "$0")/../lib.sh"
 
-bin=$BUILD_DIR/selftests/test_symphony_core
-require_built "$bin"
-
-"$bin"
-rc=$?
-case "$rc" in
-0) exit $KSFT_PASS ;;
-1) exit $KSFT_FAIL ;;
-*) echo "# $bin exited with status $rc"; exit $KSFT_FAIL ;;
-esac
+run_unit_test "$BUILD_DIR/selftests/test_symphony_core"

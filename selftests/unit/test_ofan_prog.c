@@ -30,6 +30,7 @@
 
 const char *tool_name = "test_ofan_prog";
 #include "../../include/ofan/ofan_maps.h"
+#include "../../include/workload/roce_frame.h"
 
 #define W		4
 #define NR_KEYS		8
@@ -45,18 +46,6 @@ static void result(int ok, const char *name)
 	if (!ok)
 		failures++;
 	printf("%sok %d - %s\n", ok ? "" : "not ", tests, name);
-}
-
-static __u16 ip_checksum(const void *hdr, size_t len)
-{
-	const __u16 *p = hdr;
-	__u32 sum = 0;
-
-	for (; len > 1; len -= 2)
-		sum += *p++;
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return ~sum;
 }
 
 /* An Ethernet frame of @frame_len bytes carrying UDP to @dst. */
@@ -91,7 +80,7 @@ static size_t build_packet(__u8 *buf, const char *dst, int ttl,
 		ip4->protocol = IPPROTO_UDP;
 		inet_pton(AF_INET, "10.255.0.1", &ip4->saddr);
 		inet_pton(AF_INET, dst, &ip4->daddr);
-		ip4->check = ip_checksum(ip4, sizeof(*ip4));
+		ip4->check = htons(roce_inet_csum(ip4, sizeof(*ip4)));
 		udp = (struct udphdr *)(ip4 + 1);
 	}
 	udp->source = htons(4791);
@@ -372,7 +361,7 @@ static int output_checksum_ok(const struct run *r)
 
 	if (eth->h_proto != htons(ETH_P_IP))
 		return 1;
-	return ip_checksum(eth + 1, sizeof(struct iphdr)) == 0;
+	return roce_inet_csum(eth + 1, sizeof(struct iphdr)) == 0;
 }
 
 static void corrupt(__u8 *pkt, enum corruption how)
