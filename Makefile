@@ -7,6 +7,8 @@
 #   make check           install dependencies, build, run all selftests
 #   make demo            install dependencies, build, run the demonstration
 #   make bench           install dependencies, build, run the benchmarks
+#   make eval            install dependencies, build, run the full evaluation
+#                        (eval-symphony, eval-ofan; EVALUATION.md)
 #   make install         install module, tc plugin and tools (DESTDIR, PREFIX)
 #   make uninstall       remove what install put in place
 #   make dkms-install    register the module sources with DKMS
@@ -48,7 +50,7 @@ TOOL_BINS	:= $(patsubst %,$(BUILD)/%,$(TOOLS))
 PLUGIN_SOS	:= $(patsubst %,$(BUILD)/tc/%.so,$(TC_PLUGINS))
 BENCH_BINS	:= $(patsubst %,$(BUILD)/%,$(BENCH_TOOLS))
 
-.PHONY: all module bpf userspace deps check demo bench eval-ofan install uninstall \
+.PHONY: all module bpf userspace deps check demo bench eval eval-symphony eval-ofan install uninstall \
 	dkms-src dkms-install clean
 
 all: module bpf userspace
@@ -127,13 +129,25 @@ bench: deps
 	mkdir -p results
 	$(BUILD)/ofan_bpf_bench --out results/ofan_bpf.json
 	bench/qdisc_pps.sh
+	eval/cost.sh
 
-# The Ofan evaluation (issue 7): permutations on a k=4 fat tree, every
-# load-balancing mode, message sizes and seeds; results/ JSON and plots.
+# The evaluation (EVALUATION.md): results/ JSON and plots.
+eval: eval-symphony eval-ofan
+
+# Symphony: ring AllReduces on a leaf-spine in the VM, RED vs Symphony.
+eval-symphony: deps
+	$(MAKE) all
+	mkdir -p results
+	eval/symphony_ring.sh
+
+# Ofan: permutations on a k=4 fat tree, every load-balancing mode, message
+# sizes and seeds, with 0, 1 and 2 failed uplinks.
 eval-ofan: deps
 	$(MAKE) all
 	mkdir -p results
 	eval/ofan_permutation.sh
+	eval/ofan_permutation.sh --fail 1 --out results/ofan_permutation_fail1.json
+	eval/ofan_permutation.sh --fail 2 --out results/ofan_permutation_fail2.json
 
 install: all
 	install -D -m 0644 kernel/sch_symphony.ko $(DESTDIR)$(MODULE_DIR)/sch_symphony.ko

@@ -1,78 +1,57 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# demo.sh - the project's demonstration (run by "make demo").  Boots the
-# VM with the freshly built sch_symphony.ko, builds a two-namespace veth
-# link, attaches the qdisc as the leaf of an HTB class, sends RoCEv2 flows
-# of a lagging and an outpacing step through it and shows "tc -s qdisc";
-# on the host, attaches the ecnstat tc-BPF counter to a veth and shows
-# what it counted.
+# demo.sh - the project's demonstration (run by "make demo"): short
+# versions of the two comparisons of EVALUATION.md, a few minutes in all.
+#  1. Symphony: ring AllReduces of DCQCN senders across a leaf-spine of
+#     network namespaces inside the VM (sch_symphony is a module), with
+#     ECMP, a 1.13x slower hop and light background traffic; the switch
+#     ports mark RED only (baseline), then Symphony OR RED, on the same
+#     seeds.
+#  2. Ofan: permutation traffic on a k=4 fat tree of namespaces on the
+#     host kernel, the tc-BPF program in ecmp, rps and ofan modes.
+# Prints a small table of each; the JSON and plots go to results/demo/.
 #
-# Usage: scripts/demo.sh          (as root, after "make")
+# Usage: scripts/demo.sh [--seeds N]     (as root, after "make")
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
-
-# veth_link NS_A DEV_A ADDR_A NS_B DEV_B ADDR_B: two new namespaces
-# joined by a veth pair with the given addresses.
-veth_link() {
-	ip netns add "$1"
-	ip netns add "$4"
-	ip link add "$2" netns "$1" type veth peer name "$5" netns "$4"
-	ip -n "$1" addr add "$3" dev "$2"
-	ip -n "$4" addr add "$6" dev "$5"
-	ip -n "$1" link set "$2" up
-	ip -n "$4" link set "$5" up
-}
-
-inside_vm() {
-	export TC_LIB_DIR=$top/build/tc
-	local rocegen=$top/build/rocegen
-
-	veth_link demo-a va 10.200.0.1/24 demo-b vb 10.200.0.2/24
-	tc -n demo-a qdisc add dev va root handle 1: htb default 1
-	tc -n demo-a class add dev va parent 1: classid 1:1 htb rate 100mbit
-	tc -n demo-a qdisc add dev va parent 1:1 handle 10: symphony \
-		kmin 20kb kmax 200kb k 0.05 twin 20ms samples 8
-	echo "\$ tc qdisc show dev va"
-	tc -n demo-a qdisc show dev va
-	echo
-	echo "# job 1: step 10 (lagging) and step 11 (outpacing) interleaved,"
-	echo "# 1000 RoCEv2 packets each at 2000 packets/s; then job 2 alone"
-	ip netns exec demo-a "$rocegen" --pps 2000 10.200.0.2 \
-		job=1,step=10,psn=1,count=1000 job=1,step=11,psn=1,count=1000
-	ip netns exec demo-a "$rocegen" --pps 2000 10.200.0.2 \
-		job=2,step=4,psn=1,count=500
-	echo "\$ tc -s qdisc show dev va"
-	tc -n demo-a -s qdisc show dev va | sed -n '/symphony/,$p'
-	echo
-	echo "# Symphony marked only the outpacing step 11 (1000 packets), more"
-	echo "# often as alpha grew over the 20 ms windows; steps 10 and job 2"
-	echo "# were never marked."
-}
-
-if [ "${1:-}" = --inside-vm ]; then
-	inside_vm
-	exit 0
-fi
-
+seeds=2
+case "${1:-}" in
+--seeds) [[ ${2:-} =~ ^[1-9][0-9]*$ ]] || { echo "demo.sh: --seeds wants a count" >&2; exit 2; }
+	 seeds=$2 ;;
+"") ;;
+*) echo "usage: scripts/demo.sh [--seeds N]" >&2; exit 2 ;;
+esac
 [ "$(id -u)" -eq 0 ] || { echo "demo.sh: must run as root" >&2; exit 1; }
-echo "== sch_symphony in QEMU (Debian $(. "$here/lib.sh"; headers_abi) kernel) =="
-"$here/vm-run.sh" -- "$0" --inside-vm
+mountpoint -q /sys/fs/bpf || mount -t bpf bpf /sys/fs/bpf
+out=$top/results/demo
+mkdir -p "$out"
+
+echo "== 1. Symphony: ring AllReduce on a leaf-spine (QEMU, Debian $(. "$here/lib.sh"; headers_abi) kernel) =="
+echo "   4 ToRs x 4 hosts, 2 spines, 2.5 Mbit/s hosts, ECMP, ToR0-spine0 1.13x slower,"
+echo "   10% background; one job of two 8-rank rings, $seeds seed(s), RED vs Symphony"
+"$top/eval/symphony_ring.sh" --seeds "$seeds" --scenarios rings \
+	--out "$out/symphony_ring.json" >"$out/symphony_ring.log" 2>&1 ||
+	{ tail -20 "$out/symphony_ring.log" >&2; exit 1; }
+
+echo "== 2. Ofan: permutation on a k=4 fat tree (host kernel $(uname -r)) =="
+echo "   16 hosts at 20 Mbit/s, 90% load, 1024 packets per host, $seeds seed(s)"
+"$top/eval/ofan_permutation.sh" --sizes 1024 --modes "ecmp rps ofan" \
+	--seeds "$seeds" --prefix demo --out "$out/ofan_permutation.json" \
+	>"$out/ofan_permutation.log" 2>&1 ||
+	{ tail -20 "$out/ofan_permutation.log" >&2; exit 1; }
 
 echo
-echo "== ecnstat tc-BPF counter on the host kernel ($(uname -r)) =="
-mountpoint -q /sys/fs/bpf || mount -t bpf bpf /sys/fs/bpf
-cleanup() {
-	ip netns del demo-h1 2>/dev/null || true
-	ip netns del demo-h2 2>/dev/null || true
-}
-trap cleanup EXIT
-cleanup
-veth_link demo-h1 h1 10.201.0.1/24 demo-h2 h2 10.201.0.2/24
-nsenter --net=/run/netns/demo-h2 "$top/build/ecnstat" attach h2
-ip netns exec demo-h1 ping -q -c 4 -i 0.1 -Q 0x02 10.201.0.2 >/dev/null
-ip netns exec demo-h1 ping -q -c 2 -i 0.1 -Q 0x03 10.201.0.2 >/dev/null
-echo "\$ ecnstat show h2    # after 4 ECT(0) and 2 CE pings"
-nsenter --net=/run/netns/demo-h2 "$top/build/ecnstat" show h2
-nsenter --net=/run/netns/demo-h2 "$top/build/ecnstat" detach h2
+jq -r '
+  "Symphony                  median CCT   CCT range          max step overlap",
+  (.summary[] | "  \(if .marking == "red" then "RED+DCQCN (baseline)" else "Symphony+DCQCN      " end)    \(.cct_ms.median / 1000 * 100 | round / 100) s      \(.cct_ms.min / 1000 * 100 | round / 100)..\(.cct_ms.max / 1000 * 100 | round / 100) s     \(.max_step_overlap.max)"),
+  (.comparison[] | "  Symphony changes the median CCT by \(-.median_cct_reduction * 1000 | round / 10)%")' \
+	"$out/symphony_ring.json"
+echo
+jq -r '
+  "Ofan (1024 packets)       CCT over the lower bound   max queue (packets)",
+  (.summary[] | "  \(.mode)\t\t\t  +\(.cct_increase_median * 1000 | round / 10)%\t\t\t     \(.max_queue_median)")' \
+	"$out/ofan_permutation.json"
+echo
+echo "JSON and plots: $out/ (the full runs: make eval; EVALUATION.md)"

@@ -17,6 +17,8 @@
 #      --spines S           spines, 1..8 (default 2)
 #      --hosts-per-tor H    hosts per ToR, 1..16 (default 4)
 #      --rate RATE          HTB rate of every link end (default 100mbit)
+#      --uplink-rate RATE   rate of the ToR - spine links instead (default --rate)
+#      --mtu BYTES          MTU of every link (default 1500; 9000 for 4096-byte RoCE)
 #      --delay TIME         netem delay under each switch port's HTB (e.g. 50us)
 #      --qdisc KIND         leaf qdisc of every switch egress port (default pfifo)
 #      --qdisc-args ARGS    its options, one string ("limit 1000")
@@ -38,6 +40,8 @@ tors=4
 spines=2
 hpt=4
 rate=100mbit
+uplink_rate=
+mtu=1500
 delay=
 qdisc=pfifo
 qdisc_args=
@@ -45,7 +49,7 @@ imbalance=
 force=0
 
 die() { echo "$prog: $*" >&2; exit 1; }
-usage() { sed -n '13,31s/^# \{0,1\}//p' "$0"; }
+usage() { sed -n '13,33s/^# \{0,1\}//p' "$0"; }
 bad_usage() { echo "$prog: $*" >&2; usage >&2; exit 2; }
 need_root() { [ "$(id -u)" -eq 0 ] || die "must run as root"; }
 nsx() { ip netns exec "$prefix-$1" "${@:2}"; }
@@ -64,6 +68,8 @@ parse_up() {
 		--spines) int_in --spines "$2" 1 8; spines=$2 ;;
 		--hosts-per-tor) int_in --hosts-per-tor "$2" 1 16; hpt=$2 ;;
 		--rate) rate=$2 ;;
+		--uplink-rate) uplink_rate=$2 ;;
+		--mtu) int_in --mtu "$2" 1280 9000; mtu=$2 ;;
 		--delay) delay=$2 ;;
 		--qdisc) qdisc=$2 ;;
 		--qdisc-args) qdisc_args=$2 ;;
@@ -77,6 +83,9 @@ parse_up() {
 		bad_usage "--prefix '$prefix': 1..12 letters, digits or _"
 	[[ $rate =~ ^[0-9]+(bit|kbit|mbit|gbit)$ ]] ||
 		bad_usage "--rate '$rate': a number with bit, kbit, mbit or gbit"
+	[ -n "$uplink_rate" ] || uplink_rate=$rate
+	[[ $uplink_rate =~ ^[0-9]+(bit|kbit|mbit|gbit)$ ]] ||
+		bad_usage "--uplink-rate '$uplink_rate': a number with bit, kbit, mbit or gbit"
 	if [ -n "$imbalance" ]; then
 		[[ $imbalance =~ ^[0-9]+:[0-9]+:[0-9]+(\.[0-9]+)?$ ]] ||
 			bad_usage "--imbalance '$imbalance': wants TOR:SPINE:RATIO"
@@ -116,16 +125,17 @@ shape() {
 # the rate of the ToR t - spine s link
 link_rate() {
 	if [ -n "$imbalance" ] && [ "$1" = "$imb_t" ] && [ "$2" = "$imb_s" ]; then
-		local bits=${rate%%[a-z]*} unit=${rate##*[0-9]}
+		local bits=${uplink_rate%%[a-z]*} unit=${uplink_rate##*[0-9]}
 		awk -v b="$bits" -v r="$imb_r" -v u="$unit" \
 			'BEGIN { printf "%dkbit", b * (u == "gbit" ? 1e6 : u == "mbit" ? 1e3 : u == "kbit" ? 1 : 1e-3) / r }'
 	else
-		echo "$rate"
+		echo "$uplink_rate"
 	fi
 }
 
 veth() {	# veth NS_A DEV_A ADDR_A NS_B DEV_B ADDR_B
-	ip link add "$2" netns "$1" type veth peer name "$5" netns "$4"
+	ip link add "$2" netns "$1" mtu "$mtu" type veth peer name "$5" \
+		netns "$4" mtu "$mtu"
 	# shellcheck disable=SC2086
 	ip -n "$1" addr add $3 dev "$2"
 	# shellcheck disable=SC2086
@@ -176,7 +186,7 @@ do_up() {
 			veth "$prefix-t$t" "u$s" "10.2.$t.$((4 * s + 1))/30" \
 			     "$prefix-s$s" "d$t" "10.2.$t.$((4 * s + 2))/30"
 			shape "$prefix-t$t" "u$s" "$(link_rate "$t" "$s")" sw
-			shape "$prefix-s$s" "d$t" "$rate" sw
+			shape "$prefix-s$s" "d$t" "$uplink_rate" sw
 			ip -n "$prefix-s$s" route add "10.1.$t.0/24" via "10.2.$t.$((4 * s + 1))"
 			nh+=" nexthop via 10.2.$t.$((4 * s + 2)) dev u$s"
 		done
@@ -185,7 +195,7 @@ do_up() {
 		ip netns exec "$prefix-t$t" sysctl -qw net.ipv4.fib_multipath_hash_policy=1
 	done
 	trap - ERR
-	echo "$prog: leaf-spine '$prefix' up: $tors ToRs, $spines spines, $((tors * hpt)) hosts, $rate${delay:+, delay $delay}, $qdisc on switch ports in $(( ($(date +%s%N) - t0) / 1000000 )) ms"
+	echo "$prog: leaf-spine '$prefix' up: $tors ToRs, $spines spines, $((tors * hpt)) hosts, $rate (uplinks $uplink_rate)${delay:+, delay $delay}, $qdisc on switch ports in $(( ($(date +%s%N) - t0) / 1000000 )) ms"
 }
 
 do_info() {

@@ -1,0 +1,364 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# symphony_ring.sh - the Symphony paper's comparison on this datapath: a
+# leaf-spine of network namespaces inside the VM (sch_symphony is a
+# module; this kernel has none), ECMP over the spines with the step in
+# the UDP source port (so every step of a flow is hashed anew), a slower
+# hop (load imbalance), light background traffic entering at the ToRs,
+# and ring AllReduces of DCQCN senders (ringcoll) across it.  Every seed
+# runs twice on the same testbed and hashes: with the switch ports'
+# qdisc marking RED only (the RED+DCQCN baseline) and marking Symphony
+# OR RED.  Scenarios: "rings", one job of several 1D rings (the paper's
+# multiple 1D Ring AllReduce), and "jobs2", two co-located jobs of one
+# ring each.  Writes JSON (every run with its step-overlap timeline and
+# the switches' marking counters; medians and spreads per scenario and
+# marking) and gnuplot PNGs: CDF of CCT, step overlap over time.
+#
+# Usage: eval/symphony_ring.sh [options]        (as root, after "make")
+#   --seeds N            seeded runs per scenario and marking (default 10)
+#   --scenarios "S ..."  rings, jobs2 (default both)
+#   --hosts-per-tor H    hosts behind each of the 4 ToRs, 2..8 (default 4)
+#   --rate RATE          host link rate (default 2500kbit)
+#   --uplink-rate RATE   ToR-spine link rate (default twice --rate: no
+#                        over-subscription with 4 hosts per ToR)
+#   --size BYTES         AllReduce data per rank (default 1m)
+#   --imbalance R        ToR 0 - spine 0 runs at rate / R (default 1.13;
+#                        1 for none)
+#   --background PCT     each ToR sends UDP (UEC framing, its own job) to
+#                        the next ToR at PCT% of --rate (default 10; 0 off)
+#   --red "ARGS"         the qdisc's queue and RED options
+#                        (default "limit 1000 kmin 16kb kmax 64kb pmax 0.2")
+#   --symphony "ARGS"    its Symphony options (default "k 0.01 tau 0.25
+#                        twin 100ms warmup 4 samples 4")
+#   --ringcoll "ARGS"    extra ringcoll options (default: the RTT-scaled
+#                        DCQCN of EVALUATION.md)
+#   --out FILE           JSON (default results/symphony_ring.json); plots
+#                        next to it (FILE without .json, -cct-cdf.png,
+#                        -overlap.png)
+#   --replot             no runs: summarise and plot the runs in --out
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+prog=symphony_ring.sh
+seeds=10
+scenarios="rings jobs2"
+hpt=4
+rate=2500kbit
+uplink_rate=
+size=1m
+imbalance=1.13
+background=10
+red_args="limit 1000 kmin 16kb kmax 64kb pmax 0.2"
+symphony_args="k 0.01 tau 0.25 twin 100ms warmup 4 samples 4"
+# DCQCN with its time constants scaled to this testbed's round trip
+# (tens of ms at a few Mbit/s, not the 10 us of a 40 Gbit/s fabric):
+# one CNP, one alpha update and one rate-increase period per 50 ms, a
+# byte counter of 16 packets, and increase steps of 1/100 and 1/10 of
+# the line rate, so that a throttled sender regains its rate within a
+# step (0.4 s) as it does within a few steps at 400 Gbit/s
+ringcoll_args="--mtu 4096 --rto 500 --dcqcn-alpha-us 50000 --dcqcn-timer-us 50000 --cnp-interval 50000 --dcqcn-bytes 64k --dcqcn-rai 25kbit --dcqcn-rhai 250kbit"
+out=$top/results/symphony_ring.json
+replot=0
+inside=0
+prefix=syev
+
+die() { echo "$prog: $*" >&2; exit 1; }
+usage() { sed -n '17,40s/^# \{0,1\}//p' "$0" >&2; exit 2; }
+orig_args=("$@")
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--replot) replot=1; shift; continue ;;
+	--inside-vm) inside=1; shift; continue ;;
+	-h|--help) usage ;;
+	esac
+	[ $# -ge 2 ] || usage
+	case "$1" in
+	--seeds) seeds=$2 ;;
+	--scenarios) scenarios=$2 ;;
+	--hosts-per-tor) hpt=$2 ;;
+	--rate) rate=$2 ;;
+	--uplink-rate) uplink_rate=$2 ;;
+	--size) size=$2 ;;
+	--imbalance) imbalance=$2 ;;
+	--background) background=$2 ;;
+	--red) red_args=$2 ;;
+	--symphony) symphony_args=$2 ;;
+	--ringcoll) ringcoll_args=$2 ;;
+	--out) out=$2 ;;
+	*) echo "$prog: unknown option '$1'" >&2; usage ;;
+	esac
+	shift 2
+done
+[[ $seeds =~ ^[1-9][0-9]*$ ]] || die "--seeds '$seeds': wants a count"
+[[ $hpt =~ ^[2-8]$ ]] || die "--hosts-per-tor '$hpt': wants 2..8"
+[[ $imbalance =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "--imbalance '$imbalance': wants a ratio such as 1.13"
+[[ $background =~ ^[0-9]+$ ]] && [ "$background" -le 50 ] ||
+	die "--background '$background': wants a percentage, 0..50"
+for s in $scenarios; do
+	[ "$s" = rings ] || [ "$s" = jobs2 ] || die "--scenarios: unknown scenario '$s' (rings, jobs2)"
+done
+rate_kbit() {	# rate_kbit RATE: the rate in kbit/s
+	[[ $1 =~ ^([0-9]+)(bit|kbit|mbit|gbit)$ ]] || die "rate '$1': a number with bit, kbit, mbit or gbit"
+	case ${BASH_REMATCH[2]} in
+	bit) echo $((BASH_REMATCH[1] / 1000)) ;;
+	kbit) echo "${BASH_REMATCH[1]}" ;;
+	mbit) echo $((BASH_REMATCH[1] * 1000)) ;;
+	gbit) echo $((BASH_REMATCH[1] * 1000000)) ;;
+	esac
+}
+[ -n "$uplink_rate" ] || uplink_rate=$(( $(rate_kbit "$rate") * 2 ))kbit
+rate_kbit "$uplink_rate" >/dev/null
+[ "$(id -u)" -eq 0 ] || die "must run as root"
+base=${out%.json}
+runs=$base.runs.jsonl
+
+# ---- inside the VM: the runs -------------------------------------------
+
+ls_sh=$top/tc-scripts/leafspine.sh
+tors=4
+spines=2
+
+host() {	# host I: the ringrun member of host I (NS:ADDR)
+	echo "$prefix-h$1:10.1.$(($1 / hpt)).$((2 + $1 % hpt))"
+}
+
+# ring R of hpt/2 rings of 2*tors hosts each: two hosts of every ToR,
+# visited ToR by ToR, so that every hop of every ring crosses a spine
+ring() {
+	local r=$1 t i members=
+	for i in 0 1; do
+		for ((t = 0; t < tors; t++)); do
+			members+=${members:+,}$(host $((t * hpt + 2 * r + i)))
+		done
+	done
+	echo "$members"
+}
+
+switch_ports() {	# switch_ports: "NS DEV" of every switch egress port
+	local n dev
+	for n in $(ip netns list | awk '{ print $1 }' | grep -E "^$prefix-(t|s)[0-9]+$"); do
+		for dev in $(ip -n "$n" -br link show | awk '$1 ~ /^[ud][0-9]/ { sub(/@.*/, "", $1); print $1 }'); do
+			echo "$n $dev"
+		done
+	done
+}
+
+# set_marking red|symphony: a fresh symphony qdisc (no job state, zero
+# counters) under every switch port's HTB
+set_marking() {
+	local ns dev
+	while read -r ns dev; do
+		tc -n "$ns" qdisc del dev "$dev" parent 1:1 handle 10: 2>/dev/null || true
+		# shellcheck disable=SC2086
+		tc -n "$ns" qdisc add dev "$dev" parent 1:1 handle 10: symphony \
+			$red_args $symphony_args marking "$1"
+	done < <(switch_ports)
+}
+
+port_counters() {	# the switch ports' marking counters, summed, as JSON
+	local ns dev
+	while read -r ns dev; do
+		tc -n "$ns" -s -j qdisc show dev "$dev"
+	done < <(switch_ports) | jq -s -c '[.[][] | select(.kind == "symphony")] |
+	  {red_marks: (map(.red_marks) | add), symphony_marks: (map(.symphony_marks) | add),
+	   outpacing_packets: (map(.outpacing_packets) | add), drops: (map(.drops) | add),
+	   collective_packets: (map(.collective_packets) | add)}'
+}
+
+# background SECONDS: every ToR sends paced UEC packets of its own job to
+# a host behind the next ToR for SECONDS
+background_pids=()
+start_background() {
+	local t dst pps
+	[ "$background" -gt 0 ] || return 0
+	# 4096-byte payloads: pps = PCT% of the rate / frame bits
+	pps=$(( $(rate_kbit "$rate") * 1000 * background / 100 / ((4096 + 100) * 8) ))
+	[ "$pps" -ge 1 ] || pps=1
+	for ((t = 0; t < tors; t++)); do
+		dst=10.1.$(((t + 1) % tors)).$((2 + hpt - 1))
+		ip netns exec "$prefix-t$t" "$top/build/rocegen" --proto uec \
+			--payload 4096 --pps "$pps" "$dst" \
+			"job=$((100 + t)),step=1,count=$((pps * $1))" >/dev/null 2>&1 &
+		background_pids+=($!)
+	done
+}
+stop_background() {
+	[ ${#background_pids[@]} -gt 0 ] || return 0
+	kill "${background_pids[@]}" 2>/dev/null || true
+	wait "${background_pids[@]}" 2>/dev/null || true
+	background_pids=()
+}
+
+run_inside() {
+	local seed scenario marking r jobs n=0 total work counters
+	export TC_LIB_DIR=$top/build/tc
+	work=$(mktemp -d /tmp/symphony_ring.XXXXXX)
+	inside_cleanup() {
+		stop_background
+		"$ls_sh" down --prefix "$prefix" >/dev/null 2>&1 || true
+		rm -rf "$work"
+	}
+	trap inside_cleanup EXIT
+	local imb=()
+	[ "$imbalance" = 1 ] || imb=(--imbalance "0:0:$imbalance")
+	# shellcheck disable=SC2086
+	"$ls_sh" up --prefix "$prefix" --tors "$tors" --spines "$spines" \
+		--hosts-per-tor "$hpt" --rate "$rate" --uplink-rate "$uplink_rate" \
+		--mtu 9000 --qdisc symphony --qdisc-args "$red_args marking red" \
+		"${imb[@]}" --force >&2
+	: >"$runs"
+	total=$((seeds * $(wc -w <<<"$scenarios") * 2))
+	for ((seed = 1; seed <= seeds; seed++)); do
+		for scenario in $scenarios; do
+			jobs=()
+			for ((r = 0; r < hpt / 2; r++)); do
+				if [ "$scenario" = rings ]; then
+					jobs+=(--job "1=$(ring "$r")")
+				else
+					jobs+=(--job "$((r + 1))=$(ring "$r")")
+				fi
+			done
+			for marking in red symphony; do
+				n=$((n + 1))
+				echo "$prog: run $n of $total (seed $seed, $scenario, $marking)" >&2
+				set_marking "$marking"
+				start_background 120
+				# the seed moves every step's UDP source port, so
+				# ECMP hashes each step of each flow anew
+				# shellcheck disable=SC2086
+				"$top/tc-scripts/ringrun.sh" --out "$work/run" --delay 2000 \
+					"${jobs[@]}" -- --size "$size" --rate "$rate" \
+					--timeout 60 --step-base $((49152 + seed * 97)) \
+					$ringcoll_args >&2 || true
+				stop_background
+				counters=$(port_counters)
+				jq -c --arg scenario "$scenario" --arg marking "$marking" \
+					--argjson seed "$seed" --argjson ports "$counters" '
+				  .jobs[] | .job as $job | .iterations[0]
+				  | {scenario: $scenario, marking: $marking, seed: $seed,
+				     job: $job, complete, cct_ms, max_step_overlap,
+				     final_step_span_ms, switch_ports: $ports,
+				     step_overlap}' "$work/run/result.json" >>"$runs" ||
+					echo "$prog: run $n wrote no result" >&2
+			done
+		done
+	done
+	inside_cleanup
+	trap - EXIT
+}
+
+if [ "$inside" -eq 1 ]; then
+	run_inside
+	exit 0
+fi
+
+# ---- the runs: in the VM (booted here unless already in it), then ------
+# ---- the summary and the plots -----------------------------------------
+
+if [ "$replot" -eq 1 ]; then
+	[ -s "$out" ] || die "--replot: no $out"
+	jq -c '.runs[]' "$out" >"$runs"
+else
+	[ -x "$top/build/ringcoll" ] && [ -f "$top/kernel/sch_symphony.ko" ] ||
+		die "run 'make' first"
+	mkdir -p "$(dirname "$out")"
+	if [ -n "${SYMOFAN_IN_VM:-}" ]; then
+		run_inside
+	else
+		# about 25 s a run under TCG, and the testbed
+		"$top/scripts/vm-run.sh" --timeout $((300 + seeds * 2 * 2 * 50)) \
+			--rw "$(dirname "$out")" -- "$0" --inside-vm "${orig_args[@]}"
+	fi
+fi
+trap 'rm -f "$runs" "$base".*.dat' EXIT
+[ -s "$runs" ] || die "no runs"
+
+jq -s --arg rate "$rate" --arg uplink "$uplink_rate" --arg size "$size" \
+	--arg imbalance "$imbalance" --argjson background "$background" \
+	--arg red "$red_args" --arg symphony "$symphony_args" --arg rc "$ringcoll_args" \
+	--argjson hpt "$hpt" --arg date "$(date -u +%FT%TZ)" '
+  def med: sort | .[(length / 2 | floor)];
+  def q(p): sort | .[((length - 1) * p | round)];
+  def stats(f): [.[] | f] as $v
+    | {median: ($v | med), p25: ($v | q(0.25)), p75: ($v | q(0.75)),
+       min: ($v | min), max: ($v | max)};
+  {
+    benchmark: "symphony_ring",
+    date: $date,
+    method: "leaf-spine of netns in the QEMU VM (4 ToRs, 2 spines, HTB links), ECMP over the spines on the 5-tuple with the step in the UDP source port; ring AllReduces of ringcoll DCQCN senders; the same seeds and testbed with the switch ports marking RED only (baseline) and Symphony OR RED",
+    testbed: {tors: 4, spines: 2, hosts_per_tor: $hpt, rate: $rate, uplink_rate: $uplink,
+	      imbalance: $imbalance, background_pct: $background, mtu_bytes: 4096},
+    workload: {collective: "allreduce", size_per_rank: $size, ringcoll: $rc},
+    qdisc: {red: $red, symphony: $symphony},
+    summary: (group_by([.scenario, .marking]) | map({
+      scenario: .[0].scenario, marking: .[0].marking, runs: length,
+      complete: ([.[].complete] | all),
+      cct_ms: stats(.cct_ms),
+      max_step_overlap: stats(.max_step_overlap),
+      final_step_span_ms: stats(.final_step_span_ms),
+      symphony_marks: ([.[].switch_ports.symphony_marks] | med),
+      red_marks: ([.[].switch_ports.red_marks] | med)
+    })),
+    runs: .
+  }
+  | .comparison = [.summary | group_by(.scenario)[]
+      | (map(select(.marking == "red"))[0]) as $b
+      | (map(select(.marking == "symphony"))[0]) as $s
+      | select($b and $s)
+      | {scenario: $b.scenario,
+	 median_cct_reduction: (1 - $s.cct_ms.median / $b.cct_ms.median),
+	 max_step_overlap_baseline: $b.max_step_overlap.max,
+	 max_step_overlap_symphony: $s.max_step_overlap.max}]' \
+	"$runs" >"$out.tmp" && mv "$out.tmp" "$out"
+
+if command -v gnuplot >/dev/null; then
+	for s in $scenarios; do
+		for m in red symphony; do
+			# CDF points: CCT, fraction of runs at or below it
+			jq -r --arg s "$s" --arg m "$m" '[.runs[] | select(.scenario == $s and .marking == $m) | .cct_ms] | sort
+			  | to_entries[] | "\(.value / 1000) \((.key + 1) / length)"' "$out" >"$base.$s-$m.cdf.dat"
+			# the step overlap over time of the run with the median CCT
+			jq -r --arg s "$s" --arg m "$m" '[.runs[] | select(.scenario == $s and .marking == $m)]
+			  | sort_by(.cct_ms) | .[(length / 2 | floor)].step_overlap[]
+			  | "\(.[0] / 1000) \(.[1])"' "$out" >"$base.$s-$m.overlap.dat"
+		done
+	done
+	label() { [ "$1" = red ] && echo "RED+DCQCN (baseline)" || echo "Symphony+DCQCN"; }
+	{
+		echo "set terminal pngcairo size 800,500 noenhanced"
+		echo "set output '$base-cct-cdf.png'"
+		echo "set xlabel 'collective completion time (s)'"
+		echo "set ylabel 'fraction of runs'"
+		echo "set key bottom right"
+		echo "set title 'CDF of CCT: ring AllReduce on a leaf-spine, imbalance $imbalance, background $background%'"
+		printf "plot "
+		sep=
+		for s in $scenarios; do
+			for m in red symphony; do
+				printf "%s'%s' using 1:2 with steps lw 2 title '%s, %s'" "$sep" \
+					"$base.$s-$m.cdf.dat" "$s" "$(label "$m")"
+				sep=", "
+			done
+		done
+		echo
+		echo "set output '$base-overlap.png'"
+		echo "set xlabel 'time since the collective started (s)'"
+		echo "set ylabel 'steps in flight (step overlap)'"
+		echo "set key top left"
+		echo "set title 'Step overlap over time (run of median CCT)'"
+		printf "plot "
+		sep=
+		for s in $scenarios; do
+			for m in red symphony; do
+				printf "%s'%s' using 1:2 with steps lw 2 title '%s, %s'" "$sep" \
+					"$base.$s-$m.overlap.dat" "$s" "$(label "$m")"
+				sep=", "
+			done
+		done
+		echo
+	} | gnuplot
+fi
+jq -r '"scenario marking   runs  CCT ms median (p25..p75, min..max)        max step overlap median (max)  final step span ms",
+       (.summary[] | "\(.scenario)\t\(.marking)\t\(.runs)\t\(.cct_ms.median | round) (\(.cct_ms.p25 | round)..\(.cct_ms.p75 | round), \(.cct_ms.min | round)..\(.cct_ms.max | round))\t\(.max_step_overlap.median) (\(.max_step_overlap.max))\t\(.final_step_span_ms.median | round)"),
+       (.comparison[] | "\(.scenario): Symphony cuts the median CCT by \(.median_cct_reduction * 1000 | round / 10)%; max step overlap \(.max_step_overlap_baseline) (baseline) vs \(.max_step_overlap_symphony)")' "$out"
+echo "$prog: $out, $base-cct-cdf.png, $base-overlap.png"

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# test_eval_symphony_smoke.sh - a small run of eval/symphony_ring.sh (the
+# Symphony evaluation: ring AllReduces on a leaf-spine, RED baseline
+# against Symphony), so that the script cannot rot: one seed of the
+# "rings" scenario on 8 hosts completes under both markings, the switch
+# ports' qdiscs see the ring as collective traffic, and the JSON (runs,
+# summary, comparison) and both plots are written.
+. "$(dirname "$0")/../lib.sh"
+
+in_vm || ktap_skip_all "runs in the VM (scripts/vm-run.sh)"
+require_root
+require_cmd ip tc jq gnuplot file
+require_built "$BUILD_DIR/ringcoll" "$BUILD_DIR/rocegen" "$BUILD_DIR/tc/q_symphony.so"
+
+tmp=$(mktemp -d /tmp/test_eval_symphony.XXXXXX)
+on_exit rm -rf "$tmp"
+
+ktap_plan 5
+
+check "the Symphony evaluation runs (8 hosts, rings, one seed)" \
+	"$TOP_DIR/eval/symphony_ring.sh" --seeds 1 --scenarios rings \
+	--hosts-per-tor 2 --size 256k --out "$tmp/sym.json"
+res=$(cat "$tmp/sym.json")
+ktap_print "$(jq -c '.summary[] | {marking, cct_ms: .cct_ms.median, overlap: .max_step_overlap.max}' <<<"$res" | tr '\n' ' ')"
+check_jq "its JSON has both markings of the scenario, complete, with step overlaps" \
+	'([.summary[] | "\(.scenario)-\(.marking)"] | sort) == ["rings-red", "rings-symphony"] and
+	 ([.runs[] | .complete and .cct_ms > 0 and .max_step_overlap >= 1 and
+	   (.step_overlap | length) > 0] | all) and (.comparison | length) == 1' "$res"
+check_jq "the switch ports (marking symphony) classified the rings' packets as collective" \
+	'[.runs[] | select(.marking == "symphony") | .switch_ports.collective_packets > 0] == [true]' "$res"
+check_jq "marking red never Symphony-marks" \
+	'[.runs[] | select(.marking == "red") | .switch_ports.symphony_marks] == [0]' "$res"
+check "both plots are PNG files" sh -c \
+	"file '$tmp/sym-cct-cdf.png' '$tmp/sym-overlap.png' | grep -c 'PNG image' | grep -qx 2"
+
+ktap_finished
