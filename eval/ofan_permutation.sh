@@ -157,7 +157,8 @@ if command -v gnuplot >/dev/null; then
 			echo "set logscale x 2"
 			echo "set xlabel 'message size (packets)'"
 			if [ "$what" = queue ]; then
-				echo "set ylabel 'max queue (packets, median over seeds)'"
+				echo "set logscale y 10"
+				echo "set ylabel 'max queue (packets, median over seeds; log)'"
 			else
 				echo "set ylabel 'CCT increase over the lower bound (%, median)'"
 			fi

@@ -56,7 +56,7 @@ symphony_args="k 0.01 tau 0.25 twin 100ms warmup 4 samples 4"
 # byte counter of 16 packets, and increase steps of 1/100 and 1/10 of
 # the line rate, so that a throttled sender regains its rate within a
 # step (0.4 s) as it does within a few steps at 400 Gbit/s
-ringcoll_args="--mtu 4096 --rto 500 --dcqcn-alpha-us 50000 --dcqcn-timer-us 50000 --cnp-interval 50000 --dcqcn-bytes 64k --dcqcn-rai 25kbit --dcqcn-rhai 250kbit"
+ringcoll_args=	# set from --rate below
 out=$top/results/symphony_ring.json
 replot=0
 inside=0
@@ -107,6 +107,8 @@ rate_kbit() {	# rate_kbit RATE: the rate in kbit/s
 	esac
 }
 [ -n "$uplink_rate" ] || uplink_rate=$(( $(rate_kbit "$rate") * 2 ))kbit
+[ -n "$ringcoll_args" ] ||
+	ringcoll_args="--mtu 4096 --rto 500 --dcqcn-alpha-us 50000 --dcqcn-timer-us 50000 --cnp-interval 50000 --dcqcn-bytes 64k --dcqcn-rai $(( $(rate_kbit "$rate") / 100 ))kbit --dcqcn-rhai $(( $(rate_kbit "$rate") / 10 ))kbit"
 rate_kbit "$uplink_rate" >/dev/null
 [ "$(id -u)" -eq 0 ] || die "must run as root"
 base=${out%.json}
@@ -258,6 +260,13 @@ fi
 if [ "$replot" -eq 1 ]; then
 	[ -s "$out" ] || die "--replot: no $out"
 	jq -c '.runs[]' "$out" >"$runs"
+	# the settings the runs had
+	eval "$(jq -r '@sh "rate=\(.testbed.rate) uplink_rate=\(.testbed.uplink_rate)
+	  hpt=\(.testbed.hosts_per_tor) imbalance=\(.testbed.imbalance)
+	  background=\(.testbed.background_pct) size=\(.workload.size_per_rank)
+	  ringcoll_args=\(.workload.ringcoll) red_args=\(.qdisc.red)
+	  symphony_args=\(.qdisc.symphony)
+	  scenarios=\([.runs[].scenario] | unique | join(" "))"' "$out")"
 else
 	[ -x "$top/build/ringcoll" ] && [ -f "$top/kernel/sch_symphony.ko" ] ||
 		die "run 'make' first"
@@ -301,12 +310,21 @@ jq -s --arg rate "$rate" --arg uplink "$uplink_rate" --arg size "$size" \
     })),
     runs: .
   }
+  | .runs as $runs
   | .comparison = [.summary | group_by(.scenario)[]
       | (map(select(.marking == "red"))[0]) as $b
       | (map(select(.marking == "symphony"))[0]) as $s
       | select($b and $s)
+      # the same seed and job under both markings
+      | [$runs[] | select(.scenario == $b.scenario)] | group_by([.seed, .job])
+      | map(select(length == 2) | (map(select(.marking == "symphony"))[0].cct_ms /
+			       map(select(.marking == "red"))[0].cct_ms)) as $paired
       | {scenario: $b.scenario,
 	 median_cct_reduction: (1 - $s.cct_ms.median / $b.cct_ms.median),
+	 paired_cct_ratio: ($paired | {median: med, min: min, max: max}),
+	 paired_symphony_faster: ([$paired[] | select(. < 1)] | length),
+	 pairs: ($paired | length),
+	 final_step_span_reduction: (1 - $s.final_step_span_ms.median / $b.final_step_span_ms.median),
 	 max_step_overlap_baseline: $b.max_step_overlap.max,
 	 max_step_overlap_symphony: $s.max_step_overlap.max}]' \
 	"$runs" >"$out.tmp" && mv "$out.tmp" "$out"
@@ -316,7 +334,7 @@ if command -v gnuplot >/dev/null; then
 		for m in red symphony; do
 			# CDF points: CCT, fraction of runs at or below it
 			jq -r --arg s "$s" --arg m "$m" '[.runs[] | select(.scenario == $s and .marking == $m) | .cct_ms] | sort
-			  | to_entries[] | "\(.value / 1000) \((.key + 1) / length)"' "$out" >"$base.$s-$m.cdf.dat"
+			  | length as $n | to_entries[] | "\(.value / 1000) \((.key + 1) / $n)"' "$out" >"$base.$s-$m.cdf.dat"
 			# the step overlap over time of the run with the median CCT
 			jq -r --arg s "$s" --arg m "$m" '[.runs[] | select(.scenario == $s and .marking == $m)]
 			  | sort_by(.cct_ms) | .[(length / 2 | floor)].step_overlap[]
@@ -330,6 +348,7 @@ if command -v gnuplot >/dev/null; then
 		echo "set xlabel 'collective completion time (s)'"
 		echo "set ylabel 'fraction of runs'"
 		echo "set key bottom right"
+		echo "set yrange [0:1]"
 		echo "set title 'CDF of CCT: ring AllReduce on a leaf-spine, imbalance $imbalance, background $background%'"
 		printf "plot "
 		sep=
@@ -341,24 +360,29 @@ if command -v gnuplot >/dev/null; then
 			done
 		done
 		echo
+		nr=$(wc -w <<<"$scenarios")
+		echo "set terminal pngcairo size 800,$((300 * nr)) noenhanced"
 		echo "set output '$base-overlap.png'"
+		echo "set multiplot layout $nr,1"
 		echo "set xlabel 'time since the collective started (s)'"
-		echo "set ylabel 'steps in flight (step overlap)'"
-		echo "set key top left"
-		echo "set title 'Step overlap over time (run of median CCT)'"
-		printf "plot "
-		sep=
+		echo "set ylabel 'steps in flight'"
+		echo "set yrange [0:*]"
+		echo "set key bottom center horizontal"
 		for s in $scenarios; do
+			echo "set title 'Step overlap over time, $s (the run of median CCT)'"
+			printf "plot "
+			sep=
 			for m in red symphony; do
-				printf "%s'%s' using 1:2 with steps lw 2 title '%s, %s'" "$sep" \
-					"$base.$s-$m.overlap.dat" "$s" "$(label "$m")"
+				printf "%s'%s' using 1:2 with steps lw 2 title '%s'" "$sep" \
+					"$base.$s-$m.overlap.dat" "$(label "$m")"
 				sep=", "
 			done
+			echo
 		done
-		echo
+		echo "unset multiplot"
 	} | gnuplot
 fi
 jq -r '"scenario marking   runs  CCT ms median (p25..p75, min..max)        max step overlap median (max)  final step span ms",
        (.summary[] | "\(.scenario)\t\(.marking)\t\(.runs)\t\(.cct_ms.median | round) (\(.cct_ms.p25 | round)..\(.cct_ms.p75 | round), \(.cct_ms.min | round)..\(.cct_ms.max | round))\t\(.max_step_overlap.median) (\(.max_step_overlap.max))\t\(.final_step_span_ms.median | round)"),
-       (.comparison[] | "\(.scenario): Symphony cuts the median CCT by \(.median_cct_reduction * 1000 | round / 10)%; max step overlap \(.max_step_overlap_baseline) (baseline) vs \(.max_step_overlap_symphony)")' "$out"
+       (.comparison[] | "\(.scenario): Symphony cuts the median CCT by \(.median_cct_reduction * 1000 | round / 10)% (paired by seed: median ratio \(.paired_cct_ratio.median * 1000 | round / 1000), faster in \(.paired_symphony_faster) of \(.pairs)); the final step span by \(.final_step_span_reduction * 1000 | round / 10)%; max step overlap \(.max_step_overlap_baseline) (baseline) vs \(.max_step_overlap_symphony)")' "$out"
 echo "$prog: $out, $base-cct-cdf.png, $base-overlap.png"

@@ -16,7 +16,7 @@ set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
-seeds=2
+seeds=3
 case "${1:-}" in
 --seeds) [[ ${2:-} =~ ^[1-9][0-9]*$ ]] || { echo "demo.sh: --seeds wants a count" >&2; exit 2; }
 	 seeds=$2 ;;
@@ -43,15 +43,21 @@ echo "   16 hosts at 20 Mbit/s, 90% load, 1024 packets per host, $seeds seed(s)"
 	{ tail -20 "$out/ofan_permutation.log" >&2; exit 1; }
 
 echo
-jq -r '
-  "Symphony                  median CCT   CCT range          max step overlap",
-  (.summary[] | "  \(if .marking == "red" then "RED+DCQCN (baseline)" else "Symphony+DCQCN      " end)    \(.cct_ms.median / 1000 * 100 | round / 100) s      \(.cct_ms.min / 1000 * 100 | round / 100)..\(.cct_ms.max / 1000 * 100 | round / 100) s     \(.max_step_overlap.max)"),
-  (.comparison[] | "  Symphony changes the median CCT by \(-.median_cct_reduction * 1000 | round / 10)%")' \
+# pad(N): the value as a string, padded with spaces to N characters
+pad='def pad($n): tostring | . + (" " * ([$n - length, 1] | max));'
+jq -r "$pad"'
+  def s: . / 1000 * 100 | round / 100 | tostring + " s";
+  ("Symphony" | pad(24)) + ("median CCT" | pad(13)) + ("CCT range" | pad(18)) + "max step overlap",
+  (.summary[] | ("  " + (if .marking == "red" then "RED+DCQCN (baseline)" else "Symphony+DCQCN" end) | pad(24))
+    + (.cct_ms.median | s | pad(13)) + ("\(.cct_ms.min | s)..\(.cct_ms.max | s)" | pad(18))
+    + (.max_step_overlap.max | tostring)),
+  (.comparison[] | "  Symphony: median CCT \(if .median_cct_reduction >= 0 then "-" else "+" end)\(.median_cct_reduction | fabs * 1000 | round / 10)%, final step span -\(.final_step_span_reduction * 1000 | round / 10)%")' \
 	"$out/symphony_ring.json"
 echo
-jq -r '
-  "Ofan (1024 packets)       CCT over the lower bound   max queue (packets)",
-  (.summary[] | "  \(.mode)\t\t\t  +\(.cct_increase_median * 1000 | round / 10)%\t\t\t     \(.max_queue_median)")' \
+jq -r "$pad"'
+  ("Ofan, 1024 packets" | pad(24)) + ("CCT over the lower bound" | pad(27)) + "max queue (packets)",
+  (.summary[] | ("  " + .mode | pad(24)) + ("+\(.cct_increase_median * 1000 | round / 10)%" | pad(27))
+    + (.max_queue_median | round | tostring))' \
 	"$out/ofan_permutation.json"
 echo
 echo "JSON and plots: $out/ (the full runs: make eval; EVALUATION.md)"
