@@ -19,7 +19,9 @@
 #                       bytes, so 100% over-subscribes every host link
 #                       whatever the load balancer does)
 #   --rate RATE         link rate (default 20mbit)
-#   --fail N            uplinks of edge switch e0-0 and a1-0 to fail, 0..2 (default 0)
+#   --fail N            uplinks of edge switch e0-0 and a1-0 to fail, 0..2 (default 0);
+#                       only the failing switch routes around them: packets
+#                       that reach the far end's switch are lost (EVALUATION.md)
 #   --out FILE          JSON (default results/ofan_permutation.json); plots
 #                       next to it (FILE without .json, -queue.png, -cct.png)
 #   --prefix NAME       testbed prefix (default ofev)
@@ -41,7 +43,7 @@ prefix=ofev
 replot=0
 
 die() { echo "ofan_permutation.sh: $*" >&2; exit 1; }
-usage() { sed -n '13,28s/^# \{0,1\}//p' "$0" >&2; exit 2; }
+usage() { sed -n '13,30s/^# \{0,1\}//p' "$0" >&2; exit 2; }
 while [ $# -gt 0 ]; do
 	if [ "$1" = --replot ]; then
 		replot=1

@@ -9,14 +9,15 @@
 # runs twice on the same testbed and hashes: with the switch ports'
 # qdisc marking RED only (the RED+DCQCN baseline) and marking Symphony
 # OR RED.  Scenarios: "rings", one job of several 1D rings (the paper's
-# multiple 1D Ring AllReduce), and "jobs2", two co-located jobs of one
+# multiple 1D Ring AllReduce), "ring1", one ring of every host (more
+# steps: 2(N-1) = 30 with 16 hosts), and "jobs2", two co-located jobs of one
 # ring each.  Writes JSON (every run with its step-overlap timeline and
 # the switches' marking counters; medians and spreads per scenario and
 # marking) and gnuplot PNGs: CDF of CCT, step overlap over time.
 #
 # Usage: eval/symphony_ring.sh [options]        (as root, after "make")
 #   --seeds N            seeded runs per scenario and marking (default 10)
-#   --scenarios "S ..."  rings, jobs2 (default both)
+#   --scenarios "S ..."  rings, jobs2, ring1 (default "rings jobs2")
 #   --hosts-per-tor H    hosts behind each of the 4 ToRs, 2..8 (default 4)
 #   --rate RATE          host link rate (default 2500kbit)
 #   --uplink-rate RATE   ToR-spine link rate (default twice --rate: no
@@ -63,7 +64,7 @@ inside=0
 prefix=syev
 
 die() { echo "$prog: $*" >&2; exit 1; }
-usage() { sed -n '17,40s/^# \{0,1\}//p' "$0" >&2; exit 2; }
+usage() { sed -n '18,41s/^# \{0,1\}//p' "$0" >&2; exit 2; }
 orig_args=("$@")
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -95,7 +96,7 @@ done
 [[ $background =~ ^[0-9]+$ ]] && [ "$background" -le 50 ] ||
 	die "--background '$background': wants a percentage, 0..50"
 for s in $scenarios; do
-	[ "$s" = rings ] || [ "$s" = jobs2 ] || die "--scenarios: unknown scenario '$s' (rings, jobs2)"
+	[[ $s =~ ^(rings|jobs2|ring1)$ ]] || die "--scenarios: unknown scenario '$s' (rings, jobs2, ring1)"
 done
 rate_kbit() {	# rate_kbit RATE: the rate in kbit/s
 	[[ $1 =~ ^([0-9]+)(bit|kbit|mbit|gbit)$ ]] || die "rate '$1': a number with bit, kbit, mbit or gbit"
@@ -131,6 +132,17 @@ ring() {
 	for i in 0 1; do
 		for ((t = 0; t < tors; t++)); do
 			members+=${members:+,}$(host $((t * hpt + 2 * r + i)))
+		done
+	done
+	echo "$members"
+}
+
+# one ring of every host, visiting the ToRs in turn (h0, h<hpt>, ...)
+ring_all() {
+	local t i members=
+	for ((i = 0; i < hpt; i++)); do
+		for ((t = 0; t < tors; t++)); do
+			members+=${members:+,}$(host $((t * hpt + i)))
 		done
 	done
 	echo "$members"
@@ -214,12 +226,12 @@ run_inside() {
 		for scenario in $scenarios; do
 			jobs=()
 			for ((r = 0; r < hpt / 2; r++)); do
-				if [ "$scenario" = rings ]; then
-					jobs+=(--job "1=$(ring "$r")")
-				else
-					jobs+=(--job "$((r + 1))=$(ring "$r")")
-				fi
+				case $scenario in
+				rings) jobs+=(--job "1=$(ring "$r")") ;;
+				jobs2) jobs+=(--job "$((r + 1))=$(ring "$r")") ;;
+				esac
 			done
+			[ "$scenario" != ring1 ] || jobs=(--job "1=$(ring_all)")
 			for marking in red symphony; do
 				n=$((n + 1))
 				echo "$prog: run $n of $total (seed $seed, $scenario, $marking)" >&2
