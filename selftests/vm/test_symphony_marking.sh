@@ -20,12 +20,6 @@ ktap_plan 19
 
 netns_create a b
 veth_pair "$a" va 10.252.0.1/24 "$b" vb 10.252.0.2/24
-ip netns exec "$a" sysctl -qw net.ipv6.conf.va.disable_ipv6=0
-ip netns exec "$b" sysctl -qw net.ipv6.conf.vb.disable_ipv6=0
-ip -n "$a" addr add fd00:252::1/64 dev va nodad
-ip -n "$b" addr add fd00:252::2/64 dev vb nodad
-ip -n "$a" neigh replace fd00:252::2 dev va lladdr \
-	"$(ip -n "$b" -br link show vb | awk '{ print $3 }')"
 
 # RED out of the way; k = 100 makes P = 1 once psn > psn_rec / 100.
 tc -n "$a" qdisc add dev va root symphony kmin 50mb kmax 60mb k 100 \
@@ -82,6 +76,15 @@ check_eq "UEC: the outpacing PDC is marked, the lagging one not" 50 \
 	$(( $(stat symphony_marks) - marks ))
 marks=$(stat symphony_marks)
 
+# IPv6 only from here on: its own packets (router solicitations, MLD
+# reports) would otherwise cross the unclassified count above
+ip netns exec "$a" sysctl -qw net.ipv6.conf.va.router_solicitations=0 \
+	net.ipv6.conf.va.disable_ipv6=0
+ip netns exec "$b" sysctl -qw net.ipv6.conf.vb.disable_ipv6=0
+ip -n "$a" addr add fd00:252::1/64 dev va nodad
+ip -n "$b" addr add fd00:252::2/64 dev vb nodad
+ip -n "$a" neigh replace fd00:252::2 dev va lladdr \
+	"$(ip -n "$b" -br link show vb | awk '{ print $3 }')"
 send fd00:252::2 job=9,step=1,psn=100,count=100 job=9,step=2,psn=1,count=50
 check_eq "IPv6: the outpacing step is marked (P = min(1, 100 psn / psn_rec))" 50 \
 	$(( $(stat symphony_marks) - marks ))
