@@ -166,14 +166,14 @@ set_marking() {
 		# shellcheck disable=SC2086
 		tc -n "$ns" qdisc add dev "$dev" parent 1:1 handle 10: symphony \
 			$red_args $symphony_args marking "$1"
-	done < <(switch_ports)
+	done <<<"$ports"
 }
 
 port_counters() {	# the switch ports' marking counters, summed, as JSON
 	local ns dev
 	while read -r ns dev; do
 		tc -n "$ns" -s -j qdisc show dev "$dev"
-	done < <(switch_ports) | jq -s -c '[.[][] | select(.kind == "symphony")] |
+	done <<<"$ports" | jq -s -c '[.[][] | select(.kind == "symphony")] |
 	  {red_marks: (map(.red_marks) | add), symphony_marks: (map(.symphony_marks) | add),
 	   outpacing_packets: (map(.outpacing_packets) | add), drops: (map(.drops) | add),
 	   collective_packets: (map(.collective_packets) | add)}'
@@ -220,6 +220,7 @@ run_inside() {
 		--hosts-per-tor "$hpt" --rate "$rate" --uplink-rate "$uplink_rate" \
 		--mtu 9000 --qdisc symphony --qdisc-args "$red_args marking red" \
 		"${imb[@]}" --force >&2
+	ports=$(switch_ports)	# "NS DEV" lines, for set_marking and port_counters
 	: >"$runs"
 	total=$((seeds * $(wc -w <<<"$scenarios") * 2))
 	for ((seed = 1; seed <= seeds; seed++)); do
