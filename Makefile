@@ -39,7 +39,7 @@ BPF_CFLAGS	:= -O2 -g -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 $(WARN_FLAGS) \
 LIBBPF_LIBS	:= $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz)
 MNL_LIBS	:= -lmnl
 
-BPF_PROGS	:= ecnstat symphony_jobs ofan ofan_peers
+BPF_PROGS	:= ecnstat symphony_jobs ofan ofan_bench
 TOOLS		:= ecnstat rocegen symjobs symofan ringcoll permsend
 TC_PLUGINS	:= q_symphony
 BENCH_TOOLS	:= roceblast ofan_bpf_bench
@@ -107,7 +107,7 @@ $(BUILD)/permsend: userspace/permsend.c userspace/workload_util.h $(wildcard inc
 $(BUILD)/roceblast: bench/roceblast.c $(SHARED_HDRS) | $(BUILD)
 	$(CC) $(USER_CFLAGS) $< -o $@
 
-$(BUILD)/ofan_bpf_bench: bench/ofan_bpf_bench.c userspace/tool_util.h include/workload/roce_frame.h $(BUILD)/ofan.skel.h $(BUILD)/ofan_peers.skel.h $(SHARED_HDRS)
+$(BUILD)/ofan_bpf_bench: bench/ofan_bpf_bench.c userspace/tool_util.h include/workload/roce_frame.h $(BUILD)/ofan_bench.skel.h $(SHARED_HDRS)
 	$(CC) $(USER_CFLAGS) $< -o $@ $(LIBBPF_LIBS)
 
 $(BUILD)/tc/%.so: userspace/%.c userspace/tc_iproute2.h userspace/symphony_ppm.h $(SHARED_HDRS) | $(BUILD)/tc
