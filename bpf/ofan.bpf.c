@@ -113,7 +113,9 @@ struct {
 	__type(value, struct ofan_stats);
 } ofan_stats SEC(".maps");
 
+#ifndef likely
 #define likely(x)	__builtin_expect(!!(x), 1)
+#endif
 #define unlikely(x)	__builtin_expect(!!(x), 0)
 
 /*
@@ -183,14 +185,16 @@ static __always_inline int ofan_random_port(__u64 valid)
 	return -1;
 }
 
+/* ofan, pofan: pointer @slot walks @order (its key and class) */
 static __always_inline int ofan_pointer_port(const struct ofan_config *cfg,
-					     __u32 slot, __u32 id, __u64 valid)
+					     __u32 slot, const __u8 *order,
+					     __u64 valid)
 {
 	struct ofan_pointer *ptr = bpf_map_lookup_elem(&ofan_pointers, &slot);
 
 	if (!ptr)
 		return -1;
-	return ofan_next_port(&ptr->counter, cfg->perm, cfg->w, id, valid);
+	return ofan_next_port(&ptr->counter, order, cfg->w, valid);
 }
 
 /* ecmp: the uplink the kernel's FIB (and its multipath hash) chooses. */
@@ -277,9 +281,8 @@ static __always_inline int ofan_forward(struct __sk_buff *skb,
 		return OFAN_KERNEL_PATH(local);
 
 	cls = skb->len <= cfg->ack_max_bytes ? OFAN_CLASS_ACK : OFAN_CLASS_DATA;
+	/* the orders hold ports below w only; rps masks for itself */
 	valid = dest->valid_ports & cfg->up_ports;
-	if (cfg->w < OFAN_MAX_W)
-		valid &= (1ULL << cfg->w) - 1;
 
 	switch (cfg->mode) {
 	case OFAN_MODE_POFAN:
@@ -290,19 +293,20 @@ static __always_inline int ofan_forward(struct __sk_buff *skb,
 		__attribute__((fallthrough));
 	case OFAN_MODE_OFAN:
 		slot = (pipe_nr * OFAN_MAX_KEYS + key) * OFAN_NR_CLASSES + cls;
-		uplink = ofan_pointer_port(cfg, slot,
-					   ofan_pointer_id(key, cfg->nr_keys, cls),
-					   valid);
+		uplink = ofan_pointer_port(cfg, slot, dest->order[cls], valid);
 		break;
 	case OFAN_MODE_RR: {
 		struct ofan_pointer *rr = bpf_map_lookup_elem(&ofan_rr, &zero);
 
+		/* pointer id 0: its order pi(i) = xor_w(P[i], 0) + 0 is P */
 		if (rr)
 			uplink = ofan_next_port(&rr->counter, cfg->perm, cfg->w,
-						0, valid);
+						valid);
 		break;
 	}
 	case OFAN_MODE_RPS:
+		if (cfg->w < OFAN_MAX_W)
+			valid &= (1ULL << cfg->w) - 1;
 		uplink = ofan_random_port(valid);
 		break;
 	case OFAN_MODE_ECMP:

@@ -420,13 +420,17 @@ static int load_pointers(struct loader *l)
 	return 0;
 }
 
+/* Each declared key: its valid ports and its pointers' port orders. */
 static int load_dests(struct loader *l)
 {
 	const struct ofan_conf *conf = l->conf;
 	int fd = map_fd(l->skel->maps.ofan_dests);
+	__u8 perm[OFAN_MAX_W] = {};
 	struct ofan_dest dest;
-	__u32 key;
+	__u32 key, cls;
 
+	if (ofan_base_perm(conf->w, perm) < 0)
+		return -EINVAL;
 	for (key = 0; key < OFAN_MAX_KEYS; key++) {
 		memset(&dest, 0, sizeof(dest));
 		if (conf->keys[key].line) {
@@ -435,6 +439,12 @@ static int load_dests(struct loader *l)
 			if (conf->keys[key].local)
 				dest.flags |= OFAN_DEST_F_LOCAL;
 			dest.level = conf->role == OFAN_ROLE_AGGREGATION;
+			for (cls = 0; cls < OFAN_NR_CLASSES; cls++)
+				ofan_pointer_order(dest.order[cls], perm,
+						   conf->w,
+						   ofan_pointer_id(key,
+								   conf->nr_keys,
+								   cls));
 		}
 		if (bpf_map_update_elem(fd, &key, &dest, BPF_ANY))
 			return -errno;

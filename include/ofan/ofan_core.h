@@ -11,11 +11,14 @@
  *	xor_w(v, x) = v ^ x if v ^ x < w, else v,
  *
  * with P one global base permutation, d the destination key and t the
- * size class (0 data, 1 ACK).  Ports not valid for the destination are
- * skipped by advancing the pointer further, so each valid port still gets
- * exactly one packet per round.  A pointer is a free-running 64-bit
- * counter advanced with an atomic fetch-and-add, because packets of one
- * destination arrive on several CPUs at once; its value mod w is i.
+ * size class (0 data, 1 ACK).  The agent writes each pointer's order
+ * pi(0..w-1) once (ofan_pointer_order()) next to its destination's valid
+ * ports, so that a packet costs one table load instead of eq. (18).  Ports
+ * not valid for the destination are skipped by advancing the pointer
+ * further, so each valid port still gets exactly one packet per round.  A
+ * pointer is a free-running 64-bit counter advanced with an atomic
+ * fetch-and-add, because packets of one destination arrive on several CPUs
+ * at once; its value mod w is i.
  */
 #ifndef _OFAN_CORE_H
 #define _OFAN_CORE_H
@@ -26,7 +29,11 @@
 
 #define OFAN_MAX_W		64	/* uplinks: bits of a valid-port mask */
 
-/* ceil(log2 w): the bits of a port index (branches, no loop: per packet) */
+#ifndef likely
+#define likely(x)	__builtin_expect(!!(x), 1)
+#endif
+
+/* ceil(log2 w): the bits of a port index */
 static inline __u32 ofan_index_bits(__u32 w)
 {
 	if (w <= 1)
@@ -78,28 +85,44 @@ static inline __u32 ofan_pointer_id(__u32 key, __u32 nr_keys, __u32 cls)
 	return key + nr_keys * cls;
 }
 
-/*
- * ofan_next_port - advance pointer @counter until it yields a port set in
- * @valid; returns that port, or -1 when no port of 0..w-1 is valid (the
- * pointer then moved a whole round).
- */
-static inline int ofan_next_port(__u64 *counter, const __u8 *perm, __u32 w,
-				 __u32 id, __u64 valid)
+/* pointer @id's order: @order[i] = pi(i) for every position i < w */
+static inline void ofan_pointer_order(__u8 *order, const __u8 *perm, __u32 w,
+				      __u32 id)
 {
-	__u32 bits = ofan_index_bits(w), n, port;
+	__u32 bits = ofan_index_bits(w), i;
+
+	for (i = 0; i < w && i < OFAN_MAX_W; i++)
+		order[i] = ofan_pi(perm, w, bits, id, i);
+}
+
+/*
+ * ofan_next_port - advance pointer @counter, whose order is @order (see
+ * ofan_pointer_order()), until it yields a port set in @valid; returns
+ * that port, or -1 when no port of the order is valid (the pointer then
+ * moved a whole round: w steps).
+ */
+static inline int ofan_next_port(__u64 *counter, const __u8 *order, __u32 w,
+				 __u64 valid)
+{
+	__u32 n, port;
 	__u64 c;
 
-	/* Almost always one iteration: a BPF loop (bounded for the verifier),
-	 * not 64 unrolled copies of the body.
+	c = __sync_fetch_and_add(counter, 1);
+	port = order[ofan_mod_w(c, w) & (OFAN_MAX_W - 1)] & (OFAN_MAX_W - 1);
+	if (likely((valid >> port) & 1))
+		return port;
+	/* An invalid port: a BPF loop (bounded for the verifier) over the
+	 * rest of the round, not 63 unrolled copies of the body.
 	 */
 #ifdef __bpf__
 #pragma clang loop unroll(disable)
 #endif
-	for (n = 0; n < OFAN_MAX_W; n++) {
+	for (n = 1; n < OFAN_MAX_W; n++) {
 		if (n >= w)
 			break;
 		c = __sync_fetch_and_add(counter, 1);
-		port = ofan_pi(perm, w, bits, id, ofan_mod_w(c, w));
+		port = order[ofan_mod_w(c, w) & (OFAN_MAX_W - 1)] &
+		       (OFAN_MAX_W - 1);
 		if ((valid >> port) & 1)
 			return port;
 	}

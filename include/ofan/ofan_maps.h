@@ -15,7 +15,7 @@
 #include "ofan_core.h"
 
 /* Bumped whenever a layout below changes. */
-#define OFAN_LAYOUT_VERSION	2
+#define OFAN_LAYOUT_VERSION	3
 
 #define OFAN_MAX_KEYS		4096	/* destination keys (edge switches, pods) */
 #define OFAN_MAX_PIPES		16	/* pOfan pipes */
@@ -73,6 +73,12 @@ struct ofan_dest {
 	__u64	valid_ports;		/* bit p: uplink p leads there */
 	__u32	flags;			/* OFAN_DEST_F_* */
 	__u32	level;			/* 0: edge switch key, 1: pod key */
+	/* order[t][i]: the uplink at position i < w of the pointers of this
+	 * key and size class t: pi(i) of eq. (18) for id = key + N_d * t,
+	 * written by the agent (ofan_pointer_order()); every pipe's pointer
+	 * of (key, t) walks the same order.
+	 */
+	__u8	order[OFAN_NR_CLASSES][OFAN_MAX_W];
 };
 
 /* ofan_dst4 / ofan_dst6: LPM tries, prefix -> destination key (__u32). */

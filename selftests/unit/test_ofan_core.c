@@ -737,7 +737,17 @@ static void test_id_orders(void)
 }
 
 /* ------------------------------------------------------------------ */
-/* ofan_next_port */
+/* ofan_next_port, through ofan_pointer_order as the agent fills it */
+
+static int next_port(__u64 *counter, const __u8 *perm, unsigned int w,
+		     uint32_t id, __u64 valid)
+{
+	__u8 order[OFAN_MAX_W];
+
+	memset(order, 0xff, sizeof(order));
+	ofan_pointer_order(order, perm, w, id);
+	return ofan_next_port(counter, order, w, valid);
+}
 
 static const unsigned int walk_w[] = { 1, 2, 3, 4, 5, 6, 7, 8, 12, 16, 33, 63,
 				       64 };
@@ -760,7 +770,7 @@ static void walk_all_valid(unsigned int w, uint32_t id, __u64 c0)
 
 	for (n = 0; n < w; n++) {
 		before = counter;
-		ret = ofan_next_port(&counter, shipped[w], w, id, all_ports(w));
+		ret = next_port(&counter, shipped[w], w, id, all_ports(w));
 		if (counter != before + 1)
 			failf("# w %u id %u: counter %llu -> %llu\n", w, id,
 			      before, counter);
@@ -807,7 +817,7 @@ static void walk_holes(unsigned int w, uint32_t id, __u64 valid,
 
 	for (n = 0; n < calls; n++) {
 		before = counter;
-		ret = ofan_next_port(&counter, shipped[w], w, id, valid);
+		ret = next_port(&counter, shipped[w], w, id, valid);
 		if (ret < 0 || (unsigned int)ret >= w || !((valid >> ret) & 1)) {
 			failf("# w %u id %u valid 0x%llx: call %u returned %d\n",
 			      w, id, valid, n, ret);
@@ -891,7 +901,7 @@ static void walk_single(unsigned int w, unsigned int p)
 
 	for (n = 0; n < 5; n++) {
 		before = counter;
-		ret = ofan_next_port(&counter, shipped[w], w, 13, 1ULL << p);
+		ret = next_port(&counter, shipped[w], w, 13, 1ULL << p);
 		if (ret != (int)p)
 			failf("# w %u port %u: call %u returned %d\n", w, p, n,
 			      ret);
@@ -926,14 +936,14 @@ static void test_next_none(void)
 		w = ws[a];
 		counter = 1000;
 		expect_int("valid 0", -1,
-			   ofan_next_port(&counter, shipped[w], w, 7, 0));
+			   next_port(&counter, shipped[w], w, 7, 0));
 		expect_u64("counter after valid 0", 1000 + w, counter);
 		if (w == 64)
 			continue;
 		/* only bits past w, from 3 short of the wrap: w - 3 after */
 		counter = 0 - 3ULL;
 		expect_int("valid past w", -1,
-			   ofan_next_port(&counter, shipped[w], w, 7,
+			   next_port(&counter, shipped[w], w, 7,
 					  ~all_ports(w)));
 		expect_u64("counter after valid past w", (__u64)w - 3,
 			   counter);
@@ -972,7 +982,7 @@ static void test_next_wrap(void)
 		 */
 		counter = 0 - 3ULL;
 		for (n = 0; n < 3 * w; n++) {
-			ret = ofan_next_port(&counter, shipped[w], w, 100,
+			ret = next_port(&counter, shipped[w], w, 100,
 					     all_ports(w));
 			got[n] = (uint8_t)ret;
 			if (ret != (int)ref_pi(shipped[w], w, 100,
@@ -997,7 +1007,7 @@ static void test_next_wrap(void)
 	expect_u64("2^64 mod 6", 4, (0 - 1ULL) % 6 + 1);
 	counter = 0 - 10ULL;
 	for (n = 0; n < ARRAY_SIZE(pos6); n++) {
-		ret = ofan_next_port(&counter, shipped[6], 6, 13, all_ports(6));
+		ret = next_port(&counter, shipped[6], 6, 13, all_ports(6));
 		if (ret != (int)ref_pi(shipped[6], 6, 13, pos6[n]))
 			failf("# call %u: port %d, position %u is port %u\n",
 			      n, ret, pos6[n], ref_pi(shipped[6], 6, 13, pos6[n]));
@@ -1006,7 +1016,7 @@ static void test_next_wrap(void)
 	/* with holes across the wrap: still only valid ports */
 	counter = 0 - 10ULL;
 	for (n = 0; n < 16; n++) {
-		ret = ofan_next_port(&counter, shipped[6], 6, 13, 0x12);
+		ret = next_port(&counter, shipped[6], 6, 13, 0x12);
 		if (ret != 1 && ret != 4)
 			failf("# holes, call %u: port %d\n", n, ret);
 	}
@@ -1035,8 +1045,8 @@ static void test_ack_offset(void)
 				failf("# start %llu, call %u: data position %u, ACK position %u\n",
 				      starts[s], n, (unsigned int)(data % 4),
 				      (unsigned int)(ack % 4));
-			ofan_next_port(&data, shipped[4], 4, 5, 0xf);
-			ofan_next_port(&ack, shipped[4], 4, 5 + 4096, 0xf);
+			next_port(&data, shipped[4], 4, 5, 0xf);
+			next_port(&ack, shipped[4], 4, 5 + 4096, 0xf);
 		}
 	}
 	point_end("ACK pointer at c + floor(w/2): w = 4, positions 2 apart, also after the calls");
