@@ -19,9 +19,10 @@
 #                       bytes, so 100% over-subscribes every host link
 #                       whatever the load balancer does)
 #   --rate RATE         link rate (default 20mbit)
-#   --fail N            uplinks of edge switch e0-0 and a1-0 to fail, 0..2 (default 0);
-#                       only the failing switch routes around them: packets
-#                       that reach the far end's switch are lost (EVALUATION.md)
+#   --fail N            links to fail, 0..2 (default 0): 1 takes e0-0's up1
+#                       (to a0-1) down, 2 also a1-0's up1 (to core c1); the
+#                       switches whose paths to the cut-off destinations
+#                       crossed the link route around it (see fail_link)
 #   --out FILE          JSON (default results/ofan_permutation.json); plots
 #                       next to it (FILE without .json, -queue.png, -cct.png)
 #   --prefix NAME       testbed prefix (default ofev)
@@ -43,7 +44,7 @@ prefix=ofev
 replot=0
 
 die() { echo "ofan_permutation.sh: $*" >&2; exit 1; }
-usage() { sed -n '13,30s/^# \{0,1\}//p' "$0" >&2; exit 2; }
+usage() { sed -n '13,31s/^# \{0,1\}//p' "$0" >&2; exit 2; }
 while [ $# -gt 0 ]; do
 	if [ "$1" = --replot ]; then
 		replot=1
@@ -69,6 +70,67 @@ done
 [ "$(id -u)" -eq 0 ] || die "must run as root"
 [ -x "$top/build/permsend" ] || die "run 'make' first"
 
+# symofan inside switch $1's namespace, on that switch's pins
+symofan_at() {
+	local sw=$1
+	shift
+	"$fattree" exec --prefix "$prefix" "$sw" "$top/build/symofan" "$@" \
+		--pin-dir "/sys/fs/bpf/ofan-$prefix-$sw"
+}
+
+# fail_link SWITCH J: take uplink J of SWITCH down, as a routing protocol
+# would see it.  The destinations below SWITCH (its /24 at an edge
+# switch, its pod's prefixes at an aggregation switch) are now reachable
+# through uplink J of no switch at SWITCH's level: every path down to
+# them through the J-th upper switch of a pod (edge) or the J-th core
+# of that group (aggregation) crosses the cut link.  So each other
+# switch of that level that has an uplink J (every other edge switch;
+# the aggregation switches of SWITCH's index in the other pods) routes
+# those prefixes over its other uplinks, and "symofan daemon --once"
+# (here and at SWITCH, whose link is down) makes Ofan's up ports and
+# valid ports follow the kernel's links and routes.
+fail_link() {
+	local sw=$1 j=$2 info nets peers peer prefix_net nh key
+	info=$("$fattree" info --prefix "$prefix" --json)
+	# the cut-off destinations' key: SWITCH's edge key, or its pod
+	key=$(jq -r --arg s "$sw" '.switches[] | select(.name == $s)
+	  | if .role == "edge" then .edge_key else .pod end' <<<"$info")
+	"$fattree" exec --prefix "$prefix" "$sw" ip link set "up$j" down
+	nets=$(jq -r --arg s "$sw" '
+	  (.switches[] | select(.name == $s)) as $me
+	  | if $me.role == "edge" then
+		.hosts[] | select(.switch == $s) | .addr | split(".") | .[0:3] | join(".") + ".0/24"
+	    else
+		.pod_nets[] | select(.pod == $me.pod) | .prefixes[]
+	    end' <<<"$info" | sort -u)
+	peers=$(jq -r --arg s "$sw" '
+	  (.switches[] | select(.name == $s)) as $me
+	  | .switches[] | select(.role == $me.role and .name != $s)
+	  | select($me.role == "edge" or (.name | split("-")[1]) == ($me.name | split("-")[1]))
+	  | .name' <<<"$info")
+	for peer in $peers; do
+		nh=$(jq -r --arg s "$peer" --argjson j "$j" '
+		  .switches[] | select(.name == $s) | [.ports[]
+		  | select(.role == "uplink" and .index != $j)
+		  | "nexthop via \(.next_hop) dev \(.ifname)"] | join(" ")' <<<"$info")
+		[ -n "$nh" ] || die "$peer has no uplink besides up$j"
+		for prefix_net in $nets; do
+			# shellcheck disable=SC2086 # one word per nexthop field
+			"$fattree" exec --prefix "$prefix" "$peer" \
+				ip route replace "$prefix_net" $nh
+		done
+		symofan_at "$peer" daemon --once >/dev/null
+		symofan_at "$peer" ofan status --json |
+			jq -e --argjson k "$key" --argjson j "$j" \
+			   '.keys[] | select(.key == $k) | .valid_ports | index($j) == null' >/dev/null ||
+			die "$peer: key $key still has up$j among its valid ports"
+	done
+	symofan_at "$sw" daemon --once >/dev/null
+	symofan_at "$sw" ofan status --json |
+		jq -e --argjson j "$j" '.ports[$j].up == false' >/dev/null ||
+		die "$sw: up$j is still up in Ofan's ports"
+}
+
 work=$(mktemp -d /tmp/ofan_permutation.XXXXXX)
 runs=$work/runs.jsonl
 if [ "$replot" -eq 1 ]; then
@@ -89,11 +151,8 @@ else
 	"$fattree" up --prefix "$prefix" --rate "$rate" --force >/dev/null
 	"$ofan" load --prefix "$prefix" >/dev/null
 	hosts=$("$fattree" info --prefix "$prefix" --json | jq -r '[.hosts[] | "\(.netns):\(.addr)"] | join(",")')
-	# failed uplinks: down on both ends and out of Ofan's rotation
 	for ((i = 0; i < fail; i++)); do
-		sw=$([ "$i" -eq 0 ] && echo e0-0 || echo a1-0)
-		"$fattree" exec --prefix "$prefix" "$sw" ip link set up1 down
-		"$ofan" port "$sw" 1 down --prefix "$prefix" >/dev/null
+		if [ "$i" -eq 0 ]; then fail_link e0-0 1; else fail_link a1-0 1; fi
 	done
 
 	: >"$runs"
