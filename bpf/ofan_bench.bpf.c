@@ -94,19 +94,36 @@ static __always_inline void bench_restore(struct __sk_buff *skb,
 	}
 }
 
-#define BENCH_PROG(name, body)						\
-SEC("tc")								\
-int name(struct __sk_buff *skb)						\
-{									\
-	struct bench_saved saved = {};					\
-	int ret;							\
-									\
-	bench_save(skb, &saved);					\
-	ret = body;							\
-	bench_restore(skb, &saved);					\
-	return ret;							\
+SEC("tc")
+int bench_empty(struct __sk_buff *skb)
+{
+	struct bench_saved saved = {};
+
+	bench_save(skb, &saved);
+	bench_restore(skb, &saved);
+	return TC_ACT_OK;
 }
 
-BENCH_PROG(bench_empty, TC_ACT_OK)
-BENCH_PROG(bench_hash_ecmp, peer_hash_ecmp_run(skb))
-BENCH_PROG(bench_ofan, ofan_run(skb))
+SEC("tc")
+int bench_hash_ecmp(struct __sk_buff *skb)
+{
+	struct bench_saved saved = {};
+	int ret;
+
+	bench_save(skb, &saved);
+	ret = peer_hash_ecmp_run(skb);
+	bench_restore(skb, &saved);
+	return ret;
+}
+
+SEC("tc")
+int bench_ofan(struct __sk_buff *skb)
+{
+	struct bench_saved saved = {};
+	int ret;
+
+	bench_save(skb, &saved);
+	ret = ofan_run(skb);
+	bench_restore(skb, &saved);
+	return ret;
+}
