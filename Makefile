@@ -141,11 +141,15 @@ eval-symphony: deps
 	eval/symphony_ring.sh
 
 # Ofan: permutations on a k=4 fat tree, every load-balancing mode, message
-# sizes and seeds.
+# sizes and seeds; then at 45% load with 0, 1 and 2 failed links.
 eval-ofan: deps
 	$(MAKE) all
 	mkdir -p results
 	eval/ofan_permutation.sh
+	for f in 0 1 2; do \
+		eval/ofan_permutation.sh --load 45 --fail $$f \
+			--out results/ofan_permutation_load45_fail$$f.json || exit 1; \
+	done
 
 install: all
 	install -D -m 0644 kernel/sch_symphony.ko $(DESTDIR)$(MODULE_DIR)/sch_symphony.ko

@@ -4,7 +4,8 @@
 # Ofan evaluation: permutations on a k=4 fat tree for each load-balancing
 # mode), so that the script cannot rot: it completes, writes its JSON with
 # a summary per mode and size and every run, delivers every packet, and
-# draws its two plots.
+# draws its two plots; with two failed links (the script checks that the
+# switches' valid ports left them) every packet is still delivered.
 . "$(dirname "$0")/../lib.sh"
 
 require_root
@@ -15,7 +16,7 @@ require_bpffs
 tmp=$(mktemp -d /tmp/test_eval_ofan.XXXXXX)
 on_exit rm -rf "$tmp"
 
-ktap_plan 4
+ktap_plan 6
 
 check "the Ofan evaluation runs (64 packets, ofan and rps, one seed)" \
 	"$TOP_DIR/eval/ofan_permutation.sh" --sizes 64 --modes "ofan rps" --seeds 1 \
@@ -28,5 +29,12 @@ check_jq "its JSON has a summary per mode and size, and the runs" \
 check_jq "every packet was delivered" '[.summary[].delivered_pct] == [100, 100]' "$res"
 check "both plots are PNG files" sh -c \
 	"file '$tmp/ofan-queue.png' '$tmp/ofan-cct.png' | grep -c 'PNG image' | grep -qx 2"
+
+check "with two failed links at 45% load (ofan and ecmp)" \
+	"$TOP_DIR/eval/ofan_permutation.sh" --sizes 64 --modes "ofan ecmp" --seeds 1 \
+	--fail 2 --load 45 --prefix of$$ --out "$tmp/fail.json"
+check_jq "every packet was delivered around the failed links" \
+	'.failed_uplinks == 2 and [.summary[].delivered_pct] == [100, 100]' \
+	"$(cat "$tmp/fail.json")"
 
 ktap_finished
