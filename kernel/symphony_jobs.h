@@ -28,6 +28,17 @@ void symphony_jobs_destroy(struct symphony_jobs *jobs);
 void symphony_jobs_init_locks(void);
 spinlock_t *symphony_job_lock(const struct symphony_job *job);
 
+/*
+ * Whether others update these jobs too (a jobs map, which several qdiscs
+ * may share): then each update takes the job's lock.  An own table is
+ * used only by its qdisc's dequeue, which the qdisc lock serialises, and
+ * swapped under that lock.
+ */
+static inline bool symphony_jobs_shared(const struct symphony_jobs *jobs)
+{
+	return !!jobs->map;
+}
+
 /* The state block of job @id, or NULL when the id has no slot. */
 static inline struct symphony_job *
 symphony_jobs_slot(const struct symphony_jobs *jobs, u32 id)

@@ -203,18 +203,45 @@ static bool symphony_toss(struct symphony_sched_data *q, u32 prob_q32)
 }
 
 /*
+ * Algorithm 1 for one packet of @job and its accounting, with the marks
+ * it will carry if ECN-capable (@red: RED marks it).  Returns whether
+ * Symphony marks it; *outpacing tells whether its step ran ahead.  The
+ * caller serialises the job's updates.
+ */
+static bool symphony_job_account(struct symphony_sched_data *q,
+				 struct symphony_job *job,
+				 const struct symphony_pkt *pkt, u64 now_ns,
+				 u32 segs, u32 len, bool red, bool *outpacing)
+{
+	bool mark, ect = pkt->ecn != INET_ECN_NOT_ECT;
+	u32 prob;
+
+	prob = symphony_job_update(job, pkt, &q->cfg.params, now_ns, segs,
+				   outpacing);
+	mark = symphony_toss(q, prob);
+	job->packets += segs;
+	job->bytes += len;
+	if (*outpacing)
+		job->outpacing_packets += segs;
+	if (ect && red)
+		job->red_marks += segs;
+	if (ect && mark)
+		job->symphony_marks += segs;
+	return mark;
+}
+
+/*
  * Run Algorithm 1 for a dequeued collective packet and account it to its
- * job, with the marks it will carry if ECN-capable (@red: RED marks it).
- * Returns whether Symphony marks it.
+ * job.  Returns whether Symphony marks it.
  */
 static bool symphony_step_decision(struct symphony_sched_data *q,
 				   const struct symphony_pkt *pkt, u32 segs,
 				   u32 len, bool red)
 {
-	bool outpacing, mark, ect = pkt->ecn != INET_ECN_NOT_ECT;
 	struct symphony_job *job;
+	bool outpacing, mark;
 	spinlock_t *lock;
-	u32 prob;
+	u64 now_ns;
 
 	job = symphony_jobs_slot(q->jobs, pkt->job);
 	if (!job) {
@@ -222,23 +249,25 @@ static bool symphony_step_decision(struct symphony_sched_data *q,
 		return false;
 	}
 
-	lock = symphony_job_lock(job);
-	spin_lock(lock);
-	/* local_clock(): cheap on every clocksource, and its small skew
-	 * between CPUs is harmless to windows of T_win.
+	/* local_clock(): cheap on every clocksource (ktime_get_ns() reads
+	 * the HPET where the TSC is unstable, as under QEMU: symphony then
+	 * ran 8% slower), and its small skew between CPUs is harmless to
+	 * windows of T_win.  Read outside any lock; a time slightly behind
+	 * the window start is no roll.
 	 */
-	prob = symphony_job_update(job, pkt, &q->cfg.params, local_clock(),
-				   segs, &outpacing);
-	mark = symphony_toss(q, prob);
-	job->packets += segs;
-	job->bytes += len;
-	if (outpacing)
-		job->outpacing_packets += segs;
-	if (ect && red)
-		job->red_marks += segs;
-	if (ect && mark)
-		job->symphony_marks += segs;
-	spin_unlock(lock);
+	now_ns = local_clock();
+	if (symphony_jobs_shared(q->jobs)) {
+		/* a jobs map: other qdiscs, on other CPUs, update it too */
+		lock = symphony_job_lock(job);
+		spin_lock(lock);
+		mark = symphony_job_account(q, job, pkt, now_ns, segs, len, red,
+					    &outpacing);
+		spin_unlock(lock);
+	} else {
+		/* our own table: only our dequeue, under the qdisc lock */
+		mark = symphony_job_account(q, job, pkt, now_ns, segs, len, red,
+					    &outpacing);
+	}
 
 	q->stats.collective_packets += segs;
 	if (outpacing)
