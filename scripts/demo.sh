@@ -45,18 +45,20 @@ echo "   16 hosts at 20 Mbit/s, 90% load, 1024 packets per host, $seeds seed(s)"
 echo
 # pad(N): the value as a string, padded with spaces to N characters
 pad='def pad($n): tostring | . + (" " * ([$n - length, 1] | max));'
+# pct: a fraction as a signed percentage with one decimal ("+11.6%", "-0.5%")
+pad+=' def pct: (if . < 0 then "-" else "+" end) + (fabs * 1000 | round / 10 | tostring) + "%";'
 jq -r "$pad"'
   def s: . / 1000 * 100 | round / 100 | tostring + " s";
   ("Symphony" | pad(24)) + ("median CCT" | pad(13)) + ("CCT range" | pad(18)) + "max step overlap",
   (.summary[] | ("  " + (if .marking == "red" then "RED+DCQCN (baseline)" else "Symphony+DCQCN" end) | pad(24))
     + (.cct_ms.median | s | pad(13)) + ("\(.cct_ms.min | s)..\(.cct_ms.max | s)" | pad(18))
     + (.max_step_overlap.max | tostring)),
-  (.comparison[] | "  Symphony: median CCT \(if .median_cct_reduction >= 0 then "-" else "+" end)\(.median_cct_reduction | fabs * 1000 | round / 10)%, final step span -\(.final_step_span_reduction * 1000 | round / 10)%")' \
+  (.comparison[] | "  Symphony: median CCT \(-.median_cct_reduction | pct), final step span \(-.final_step_span_reduction | pct)")' \
 	"$out/symphony_ring.json"
 echo
 jq -r "$pad"'
   ("Ofan, 1024 packets" | pad(24)) + ("CCT over the lower bound" | pad(27)) + "max queue (packets)",
-  (.summary[] | ("  " + .mode | pad(24)) + ("+\(.cct_increase_median * 1000 | round / 10)%" | pad(27))
+  (.summary[] | ("  " + .mode | pad(24)) + (.cct_increase_median | pct | pad(27))
     + (.max_queue_median | round | tostring))' \
 	"$out/ofan_permutation.json"
 echo
