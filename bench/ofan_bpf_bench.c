@@ -103,9 +103,7 @@ static void configure_ofan(struct ofan_bench_bpf *skel, int mode, int fast)
 	__u32 zero = 0, key = 1, p;
 
 	memcpy(cfg.perm, perm, W);
-	for (p = 0; p < OFAN_NR_CLASSES; p++)
-		ofan_pointer_order(dest.order[p], perm, W,
-				   ofan_pointer_id(key, cfg.nr_keys, p));
+	ofan_dest_fill_orders(&dest, perm, W, key, cfg.nr_keys);
 	if (fast) {
 		cfg.fast_enabled = 1;
 		inet_pton(AF_INET, "10.0.0.0", &cfg.fast_net);

@@ -113,9 +113,7 @@ struct {
 	__type(value, struct ofan_stats);
 } ofan_stats SEC(".maps");
 
-#ifndef likely
 #define likely(x)	__builtin_expect(!!(x), 1)
-#endif
 #define unlikely(x)	__builtin_expect(!!(x), 0)
 
 /*

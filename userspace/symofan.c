@@ -427,7 +427,7 @@ static int load_dests(struct loader *l)
 	int fd = map_fd(l->skel->maps.ofan_dests);
 	__u8 perm[OFAN_MAX_W] = {};
 	struct ofan_dest dest;
-	__u32 key, cls;
+	__u32 key;
 
 	if (ofan_base_perm(conf->w, perm) < 0)
 		return -EINVAL;
@@ -439,12 +439,8 @@ static int load_dests(struct loader *l)
 			if (conf->keys[key].local)
 				dest.flags |= OFAN_DEST_F_LOCAL;
 			dest.level = conf->role == OFAN_ROLE_AGGREGATION;
-			for (cls = 0; cls < OFAN_NR_CLASSES; cls++)
-				ofan_pointer_order(dest.order[cls], perm,
-						   conf->w,
-						   ofan_pointer_id(key,
-								   conf->nr_keys,
-								   cls));
+			ofan_dest_fill_orders(&dest, perm, conf->w, key,
+					      conf->nr_keys);
 		}
 		if (bpf_map_update_elem(fd, &key, &dest, BPF_ANY))
 			return -errno;

@@ -29,9 +29,6 @@
 
 #define OFAN_MAX_W		64	/* uplinks: bits of a valid-port mask */
 
-#ifndef likely
-#define likely(x)	__builtin_expect(!!(x), 1)
-#endif
 
 /* ceil(log2 w): the bits of a port index */
 static inline __u32 ofan_index_bits(__u32 w)
@@ -107,17 +104,13 @@ static inline int ofan_next_port(__u64 *counter, const __u8 *order, __u32 w,
 	__u32 n, port;
 	__u64 c;
 
-	c = __sync_fetch_and_add(counter, 1);
-	port = order[ofan_mod_w(c, w) & (OFAN_MAX_W - 1)] & (OFAN_MAX_W - 1);
-	if (likely((valid >> port) & 1))
-		return port;
-	/* An invalid port: a BPF loop (bounded for the verifier) over the
-	 * rest of the round, not 63 unrolled copies of the body.
+	/* Almost always one iteration: a BPF loop (bounded for the verifier),
+	 * not 64 unrolled copies of the body.
 	 */
 #ifdef __bpf__
 #pragma clang loop unroll(disable)
 #endif
-	for (n = 1; n < OFAN_MAX_W; n++) {
+	for (n = 0; n < OFAN_MAX_W; n++) {
 		if (n >= w)
 			break;
 		c = __sync_fetch_and_add(counter, 1);

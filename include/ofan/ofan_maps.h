@@ -81,6 +81,20 @@ struct ofan_dest {
 	__u8	order[OFAN_NR_CLASSES][OFAN_MAX_W];
 };
 
+/* Fill @dest->order for destination @key of @nr_keys, base permutation
+ * @perm of @w uplinks: the orders of its data and ACK pointers.
+ */
+static inline void ofan_dest_fill_orders(struct ofan_dest *dest,
+					 const __u8 *perm, __u32 w, __u32 key,
+					 __u32 nr_keys)
+{
+	__u32 cls;
+
+	for (cls = 0; cls < OFAN_NR_CLASSES; cls++)
+		ofan_pointer_order(dest->order[cls], perm, w,
+				   ofan_pointer_id(key, nr_keys, cls));
+}
+
 /* ofan_dst4 / ofan_dst6: LPM tries, prefix -> destination key (__u32). */
 struct ofan_lpm4_key {
 	__u32	prefix_len;

@@ -120,11 +120,8 @@ static void set_config(int mode, int fast)
 static void set_dest(__u32 key, __u64 valid, __u32 flags)
 {
 	struct ofan_dest d = { .valid_ports = valid, .flags = flags };
-	__u32 cls;
 
-	for (cls = 0; cls < OFAN_NR_CLASSES; cls++)
-		ofan_pointer_order(d.order[cls], perm, W,
-				   ofan_pointer_id(key, NR_KEYS, cls));
+	ofan_dest_fill_orders(&d, perm, W, key, NR_KEYS);
 
 	bpf_map_update_elem(map_fd(skel->maps.ofan_dests), &key, &d, 0);
 }
