@@ -54,17 +54,11 @@
 #include "symphony_compat.h"
 #include "symphony_jobs.h"
 
-/* What the enqueue-time parser learnt, kept with the packet. */
+/* What the parser learnt of a dequeued packet. */
 enum symphony_kind {
-	SYMPHONY_KIND_UNPARSED,		/* marking is RED only */
 	SYMPHONY_KIND_OTHER,
 	SYMPHONY_KIND_MALFORMED,
 	SYMPHONY_KIND_COLLECTIVE,
-};
-
-struct symphony_skb_cb {
-	struct symphony_pkt	pkt;
-	u8			kind;	/* enum symphony_kind */
 };
 
 struct symphony_config {
@@ -73,6 +67,7 @@ struct symphony_config {
 	u32	kmin;			/* bytes */
 	u32	kmax;			/* bytes */
 	u32	pmax_ppm;
+	u32	red_pmax_q32;		/* pmax_ppm as a Q32 fraction */
 	u8	nonect;			/* enum symphony_nonect */
 	u8	marking;		/* enum symphony_marking */
 	u32	jobs_own;		/* slots of the own table */
@@ -91,12 +86,6 @@ struct symphony_sched_data {
 
 	struct tc_symphony_xstats stats;
 };
-
-static struct symphony_skb_cb *symphony_cb(const struct sk_buff *skb)
-{
-	qdisc_cb_private_validate(skb, sizeof(struct symphony_skb_cb));
-	return (struct symphony_skb_cb *)qdisc_skb_cb(skb)->data;
-}
 
 static u32 symphony_segs(const struct sk_buff *skb)
 {
@@ -172,7 +161,6 @@ static int symphony_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 			    struct sk_buff **to_free)
 {
 	struct symphony_sched_data *q = qdisc_priv(sch);
-	struct symphony_skb_cb *cb = symphony_cb(skb);
 	u32 len = qdisc_pkt_len(skb);
 
 	if (unlikely(sch->q.qlen >= q->cfg.limit ||
@@ -181,11 +169,6 @@ static int symphony_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 		q->stats.limit_drops++;
 		return qdisc_drop(skb, sch, to_free);
 	}
-
-	if (q->cfg.marking == SYMPHONY_MARKING_SYMPHONY)
-		cb->kind = symphony_classify(sch, skb, &cb->pkt);
-	else
-		cb->kind = SYMPHONY_KIND_UNPARSED;
 
 	qdisc_enqueue_tail(skb, sch);
 	q->stats.max_backlog_packets = max(q->stats.max_backlog_packets,
@@ -199,6 +182,8 @@ static bool symphony_toss(struct symphony_sched_data *q, u32 prob_q32)
 {
 	if (!prob_q32)
 		return false;
+	if (prob_q32 == SYMPHONY_PROB_ALWAYS)
+		return true;
 	return symphony_coin(prob_q32, prandom_u32_state(&q->rnd));
 }
 
@@ -296,9 +281,11 @@ static u8 symphony_skb_ecn(struct sk_buff *skb)
 static struct sk_buff *symphony_dequeue(struct Qdisc *sch)
 {
 	struct symphony_sched_data *q = qdisc_priv(sch);
+	struct symphony_pkt pkt;
 	struct sk_buff *skb;
 	bool red, sym;
 	u32 len, segs;
+	int ecn;
 
 next:
 	/* Basic stats count only what leaves: update them at the end. */
@@ -310,26 +297,35 @@ next:
 	/* RED sees the backlog the packet leaves behind it, plus itself. */
 	len = qdisc_pkt_len(skb);
 	segs = symphony_segs(skb);
-	red = symphony_toss(q, symphony_red_prob(q->cfg.kmin, q->cfg.kmax,
-						 q->cfg.pmax_ppm,
-						 sch->qstats.backlog + len));
+	red = symphony_toss(q, symphony_red_prob_q32(q->cfg.kmin, q->cfg.kmax,
+						     q->cfg.red_pmax_q32,
+						     sch->qstats.backlog + len));
 	sym = false;
+	ecn = -1;	/* not read yet */
 
-	switch (symphony_cb(skb)->kind) {
-	case SYMPHONY_KIND_COLLECTIVE:
-		sym = symphony_step_decision(q, &symphony_cb(skb)->pkt, segs,
-					     len, red);
-		break;
-	case SYMPHONY_KIND_MALFORMED:
-		q->stats.malformed_packets += segs;
-		fallthrough;
-	case SYMPHONY_KIND_OTHER:
-		q->stats.unclassified_packets += segs;
-		break;
+	/* Classified here, as a switch's egress pipeline would, rather than
+	 * at enqueue: the packet's headers are read once, and what the
+	 * parser learnt need not be kept with the packet meanwhile.
+	 */
+	if (q->cfg.marking == SYMPHONY_MARKING_SYMPHONY) {
+		switch (symphony_classify(sch, skb, &pkt)) {
+		case SYMPHONY_KIND_COLLECTIVE:
+			sym = symphony_step_decision(q, &pkt, segs, len, red);
+			ecn = pkt.ecn;
+			break;
+		case SYMPHONY_KIND_MALFORMED:
+			q->stats.malformed_packets += segs;
+			fallthrough;
+		case SYMPHONY_KIND_OTHER:
+			q->stats.unclassified_packets += segs;
+			break;
+		}
 	}
 
 	if (red || sym) {
-		if (symphony_skb_ecn(skb) != INET_ECN_NOT_ECT) {
+		if (ecn < 0)
+			ecn = symphony_skb_ecn(skb);
+		if (ecn != INET_ECN_NOT_ECT) {
 			INET_ECN_set_ce(skb);
 			q->stats.red_marks += red ? segs : 0;
 			q->stats.symphony_marks += sym ? segs : 0;
@@ -498,6 +494,7 @@ static int symphony_config_parse(struct nlattr **tb, struct symphony_config *cfg
 				    "sch_symphony: kmin must not exceed kmax");
 		return -EINVAL;
 	}
+	cfg->red_pmax_q32 = symphony_red_pmax_q32(cfg->pmax_ppm);
 	return 0;
 }
 

@@ -289,27 +289,41 @@ static inline __u32 symphony_mark_prob(__u32 k_ppm, __u32 alpha, __u32 psn,
 	return (__u32)SYMPHONY_DIV_U64_U32(prob_ppm_q16 << 16, SYMPHONY_PPM);
 }
 
-/*
- * symphony_red_prob - RED on the instantaneous backlog, as DCQCN switches
- * mark: 0 up to @kmin bytes, then rising linearly from 0 towards
- * @pmax_ppm as the backlog nears @kmax bytes, and 1 (every packet) from
- * @kmax on.  Requires kmin <= kmax.  Q32 fraction.
- */
-static inline __u32 symphony_red_prob(__u32 kmin, __u32 kmax, __u32 pmax_ppm,
-				      __u32 backlog)
+/* RED's maximum probability @pmax_ppm as a Q32 fraction, at most 1. */
+static inline __u32 symphony_red_pmax_q32(__u32 pmax_ppm)
 {
-	__u64 pmax_q32;
+	__u64 pmax_q32 = SYMPHONY_DIV_U64_U32((__u64)pmax_ppm << 32,
+					      SYMPHONY_PPM);
 
+	return pmax_q32 > SYMPHONY_PROB_ALWAYS ? SYMPHONY_PROB_ALWAYS :
+						 (__u32)pmax_q32;
+}
+
+/*
+ * symphony_red_prob_q32 - RED on the instantaneous backlog, as DCQCN
+ * switches mark: 0 up to @kmin bytes, then rising linearly from 0 towards
+ * @pmax_q32 (from symphony_red_pmax_q32()) as the backlog nears @kmax
+ * bytes, and 1 (every packet) from @kmax on.  Requires kmin <= kmax.
+ * Q32 fraction.
+ */
+static inline __u32 symphony_red_prob_q32(__u32 kmin, __u32 kmax,
+					  __u32 pmax_q32, __u32 backlog)
+{
 	if (backlog <= kmin)
 		return 0;
 	if (backlog >= kmax)
 		return SYMPHONY_PROB_ALWAYS;
-	pmax_q32 = SYMPHONY_DIV_U64_U32((__u64)pmax_ppm << 32, SYMPHONY_PPM);
-	if (pmax_q32 > SYMPHONY_PROB_ALWAYS)
-		pmax_q32 = SYMPHONY_PROB_ALWAYS;
 	/* (backlog - kmin) < 2^32 and pmax_q32 < 2^32: no overflow */
-	return (__u32)SYMPHONY_DIV_U64_U32(pmax_q32 * (backlog - kmin),
+	return (__u32)SYMPHONY_DIV_U64_U32((__u64)pmax_q32 * (backlog - kmin),
 					   kmax - kmin);
+}
+
+/* symphony_red_prob_q32() with the maximum probability in ppm. */
+static inline __u32 symphony_red_prob(__u32 kmin, __u32 kmax, __u32 pmax_ppm,
+				      __u32 backlog)
+{
+	return symphony_red_prob_q32(kmin, kmax,
+				     symphony_red_pmax_q32(pmax_ppm), backlog);
 }
 
 static inline bool symphony_coin(__u32 prob_q32, __u32 random)
