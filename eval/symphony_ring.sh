@@ -31,6 +31,10 @@
 #                        (default "limit 1000 kmin 16kb kmax 64kb pmax 0.2")
 #   --symphony "ARGS"    its Symphony options (default "k 0.01 tau 0.25
 #                        twin 100ms warmup 4 samples 4")
+#   --state switch|port  where Symphony keeps a job's state: one jobs map
+#                        per switch, shared by its ports, as the paper's
+#                        switch keeps it (default), or each port's own
+#                        table
 #   --ringcoll "ARGS"    extra ringcoll options (default: the RTT-scaled
 #                        DCQCN of EVALUATION.md)
 #   --out FILE           JSON (default results/symphony_ring.json); plots
@@ -51,6 +55,7 @@ imbalance=1.13
 background=10
 red_args="limit 1000 kmin 16kb kmax 64kb pmax 0.2"
 symphony_args="k 0.01 tau 0.25 twin 100ms warmup 4 samples 4"
+state=switch
 # DCQCN with its time constants scaled to this testbed's round trip
 # (tens of ms at a few Mbit/s, not the 10 us of a 40 Gbit/s fabric):
 # one CNP, one alpha update and one rate-increase period per 50 ms, a
@@ -64,7 +69,7 @@ inside=0
 prefix=syev
 
 die() { echo "$prog: $*" >&2; exit 1; }
-usage() { sed -n '18,41s/^# \{0,1\}//p' "$0" >&2; exit 2; }
+usage() { sed -n '18,45s/^# \{0,1\}//p' "$0" >&2; exit 2; }
 orig_args=("$@")
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -84,6 +89,7 @@ while [ $# -gt 0 ]; do
 	--background) background=$2 ;;
 	--red) red_args=$2 ;;
 	--symphony) symphony_args=$2 ;;
+	--state) state=$2 ;;
 	--ringcoll) ringcoll_args=$2 ;;
 	--out) out=$2 ;;
 	*) echo "$prog: unknown option '$1'" >&2; usage ;;
@@ -95,6 +101,7 @@ done
 [[ $imbalance =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "--imbalance '$imbalance': wants a ratio such as 1.13"
 [[ $background =~ ^[0-9]+$ ]] && [ "$background" -le 50 ] ||
 	die "--background '$background': wants a percentage, 0..50"
+[[ $state =~ ^(switch|port)$ ]] || die "--state '$state': switch or port"
 for s in $scenarios; do
 	[[ $s =~ ^(rings|jobs2|ring1)$ ]] || die "--scenarios: unknown scenario '$s' (rings, jobs2, ring1)"
 done
@@ -157,15 +164,31 @@ switch_ports() {	# switch_ports: "NS DEV" of every switch egress port
 	done
 }
 
+# jobs_map NS: the pinned jobs map of switch NS (--state switch)
+jobs_map() {
+	echo "/sys/fs/bpf/$1-symphony-jobs"
+}
+
 # set_marking red|symphony: a fresh symphony qdisc (no job state, zero
-# counters) under every switch port's HTB
+# counters) under every switch port's HTB; with --state switch, the ports
+# of a switch share a fresh jobs map
 set_marking() {
-	local ns dev
+	local ns dev prev= state_args=()
 	while read -r ns dev; do
 		tc -n "$ns" qdisc del dev "$dev" parent 1:1 handle 10: 2>/dev/null || true
+		if [ "$state" = switch ]; then
+			if [ "$ns" != "$prev" ]; then
+				rm -f "$(jobs_map "$ns")"
+				"$top/build/symjobs" create "$(jobs_map "$ns")" --jobs 256 >/dev/null
+				prev=$ns
+			fi
+			state_args=(jobs_map "$(jobs_map "$ns")")
+		fi
+		# nsenter, not "tc -n": that remounts /sys and hides the pin
 		# shellcheck disable=SC2086
-		tc -n "$ns" qdisc add dev "$dev" parent 1:1 handle 10: symphony \
-			$red_args $symphony_args marking "$1"
+		nsenter --net="/run/netns/$ns" tc qdisc add dev "$dev" \
+			parent 1:1 handle 10: symphony $red_args $symphony_args \
+			marking "$1" "${state_args[@]}"
 	done <<<"$ports"
 }
 
@@ -210,6 +233,7 @@ run_inside() {
 	inside_cleanup() {
 		stop_background
 		"$ls_sh" down --prefix "$prefix" >/dev/null 2>&1 || true
+		rm -f /sys/fs/bpf/"$prefix"-*-symphony-jobs
 		rm -rf "$work"
 	}
 	trap inside_cleanup EXIT
@@ -275,7 +299,7 @@ if [ "$replot" -eq 1 ]; then
 	jq -c '.runs[]' "$out" >"$runs"
 	# the settings the runs had
 	eval "$(jq -r '@sh "rate=\(.testbed.rate) uplink_rate=\(.testbed.uplink_rate)
-	  hpt=\(.testbed.hosts_per_tor) imbalance=\(.testbed.imbalance)
+	  hpt=\(.testbed.hosts_per_tor) state=\(.qdisc.state // "port") imbalance=\(.testbed.imbalance)
 	  background=\(.testbed.background_pct) size=\(.workload.size_per_rank)
 	  ringcoll_args=\(.workload.ringcoll) red_args=\(.qdisc.red)
 	  symphony_args=\(.qdisc.symphony)
@@ -298,7 +322,7 @@ trap 'rm -f "$runs" "$base".*.dat' EXIT
 jq -s --arg rate "$rate" --arg uplink "$uplink_rate" --arg size "$size" \
 	--arg imbalance "$imbalance" --argjson background "$background" \
 	--arg red "$red_args" --arg symphony "$symphony_args" --arg rc "$ringcoll_args" \
-	--argjson hpt "$hpt" --arg date "$(date -u +%FT%TZ)" '
+	--arg state "$state" --argjson hpt "$hpt" --arg date "$(date -u +%FT%TZ)" '
   def med: sort | .[(length / 2 | floor)];
   def q(p): sort | .[((length - 1) * p | round)];
   def stats(f): [.[] | f] as $v
@@ -311,7 +335,7 @@ jq -s --arg rate "$rate" --arg uplink "$uplink_rate" --arg size "$size" \
     testbed: {tors: 4, spines: 2, hosts_per_tor: $hpt, rate: $rate, uplink_rate: $uplink,
 	      imbalance: $imbalance, background_pct: $background, mtu_bytes: 4096},
     workload: {collective: "allreduce", size_per_rank: $size, ringcoll: $rc},
-    qdisc: {red: $red, symphony: $symphony},
+    qdisc: {red: $red, symphony: $symphony, state: $state},
     summary: (group_by([.scenario, .marking]) | map({
       scenario: .[0].scenario, marking: .[0].marking, runs: length,
       complete: ([.[].complete] | all),
