@@ -192,14 +192,17 @@ set_marking() {
 	done <<<"$ports"
 }
 
-port_counters() {	# the switch ports' marking counters, summed, as JSON
+# port_counters: the switch ports' marking counters, summed, and how many
+# jobs maps they use, as JSON
+port_counters() {
 	local ns dev
 	while read -r ns dev; do
 		tc -n "$ns" -s -j qdisc show dev "$dev"
 	done <<<"$ports" | jq -s -c '[.[][] | select(.kind == "symphony")] |
 	  {red_marks: (map(.red_marks) | add), symphony_marks: (map(.symphony_marks) | add),
 	   outpacing_packets: (map(.outpacing_packets) | add), drops: (map(.drops) | add),
-	   collective_packets: (map(.collective_packets) | add)}'
+	   collective_packets: (map(.collective_packets) | add),
+	   jobs_maps: (map(.options.jobs_map_id // empty) | unique | length)}'
 }
 
 # background SECONDS: every ToR sends paced UEC packets of its own job to

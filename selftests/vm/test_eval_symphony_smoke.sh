@@ -4,8 +4,9 @@
 # Symphony evaluation: ring AllReduces on a leaf-spine, RED baseline
 # against Symphony), so that the script cannot rot: one seed of the
 # "rings" scenario on 8 hosts completes under both markings, the switch
-# ports' qdiscs see the ring as collective traffic, and the JSON (runs,
-# summary, comparison) and both plots are written.
+# ports' qdiscs see the ring as collective traffic, the ports of each
+# switch share one jobs map (--state switch, the default), and the JSON
+# (runs, summary, comparison) and both plots are written.
 . "$(dirname "$0")/../lib.sh"
 
 in_vm || ktap_skip_all "runs in the VM (scripts/vm-run.sh)"
@@ -16,7 +17,7 @@ require_built "$BUILD_DIR/ringcoll" "$BUILD_DIR/rocegen" "$BUILD_DIR/tc/q_sympho
 tmp=$(mktemp -d /tmp/test_eval_symphony.XXXXXX)
 on_exit rm -rf "$tmp"
 
-ktap_plan 5
+ktap_plan 6
 
 check "the Symphony evaluation runs (8 hosts, rings, one seed)" \
 	"$TOP_DIR/eval/symphony_ring.sh" --seeds 1 --scenarios rings \
@@ -29,6 +30,9 @@ check_jq "its JSON has both markings of the scenario, complete, with step overla
 	   (.step_overlap | length) > 0] | all) and (.comparison | length) == 1' "$res"
 check_jq "the switch ports (marking symphony) classified the rings' packets as collective" \
 	'[.runs[] | select(.marking == "symphony") | .switch_ports.collective_packets > 0] == [true]' "$res"
+# --hosts-per-tor 2 keeps the 4 ToRs and 2 spines: 6 switches
+check_jq "the ports of each of the 6 switches share one jobs map" \
+	'[.runs[].switch_ports.jobs_maps] == [6, 6]' "$res"
 check_jq "marking red never Symphony-marks" \
 	'[.runs[] | select(.marking == "red") | .switch_ports.symphony_marks] == [0]' "$res"
 check "both plots are PNG files" sh -c \
