@@ -31,10 +31,10 @@
 #                        (default "limit 1000 kmin 16kb kmax 64kb pmax 0.2")
 #   --symphony "ARGS"    its Symphony options (default "k 0.01 tau 0.25
 #                        twin 100ms warmup 4 samples 4")
-#   --state switch|port  where Symphony keeps a job's state: one jobs map
-#                        per switch, shared by its ports, as the paper's
-#                        switch keeps it (default), or each port's own
-#                        table
+#   --state port|switch  where Symphony keeps a job's state: each port's
+#                        own table (default), or one jobs map per switch,
+#                        shared by its ports, as the paper's switch keeps
+#                        it
 #   --ringcoll "ARGS"    extra ringcoll options (default: the RTT-scaled
 #                        DCQCN of EVALUATION.md)
 #   --out FILE           JSON (default results/symphony_ring.json); plots
@@ -55,7 +55,7 @@ imbalance=1.13
 background=10
 red_args="limit 1000 kmin 16kb kmax 64kb pmax 0.2"
 symphony_args="k 0.01 tau 0.25 twin 100ms warmup 4 samples 4"
-state=switch
+state=port
 # DCQCN with its time constants scaled to this testbed's round trip
 # (tens of ms at a few Mbit/s, not the 10 us of a 40 Gbit/s fabric):
 # one CNP, one alpha update and one rate-increase period per 50 ms, a
@@ -101,7 +101,7 @@ done
 [[ $imbalance =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "--imbalance '$imbalance': wants a ratio such as 1.13"
 [[ $background =~ ^[0-9]+$ ]] && [ "$background" -le 50 ] ||
 	die "--background '$background': wants a percentage, 0..50"
-[[ $state =~ ^(switch|port)$ ]] || die "--state '$state': switch or port"
+[[ $state =~ ^(port|switch)$ ]] || die "--state '$state': port or switch"
 for s in $scenarios; do
 	[[ $s =~ ^(rings|jobs2|ring1)$ ]] || die "--scenarios: unknown scenario '$s' (rings, jobs2, ring1)"
 done

@@ -5,7 +5,7 @@
 # against Symphony), so that the script cannot rot: one seed of the
 # "rings" scenario on 8 hosts completes under both markings, the switch
 # ports' qdiscs see the ring as collective traffic, the ports of each
-# switch share one jobs map (--state switch, the default), and the JSON
+# switch share one jobs map (with --state switch), and the JSON
 # (runs, summary, comparison) and both plots are written.
 . "$(dirname "$0")/../lib.sh"
 
@@ -21,7 +21,7 @@ ktap_plan 6
 
 check "the Symphony evaluation runs (8 hosts, rings, one seed)" \
 	"$TOP_DIR/eval/symphony_ring.sh" --seeds 1 --scenarios rings \
-	--hosts-per-tor 2 --size 256k --out "$tmp/sym.json"
+	--hosts-per-tor 2 --size 256k --state switch --out "$tmp/sym.json"
 res=$(cat "$tmp/sym.json")
 ktap_print "$(jq -c '.summary[] | {marking, cct_ms: .cct_ms.median, overlap: .max_step_overlap.max}' <<<"$res" | tr '\n' ' ')"
 check_jq "its JSON has both markings of the scenario, complete, with step overlaps" \
