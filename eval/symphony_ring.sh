@@ -230,7 +230,7 @@ stop_background() {
 }
 
 run_inside() {
-	local seed scenario marking r jobs n=0 total work counters
+	local seed scenario marking r jobs n=0 total work counters delay_ms
 	export TC_LIB_DIR=$top/build/tc
 	work=$(mktemp -d /tmp/symphony_ring.XXXXXX)
 	inside_cleanup() {
@@ -248,6 +248,10 @@ run_inside() {
 		--mtu 9000 --qdisc symphony --qdisc-args "$red_args marking red" \
 		"${imb[@]}" --force >&2
 	ports=$(switch_ports)	# "NS DEV" lines, for set_marking and port_counters
+	# Under TCG launching a rank takes about 0.1 s: give every rank time
+	# to be up before the common start, or the late ones skew the steps
+	# from the start (each run records its start skew).
+	delay_ms=$((1000 + 200 * tors * hpt))
 	: >"$runs"
 	total=$((seeds * $(wc -w <<<"$scenarios") * 2))
 	for ((seed = 1; seed <= seeds; seed++)); do
@@ -268,7 +272,7 @@ run_inside() {
 				# the seed moves every step's UDP source port, so
 				# ECMP hashes each step of each flow anew
 				# shellcheck disable=SC2086
-				"$top/tc-scripts/ringrun.sh" --out "$work/run" --delay 2000 \
+				"$top/tc-scripts/ringrun.sh" --out "$work/run" --delay "$delay_ms" \
 					"${jobs[@]}" -- --size "$size" --rate "$rate" \
 					--timeout 60 --step-base $((49152 + seed * 97)) \
 					$ringcoll_args >&2 || true
@@ -278,7 +282,7 @@ run_inside() {
 					--argjson seed "$seed" --argjson ports "$counters" '
 				  .jobs[] | .job as $job | .iterations[0]
 				  | {scenario: $scenario, marking: $marking, seed: $seed,
-				     job: $job, complete, cct_ms, max_step_overlap,
+				     job: $job, complete, cct_ms, start_skew_ms, max_step_overlap,
 				     final_step_span_ms, switch_ports: $ports,
 				     step_overlap}' "$work/run/result.json" >>"$runs" ||
 					echo "$prog: run $n wrote no result" >&2
@@ -345,6 +349,7 @@ jq -s --arg rate "$rate" --arg uplink "$uplink_rate" --arg size "$size" \
       cct_ms: stats(.cct_ms),
       max_step_overlap: stats(.max_step_overlap),
       final_step_span_ms: stats(.final_step_span_ms),
+      max_start_skew_ms: ([.[].start_skew_ms // 0] | max),
       symphony_marks: ([.[].switch_ports.symphony_marks] | med),
       red_marks: ([.[].switch_ports.red_marks] | med)
     })),

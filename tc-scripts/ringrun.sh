@@ -132,6 +132,9 @@ jq -s '
 	      | {
 		  cct_ms: (($t1 - $t0) | ms),
 		  start_ns: $t0, end_ns: $t1,
+		  # ranks that started late (launched after --delay ran out)
+		  start_skew_ms: (([$ri[].start_ns | select(. > 0)]
+				   | (max // 0) - (min // 0)) | ms),
 		  complete: ([$ri[] | .end_ns > 0] | all),
 		  max_step_overlap: ([$timeline[][1]] | max),
 		  final_step_span_ms: (($steps[-1].end_ns - $steps[-1].start_ns) | ms),
@@ -146,7 +149,7 @@ jq -s '
     }' "${files[@]}" >"$out/result.json" || die "cannot merge the results in $out"
 
 jq -r '.run as $r | .counters as $c | .jobs[] |
-  "job \(.job): \(.ranks) ranks, \($r.collective) of \($r.size_bytes) bytes x\($r.iterations) on \($r.channels) channel(s), \($r.congestion_control): CCT median \(.cct_ms.median * 100 | round / 100) ms (min \(.cct_ms.min * 100 | round / 100), max \(.cct_ms.max * 100 | round / 100)), max step overlap \([.iterations[].max_step_overlap] | max); CNPs \($c.cnps_received), retransmitted packets \($c.retransmitted_packets)"' \
+  "job \(.job): \(.ranks) ranks, \($r.collective) of \($r.size_bytes) bytes x\($r.iterations) on \($r.channels) channel(s), \($r.congestion_control): CCT median \(.cct_ms.median * 100 | round / 100) ms (min \(.cct_ms.min * 100 | round / 100), max \(.cct_ms.max * 100 | round / 100)), max step overlap \([.iterations[].max_step_overlap] | max), start skew \([.iterations[].start_skew_ms] | max | round) ms; CNPs \($c.cnps_received), retransmitted packets \($c.retransmitted_packets)"' \
 	"$out/result.json"
 echo "ringrun.sh: results in $out/result.json"
 exit $failed
