@@ -173,7 +173,7 @@ jobs_map() {
 # counters) under every switch port's HTB; with --state switch, the ports
 # of a switch share a fresh jobs map
 set_marking() {
-	local ns dev prev= state_args=()
+	local ns dev prev='' state_args=()
 	while read -r ns dev; do
 		tc -n "$ns" qdisc del dev "$dev" parent 1:1 handle 10: 2>/dev/null || true
 		if [ "$state" = switch ]; then
