@@ -173,16 +173,17 @@ jobs_map() {
 # counters) under every switch port's HTB; with --state switch, the ports
 # of a switch share a fresh jobs map
 set_marking() {
-	local ns dev prev='' state_args=()
+	local ns dev map prev='' state_args=()
 	while read -r ns dev; do
 		tc -n "$ns" qdisc del dev "$dev" parent 1:1 handle 10: 2>/dev/null || true
 		if [ "$state" = switch ]; then
+			map=$(jobs_map "$ns")
 			if [ "$ns" != "$prev" ]; then
-				rm -f "$(jobs_map "$ns")"
-				"$top/build/symjobs" create "$(jobs_map "$ns")" --jobs 256 >/dev/null
+				rm -f "$map"
+				"$top/build/symjobs" create "$map" --jobs 256 >/dev/null
 				prev=$ns
 			fi
-			state_args=(jobs_map "$(jobs_map "$ns")")
+			state_args=(jobs_map "$map")
 		fi
 		# nsenter, not "tc -n": that remounts /sys and hides the pin
 		# shellcheck disable=SC2086
@@ -236,7 +237,8 @@ run_inside() {
 	inside_cleanup() {
 		stop_background
 		"$ls_sh" down --prefix "$prefix" >/dev/null 2>&1 || true
-		rm -f /sys/fs/bpf/"$prefix"-*-symphony-jobs
+		# shellcheck disable=SC2046 # the glob of every switch's map
+		rm -f $(jobs_map "$prefix-*")
 		rm -rf "$work"
 	}
 	trap inside_cleanup EXIT

@@ -29,7 +29,6 @@
 
 #define OFAN_MAX_W		64	/* uplinks: bits of a valid-port mask */
 
-
 /* ceil(log2 w): the bits of a port index */
 static inline __u32 ofan_index_bits(__u32 w)
 {
