@@ -73,6 +73,9 @@ $(BUILD)/vmlinux.h: | $(BUILD)
 $(BUILD)/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h include/*/*.h) $(BUILD)/vmlinux.h | $(BUILD)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
+# The benchmark's programs include Ofan's whole program.
+$(BUILD)/ofan_bench.bpf.o: bpf/ofan.bpf.c
+
 $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 	$(BPFTOOL) gen skeleton $< name $(notdir $*)_bpf > $@.tmp
 	mv $@.tmp $@

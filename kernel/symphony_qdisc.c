@@ -92,13 +92,45 @@ static u32 symphony_segs(const struct sk_buff *skb)
 	return skb_is_gso(skb) ? skb_shinfo(skb)->gso_segs : 1;
 }
 
+/*
+ * The slow path of symphony_classify(): parse @avail bytes from the
+ * network header on, copied out of the fragments where the linear head
+ * falls short, and more of them when IPv6 extension headers push the
+ * transport headers further.  Apart from the fast path so that only this
+ * path's stack holds a copy buffer (which CONFIG_INIT_STACK_ALL_ZERO would
+ * clear for every packet).
+ */
+static noinline enum symphony_parse_result
+symphony_parse_copy(const struct sk_buff *skb, int noff, u32 avail,
+		    u32 pkt_len, bool ipv6, const struct symphony_parse_cfg *cfg,
+		    struct symphony_pkt *pkt)
+{
+	u8 buf[SYMPHONY_PARSE_MAX_BYTES];
+	enum symphony_parse_result ret;
+	const u8 *nh;
+
+	nh = skb_header_pointer(skb, noff, avail, buf);
+	if (!nh)
+		return SYMPHONY_PARSE_MALFORMED;
+	ret = symphony_parse(nh, avail, pkt_len, ipv6, cfg, pkt);
+	if (ret == SYMPHONY_PARSE_OTHER && ipv6 && avail < pkt_len &&
+	    avail < sizeof(buf) && symphony_ipv6_has_ext(nh)) {
+		avail = min_t(u32, pkt_len, sizeof(buf));
+		nh = skb_header_pointer(skb, noff, avail, buf);
+		if (!nh)
+			return SYMPHONY_PARSE_MALFORMED;
+		ret = symphony_parse(nh, avail, pkt_len, ipv6, cfg, pkt);
+	}
+	return ret;
+}
+
 /* Find job, step and PSN; fragments and non-IP packets are OTHER. */
 static enum symphony_kind symphony_classify(struct Qdisc *sch,
 					    struct sk_buff *skb,
 					    struct symphony_pkt *pkt)
 {
 	const struct symphony_sched_data *q = qdisc_priv(sch);
-	u8 buf[SYMPHONY_PARSE_MAX_BYTES];
+	const struct symphony_parse_cfg *cfg = &q->cfg.parse;
 	int noff = skb_network_offset(skb);
 	enum symphony_parse_result ret;
 	u32 pkt_len, avail, linear;
@@ -118,34 +150,27 @@ static enum symphony_kind symphony_classify(struct Qdisc *sch,
 	if (noff < 0 || skb->len <= noff)
 		return SYMPHONY_KIND_MALFORMED;
 
-	/* Most packets are classified from their first bytes: read more
-	 * (and copy more out of fragments) only for IPv6 extension headers.
-	 * A linear head shorter than that often still holds all the
-	 * headers (drivers and stacks that pull exactly them): parse it in
-	 * place first, and copy only when it falls short.
+	/* Most packets are classified from their first bytes, in place in
+	 * the linear head.  A head shorter than that often still holds all
+	 * the headers (drivers and stacks that pull exactly them): parse it
+	 * first, and copy only when it falls short.
 	 */
 	pkt_len = skb->len - noff;
 	avail = min_t(u32, pkt_len, SYMPHONY_PARSE_FIRST_BYTES);
 	linear = skb_headlen(skb) > noff ? skb_headlen(skb) - noff : 0;
-	if (linear && linear < avail) {
-		ret = symphony_parse(skb->data + noff, linear, pkt_len, ipv6,
-				     &q->cfg.parse, pkt);
+	nh = skb->data + noff;
+	if (linear >= avail) {
+		ret = symphony_parse(nh, avail, pkt_len, ipv6, cfg, pkt);
+		if (ret != SYMPHONY_PARSE_OTHER || !ipv6 || avail == pkt_len ||
+		    !symphony_ipv6_has_ext(nh))
+			goto out;
+		avail = min_t(u32, pkt_len, SYMPHONY_PARSE_MAX_BYTES);
+	} else if (linear) {
+		ret = symphony_parse(nh, linear, pkt_len, ipv6, cfg, pkt);
 		if (ret != SYMPHONY_PARSE_OTHER)
 			goto out;
 	}
-	nh = skb_header_pointer(skb, noff, avail, buf);
-	if (!nh)
-		return SYMPHONY_KIND_MALFORMED;
-	ret = symphony_parse(nh, avail, pkt_len, ipv6, &q->cfg.parse, pkt);
-	if (ret == SYMPHONY_PARSE_OTHER && ipv6 && avail < pkt_len &&
-	    symphony_ipv6_has_ext(nh)) {
-		avail = min_t(u32, pkt_len, sizeof(buf));
-		nh = skb_header_pointer(skb, noff, avail, buf);
-		if (!nh)
-			return SYMPHONY_KIND_MALFORMED;
-		ret = symphony_parse(nh, avail, pkt_len, ipv6, &q->cfg.parse,
-				     pkt);
-	}
+	ret = symphony_parse_copy(skb, noff, avail, pkt_len, ipv6, cfg, pkt);
 out:
 	switch (ret) {
 	case SYMPHONY_PARSE_COLLECTIVE:
@@ -193,10 +218,10 @@ static bool symphony_toss(struct symphony_sched_data *q, u32 prob_q32)
  * Symphony marks it; *outpacing tells whether its step ran ahead.  The
  * caller serialises the job's updates.
  */
-static bool symphony_job_account(struct symphony_sched_data *q,
-				 struct symphony_job *job,
-				 const struct symphony_pkt *pkt, u64 now_ns,
-				 u32 segs, u32 len, bool red, bool *outpacing)
+static __always_inline bool
+symphony_job_account(struct symphony_sched_data *q, struct symphony_job *job,
+		     const struct symphony_pkt *pkt, u64 now_ns, u32 segs,
+		     u32 len, bool red, bool *outpacing)
 {
 	bool mark, ect = pkt->ecn != INET_ECN_NOT_ECT;
 	u32 prob;
