@@ -35,6 +35,11 @@
 #                        own table (default), or one jobs map per switch,
 #                        shared by its ports, as the paper's switch keeps
 #                        it
+#   --step-qps S         queue pairs per rank and ring: 1 (default) sends
+#                        a rank's steps in turn, as NCCL's one connection
+#                        per channel does; S > 1 lets up to S steps send at
+#                        once and share the rank's NIC, as each step's
+#                        transfer is its own flow in the paper's simulator
 #   --ringcoll "ARGS"    extra ringcoll options (default: the RTT-scaled
 #                        DCQCN of EVALUATION.md)
 #   --out FILE           JSON (default results/symphony_ring.json); plots
@@ -56,6 +61,7 @@ background=10
 red_args="limit 1000 kmin 16kb kmax 64kb pmax 0.2"
 symphony_args="k 0.01 tau 0.25 twin 100ms warmup 4 samples 4"
 state=port
+step_qps=1
 # DCQCN with its time constants scaled to this testbed's round trip
 # (tens of ms at a few Mbit/s, not the 10 us of a 40 Gbit/s fabric):
 # one CNP, one alpha update and one rate-increase period per 50 ms, a
@@ -69,7 +75,7 @@ inside=0
 prefix=syev
 
 die() { echo "$prog: $*" >&2; exit 1; }
-usage() { sed -n '18,45s/^# \{0,1\}//p' "$0" >&2; exit 2; }
+usage() { sed -n '18,48s/^# \{0,1\}//p' "$0" >&2; exit 2; }
 orig_args=("$@")
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -90,6 +96,7 @@ while [ $# -gt 0 ]; do
 	--red) red_args=$2 ;;
 	--symphony) symphony_args=$2 ;;
 	--state) state=$2 ;;
+	--step-qps) step_qps=$2 ;;
 	--ringcoll) ringcoll_args=$2 ;;
 	--out) out=$2 ;;
 	*) echo "$prog: unknown option '$1'" >&2; usage ;;
@@ -102,6 +109,7 @@ done
 [[ $background =~ ^[0-9]+$ ]] && [ "$background" -le 50 ] ||
 	die "--background '$background': wants a percentage, 0..50"
 [[ $state =~ ^(port|switch)$ ]] || die "--state '$state': port or switch"
+[[ $step_qps =~ ^([1-9]|1[0-6])$ ]] || die "--step-qps '$step_qps': wants 1..16"
 for s in $scenarios; do
 	[[ $s =~ ^(rings|jobs2|ring1)$ ]] || die "--scenarios: unknown scenario '$s' (rings, jobs2, ring1)"
 done
@@ -277,7 +285,7 @@ run_inside() {
 				"$top/tc-scripts/ringrun.sh" --out "$work/run" --delay "$delay_ms" \
 					"${jobs[@]}" -- --size "$size" --rate "$rate" \
 					--timeout 60 --step-base $((49152 + seed * 97)) \
-					$ringcoll_args >&2 || true
+					--step-qps "$step_qps" $ringcoll_args >&2 || true
 				stop_background
 				counters=$(port_counters)
 				jq -c --arg scenario "$scenario" --arg marking "$marking" \
@@ -309,7 +317,7 @@ if [ "$replot" -eq 1 ]; then
 	# the settings the runs had
 	eval "$(jq -r '@sh "rate=\(.testbed.rate) uplink_rate=\(.testbed.uplink_rate)
 	  hpt=\(.testbed.hosts_per_tor) state=\(.qdisc.state // "port") imbalance=\(.testbed.imbalance)
-	  background=\(.testbed.background_pct) size=\(.workload.size_per_rank)
+	  background=\(.testbed.background_pct) size=\(.workload.size_per_rank) step_qps=\(.workload.step_qps // 1)
 	  ringcoll_args=\(.workload.ringcoll) red_args=\(.qdisc.red)
 	  symphony_args=\(.qdisc.symphony)
 	  scenarios=\([.runs[].scenario] | unique | join(" "))"' "$out")"
@@ -331,6 +339,7 @@ trap 'rm -f "$runs" "$base".*.dat' EXIT
 jq -s --arg rate "$rate" --arg uplink "$uplink_rate" --arg size "$size" \
 	--arg imbalance "$imbalance" --argjson background "$background" \
 	--arg red "$red_args" --arg symphony "$symphony_args" --arg rc "$ringcoll_args" \
+	--argjson step_qps "$step_qps" \
 	--arg state "$state" --argjson hpt "$hpt" --arg date "$(date -u +%FT%TZ)" '
   def med: sort | .[(length / 2 | floor)];
   def q(p): sort | .[((length - 1) * p | round)];
@@ -343,7 +352,8 @@ jq -s --arg rate "$rate" --arg uplink "$uplink_rate" --arg size "$size" \
     method: "leaf-spine of netns in the QEMU VM (4 ToRs, 2 spines, HTB links), ECMP over the spines on the 5-tuple with the step in the UDP source port; ring AllReduces of ringcoll DCQCN senders; the same seeds and testbed with the switch ports marking RED only (baseline) and Symphony OR RED",
     testbed: {tors: 4, spines: 2, hosts_per_tor: $hpt, rate: $rate, uplink_rate: $uplink,
 	      imbalance: $imbalance, background_pct: $background, mtu_bytes: 4096},
-    workload: {collective: "allreduce", size_per_rank: $size, ringcoll: $rc},
+    workload: {collective: "allreduce", size_per_rank: $size, step_qps: $step_qps,
+	       ringcoll: $rc},
     qdisc: {red: $red, symphony: $symphony, state: $state},
     summary: (group_by([.scenario, .marking]) | map({
       scenario: .[0].scenario, marking: .[0].marking, runs: length,

@@ -101,7 +101,7 @@ done
 jq -s '
   def ms: . / 1000000;
   . as $ranks
-  | ($ranks[0] | {collective, proto, size_bytes, channels, iterations, steps,
+  | ($ranks[0] | {collective, proto, size_bytes, channels, step_qps, iterations, steps,
 		  mtu_bytes, rate_bps, congestion_control}) as $run
   | [$ranks[].jobs[].job] | unique as $ids
   | {
@@ -149,7 +149,7 @@ jq -s '
     }' "${files[@]}" >"$out/result.json" || die "cannot merge the results in $out"
 
 jq -r '.run as $r | .counters as $c | .jobs[] |
-  "job \(.job): \(.ranks) ranks, \($r.collective) of \($r.size_bytes) bytes x\($r.iterations) on \($r.channels) channel(s), \($r.congestion_control): CCT median \(.cct_ms.median * 100 | round / 100) ms (min \(.cct_ms.min * 100 | round / 100), max \(.cct_ms.max * 100 | round / 100)), max step overlap \([.iterations[].max_step_overlap] | max), start skew \([.iterations[].start_skew_ms] | max | round) ms; CNPs \($c.cnps_received), retransmitted packets \($c.retransmitted_packets)"' \
+  "job \(.job): \(.ranks) ranks, \($r.collective) of \($r.size_bytes) bytes x\($r.iterations) on \($r.channels) channel(s)\(if $r.step_qps > 1 then " of \($r.step_qps) queue pairs" else "" end), \($r.congestion_control): CCT median \(.cct_ms.median * 100 | round / 100) ms (min \(.cct_ms.min * 100 | round / 100), max \(.cct_ms.max * 100 | round / 100)), max step overlap \([.iterations[].max_step_overlap] | max), start skew \([.iterations[].start_skew_ms] | max | round) ms; CNPs \($c.cnps_received), retransmitted packets \($c.retransmitted_packets)"' \
 	"$out/result.json"
 echo "ringrun.sh: results in $out/result.json"
 exit $failed

@@ -12,7 +12,12 @@
  * (hierarchical) AllReduce runs on the row and column rings through this
  * rank.  Step k+1 of a channel starts
  * when the previous rank's step-k data has fully arrived, as in a real
- * ring.  A step's data is one RDMA WRITE message (FIRST/MIDDLE/LAST or
+ * ring.  A channel sends its steps one after the other on its queue pair,
+ * as NCCL does; with --step-qps S, step k goes on the channel's queue pair
+ * k mod S, so that up to S steps of a rank send at once and share its NIC
+ * (each step's transfer its own flow, as in the Symphony paper's
+ * simulations, where a step that starts early competes with the step
+ * still being sent).  A step's data is one RDMA WRITE message (FIRST/MIDDLE/LAST or
  * ONLY) of size/N/C bytes: UDP destination port 4791, the step in the UDP
  * source port (step base + global step), the job in the BTH reserved bits,
  * the channel's queue pair in DestQP, PSNs running on per queue pair,
@@ -94,13 +99,14 @@ struct message {
 	__u64	recv_ns;		/* the previous rank's step arrived */
 };
 
-/* A channel of a job: this rank's queue pair to the next rank (tx) and
+/* A queue pair of a job's channel: this rank's to the next rank (tx) and
  * from the previous one (rx).  Sequence numbers are 64-bit here, their
  * low 24 bits the PSN on the wire.
  */
 struct channel {
 	struct job	*job;
-	__u32		index;
+	__u32		index;			/* the channel */
+	__u32		slot;			/* its queue pair, 0..step_qps-1 */
 	__u32		dim;			/* 0: the (row) ring, 1: column */
 	__u32		qpn;			/* DestQP on the wire */
 	__u32		succ, pred;		/* addresses in this ring */
@@ -142,6 +148,7 @@ struct job {
 	__u64		last_hello_ns[MAX_DIMS];
 	__u64		last_progress_ns;
 	__u32		next_step[MAX_CHANNELS];	/* to start, per channel */
+	/* queue pair s of channel c: ch[dim][c * step_qps + s] */
 	struct channel	ch[MAX_DIMS][MAX_CHANNELS];
 	struct iteration_record *rec;		/* [iterations] */
 };
@@ -166,6 +173,8 @@ struct ringcoll {
 	__u32		nr_dcqcn_opts;
 	__u64		size;			/* bytes per rank per collective */
 	__u32		channels;
+	__u32		step_qps;		/* queue pairs per channel */
+	__u32		nr_qps;			/* channels * step_qps */
 	__u32		iterations;
 	__u32		mtu;			/* payload bytes per packet */
 	__u64		rate_bps;
@@ -213,6 +222,9 @@ static void usage(FILE *f)
 "  --size BYTES          data per rank per collective (k, m, g: 1024s;\n"
 "                        default 1m); a step sends size/N/channels bytes\n"
 "  --channels C          parallel 1D rings, one queue pair each (1..16, default 1)\n"
+"  --step-qps S          queue pairs per channel: step k on queue pair k mod S,\n"
+"                        so up to S steps send at once (1D rings; channels x S\n"
+"                        at most 16; default 1: a channel's steps in turn)\n"
 "  --iterations I        collectives in a row (1..1000, default 1)\n"
 "  --mtu BYTES           RDMA payload per packet (64..8192, default 1024)\n"
 "  --rate RATE           line rate: DCQCN's start and ceiling, or the fixed\n"
@@ -380,6 +392,7 @@ static int parse_args(struct ringcoll *rc, int argc, char **argv)
 		{ "collective", required_argument, NULL, 'c' },
 		{ "size", required_argument, NULL, 's' },
 		{ "channels", required_argument, NULL, 'C' },
+		{ "step-qps", required_argument, NULL, 'Q' },
 		{ "iterations", required_argument, NULL, 'i' },
 		{ "mtu", required_argument, NULL, 'm' },
 		{ "rate", required_argument, NULL, 'r' },
@@ -410,6 +423,7 @@ static int parse_args(struct ringcoll *rc, int argc, char **argv)
 	rc->coll = COLL_ALLREDUCE;
 	rc->size = 1 << 20;
 	rc->channels = 1;
+	rc->step_qps = 1;
 	rc->iterations = 1;
 	rc->mtu = 1024;
 	rc->rate_bps = 100000000ULL;
@@ -445,6 +459,11 @@ static int parse_args(struct ringcoll *rc, int argc, char **argv)
 		case 'C':
 			if (parse_u32_range("--channels", optarg, 1, MAX_CHANNELS,
 					    &rc->channels))
+				return -1;
+			break;
+		case 'Q':
+			if (parse_u32_range("--step-qps", optarg, 1, MAX_CHANNELS,
+					    &rc->step_qps))
 				return -1;
 			break;
 		case 'i':
@@ -518,6 +537,17 @@ static int parse_args(struct ringcoll *rc, int argc, char **argv)
 		fprintf(stderr, "ringcoll: no --job\n");
 		return -1;
 	}
+	if (rc->channels * rc->step_qps > MAX_CHANNELS) {
+		fprintf(stderr, "ringcoll: --channels %u x --step-qps %u: more than %u queue pairs\n",
+			rc->channels, rc->step_qps, MAX_CHANNELS);
+		return -1;
+	}
+	if (rc->step_qps > 1 && rc->dims > 1) {
+		fprintf(stderr, "ringcoll: --step-qps %u: 1D rings only, not with --grid\n",
+			rc->step_qps);
+		return -1;
+	}
+	rc->nr_qps = rc->channels * rc->step_qps;
 	return 0;
 }
 
@@ -634,7 +664,8 @@ static __u32 step_bytes(const struct ringcoll *rc, __u32 k, __u32 channel)
 static void start_step(struct ringcoll *rc, struct job *j, __u32 c, __u32 k,
 		       __u64 now)
 {
-	struct channel *ch = &j->ch[rc->step_dim[k]][c];
+	struct channel *ch = &j->ch[rc->step_dim[k]][c * rc->step_qps +
+						      k % rc->step_qps];
 	struct message *m = &ch->msg[ch->queued++];
 	__u32 bytes = step_bytes(rc, k, c);
 
@@ -657,11 +688,11 @@ static void start_iteration(struct ringcoll *rc, struct job *j, __u64 now)
 	j->iter_running = true;
 	j->rec[j->iter].start_ns = now;
 	j->last_progress_ns = now;
-	for (c = 0; c < rc->channels; c++) {
+	for (c = 0; c < rc->channels; c++)
 		j->next_step[c] = 0;
+	for (c = 0; c < rc->nr_qps; c++)
 		for (d = 0; d < rc->dims; d++)
 			j->ch[d][c].queued = j->ch[d][c].acked = 0;
-	}
 }
 
 /* Whether step @k of channel @c arrived from the previous rank in this
@@ -671,6 +702,16 @@ static void start_iteration(struct ringcoll *rc, struct job *j, __u64 now)
 static bool arrived(const struct job *j, __u32 c, __u32 k)
 {
 	return j->rec[j->iter].step_recv_ns[c][k] != 0;
+}
+
+/* Messages per iteration on queue pair @slot of a channel in ring @dim:
+ * the ring's steps at positions slot, slot + S, slot + 2S, ...
+ */
+static __u32 qp_messages(const struct ringcoll *rc, __u32 dim, __u32 slot)
+{
+	__u32 n = rc->dim_count[dim];
+
+	return slot < n ? (n - slot + rc->step_qps - 1) / rc->step_qps : 0;
 }
 
 static bool iteration_done(const struct ringcoll *rc, const struct job *j)
@@ -683,10 +724,12 @@ static bool iteration_done(const struct ringcoll *rc, const struct job *j)
 		for (k = 0; k < rc->steps; k++)
 			if (!arrived(j, c, k))
 				return false;
-		for (d = 0; d < rc->dims; d++)
-			if (j->ch[d][c].acked < rc->dim_count[d])
-				return false;
 	}
+	for (c = 0; c < rc->nr_qps; c++)
+		for (d = 0; d < rc->dims; d++)
+			if (j->ch[d][c].acked <
+			    qp_messages(rc, d, c % rc->step_qps))
+				return false;
 	return true;
 }
 
@@ -851,12 +894,17 @@ static void on_data(struct ringcoll *rc, struct job *j, struct channel *ch,
 			return;
 		}
 		{
-			__u32 per = rc->dim_count[ch->dim];
-			__u64 it = ch->recv_total / per;
+			/* this queue pair's n-th message of an iteration is
+			 * the ring's step at position slot + n * step_qps
+			 */
+			__u32 per = qp_messages(rc, ch->dim, ch->slot);
+			__u64 it = per ? ch->recv_total / per : rc->iterations;
+			__u32 pos = per ? ch->slot +
+				    ch->recv_total % per * rc->step_qps : 0;
 
 			if (it < rc->iterations)
 				j->rec[it].step_recv_ns[ch->index]
-					[rc->dim_steps[ch->dim][ch->recv_total % per]] = now;
+					[rc->dim_steps[ch->dim][pos]] = now;
 		}
 		ch->recv_total++;
 		send_ack(rc, j, ch, seq, ROCE_AETH_ACK);
@@ -918,7 +966,7 @@ static struct channel *channel_of(struct ringcoll *rc, struct job *j, __u32 qpn)
 		return NULL;
 	d = (qpn - 1) / MAX_CHANNELS;
 	c = (qpn - 1) % MAX_CHANNELS;
-	return d < rc->dims && c < rc->channels ? &j->ch[d][c] : NULL;
+	return d < rc->dims && c < rc->nr_qps ? &j->ch[d][c] : NULL;
 }
 
 /* Read every datagram waiting on @fd. */
@@ -1057,7 +1105,7 @@ static __u64 run_job(struct ringcoll *rc, struct job *j, __u64 now)
 		}
 	}
 	for (d = 0; d < rc->dims; d++)
-	for (c = 0; c < rc->channels; c++) {
+	for (c = 0; c < rc->nr_qps; c++) {
 		struct channel *ch = &j->ch[d][c];
 
 		if (ch->ack_deadline_ns && now >= ch->ack_deadline_ns) {
@@ -1090,7 +1138,7 @@ static __u64 run_job(struct ringcoll *rc, struct job *j, __u64 now)
  */
 static __u64 pump(struct ringcoll *rc, __u64 now)
 {
-	__u32 per_job = rc->dims * rc->channels, nr = rc->nr_jobs * per_job, n, i;
+	__u32 per_job = rc->dims * rc->nr_qps, nr = rc->nr_jobs * per_job, n, i;
 	__u64 wake = UINT64_MAX;
 	bool sent = true;
 	int ret;
@@ -1103,7 +1151,7 @@ static __u64 pump(struct ringcoll *rc, __u64 now)
 
 			i = (rc->rr_next + n) % nr;
 			j = &rc->jobs[i / per_job];
-			ch = &j->ch[i % per_job / rc->channels][i % rc->channels];
+			ch = &j->ch[i % per_job / rc->nr_qps][i % rc->nr_qps];
 			if (j->done || !j->iter_running ||
 			    ch->next_seq >= ch->end_seq || ch->next_tx_ns > now)
 				continue;
@@ -1121,7 +1169,7 @@ static __u64 pump(struct ringcoll *rc, __u64 now)
 	}
 	for (n = 0; n < nr; n++) {
 		struct job *j = &rc->jobs[n / per_job];
-		struct channel *ch = &j->ch[n % per_job / rc->channels][n % rc->channels];
+		struct channel *ch = &j->ch[n % per_job / rc->nr_qps][n % rc->nr_qps];
 		__u64 t;
 
 		if (j->done || !j->iter_running || ch->next_seq >= ch->end_seq)
@@ -1143,11 +1191,11 @@ static void print_json(struct ringcoll *rc, FILE *f)
 
 	inet_ntop(AF_INET, &rc->common.local, addr, sizeof(addr));
 	fprintf(f, "{\"tool\":\"ringcoll\",\"address\":\"%s\",\"collective\":\"%s\","
-		"\"proto\":\"%s\",\"size_bytes\":%llu,\"channels\":%u,"
+		"\"proto\":\"%s\",\"size_bytes\":%llu,\"channels\":%u,\"step_qps\":%u,"
 		"\"iterations\":%u,\"steps\":%u,\"mtu_bytes\":%u,"
 		"\"rate_bps\":%llu,\"congestion_control\":\"%s\",",
 		addr, coll_names[rc->coll], rc->uec ? "uec" : "rocev2",
-		(unsigned long long)rc->size, rc->channels, rc->iterations,
+		(unsigned long long)rc->size, rc->channels, rc->step_qps, rc->iterations,
 		rc->steps, rc->mtu, (unsigned long long)rc->rate_bps,
 		rc->fixed_rate ? "fixed" : "dcqcn");
 	fprintf(f, "\"dcqcn\":{\"g_q16\":%u,\"alpha_interval_ns\":%llu,"
@@ -1254,12 +1302,13 @@ int main(int argc, char **argv)
 			fprintf(stderr, "ringcoll: out of memory\n");
 			return EXIT_FAIL;
 		}
-		for (c = 0; c < rc->channels; c++) {
+		for (c = 0; c < rc->nr_qps; c++) {
 			for (d = 0; d < MAX_DIMS; d++) {
 				struct channel *ch = &j->ch[d][c];
 
 				ch->job = j;
-				ch->index = c;
+				ch->index = c / rc->step_qps;
+				ch->slot = c % rc->step_qps;
 				ch->dim = d;
 				ch->qpn = d * MAX_CHANNELS + c + 1;
 				dcqcn_init(&ch->cc, &rc->cc);

@@ -23,7 +23,7 @@ ringrun=$TOP_DIR/tc-scripts/ringrun.sh
 tmp=$(mktemp -d /tmp/test_ringcoll.XXXXXX)
 on_exit rm -rf "$tmp"
 
-ktap_plan 22
+ktap_plan 27
 
 netns_create rt h0 h1 h2 h3
 ip netns exec "$rt" sysctl -qw net.ipv4.ip_forward=1
@@ -85,6 +85,25 @@ check_jq "sharing each host's line, no iteration beats twice a lone job's 133.4 
 	'[.jobs[].iterations[].cct_ms | select(. >= 266 and . <= 400)] | length == 4' \
 	"$(cat "$tmp/two/result.json")"
 
+# --step-qps 2: steps 0, 2, 4 on one queue pair, 1, 3, 5 on the other, so
+# a rank's step k+1 sends alongside the rest of its step k; the receiver
+# must map each queue pair's messages back to their steps, or the ring
+# stalls (step k+1 waits for step k)
+"$ringrun" --out "$tmp/sq" --job "$ring" -- --size 2m --step-qps 2 --iterations 2 \
+	>"$tmp/sq.log" 2>&1 && rc=0 || rc=$?
+ktap_print "$(head -1 "$tmp/sq.log")"
+check_jq "--step-qps 2: both iterations complete, every step recorded, each packet sent once (+ resends)" \
+	'[.jobs[0].iterations[].complete] == [true, true] and
+	 .counters.packets_sent - .counters.retransmitted_packets == 2 * 4 * 3072' \
+	"$(cat "$tmp/sq/result.json")"
+check_jq "... each rank records all 6 steps of both iterations, and reports step_qps 2" \
+	'.step_qps == 2 and
+	 ([.jobs[0].iterations[].steps[] | select(.start_ns > 0 and .end_ns > .start_ns)] | length == 12)' \
+	"$(cat "$tmp/sq/$h1.json")"
+check_jq "... sharing each rank's line between two steps, the CCT stays within 1.5x of 266.9 ms" \
+	'[.jobs[0].iterations[].cct_ms | select(. >= 266 and . <= 400)] | length == 2' \
+	"$(cat "$tmp/sq/result.json")"
+
 # 2D rings on a 2x2 grid (h0 h1 / h2 h3): reduce-scatter along the row
 # (1 step of 1 MiB), AllReduce along the column (2 of 512 KiB), all-gather
 # along the row (1 of 1 MiB): 3 MiB = 3072 packets per rank
@@ -127,6 +146,12 @@ check "the others report the silent neighbour" \
 r=$("$ringcoll" --job 1=10.60.0.2,10.60.1.2 --local 10.60.0.2 --dcqcn-rai 1gbit 2>&1) && rc=0 || rc=$?
 check_eq "a DCQCN step above the line rate exits 2" \
 	"2 ringcoll: --dcqcn-rai '1gbit': a rate up to --rate (kbit, mbit, gbit)" "$rc $(head -1 <<<"$r")"
+r=$("$ringcoll" --job 1=10.60.0.2,10.60.1.2 --channels 9 --step-qps 2 2>&1) && rc=0 || rc=$?
+check_eq "more queue pairs than 16 (channels x step-qps) exit 2" \
+	"2 ringcoll: --channels 9 x --step-qps 2: more than 16 queue pairs" "$rc $(head -1 <<<"$r")"
+r=$("$ringcoll" --job 1=10.60.0.2,10.60.1.2,10.60.2.2,10.60.3.2 --grid 2x2 --step-qps 2 2>&1) && rc=0 || rc=$?
+check_eq "--step-qps with --grid exits 2" \
+	"2 ringcoll: --step-qps 2: 1D rings only, not with --grid" "$rc $(head -1 <<<"$r")"
 r=$("$ringcoll" --job 1=10.60.0.2,10.60.1.2 --mtu 10 2>&1) && rc=0 || rc=$?
 check "a bad argument exits 2, naming it" grep -q "^ringcoll: --mtu '10': wants 64..8192" <<<"$r"
 r=$("$ringcoll" --job 1=10.60.0.2,10.60.1.2,10.60.2.2,10.60.3.2 --grid 3x3 2>&1) && rc=0 || rc=$?
