@@ -290,9 +290,11 @@ run_inside() {
 				counters=$(port_counters)
 				jq -c --arg scenario "$scenario" --arg marking "$marking" \
 					--argjson seed "$seed" --argjson ports "$counters" '
-				  .jobs[] | .job as $job | .iterations[0]
+				  .run.step_qps as $step_qps
+				  | .jobs[] | .job as $job | .iterations[0]
 				  | {scenario: $scenario, marking: $marking, seed: $seed,
-				     job: $job, complete, cct_ms, start_skew_ms, max_step_overlap,
+				     job: $job, step_qps: $step_qps, complete, cct_ms,
+				     start_skew_ms, max_step_overlap,
 				     final_step_span_ms, switch_ports: $ports,
 				     step_overlap}' "$work/run/result.json" >>"$runs" ||
 					echo "$prog: run $n wrote no result" >&2

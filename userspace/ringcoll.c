@@ -17,8 +17,8 @@
  * k mod S, so that up to S steps of a rank send at once and share its NIC
  * (each step's transfer its own flow, as in the Symphony paper's
  * simulations, where a step that starts early competes with the step
- * still being sent).  A step's data is one RDMA WRITE message (FIRST/MIDDLE/LAST or
- * ONLY) of size/N/C bytes: UDP destination port 4791, the step in the UDP
+ * still being sent).  A step's data is one RDMA WRITE message
+ * (FIRST/MIDDLE/LAST or ONLY) of size/N/C bytes: UDP destination port 4791, the step in the UDP
  * source port (step base + global step), the job in the BTH reserved bits,
  * the channel's queue pair in DestQP, PSNs running on per queue pair,
  * ECT(0) in the IP header: what sch_symphony parses.
@@ -155,7 +155,7 @@ struct job {
 
 struct rate_sample {
 	__u64	t_ns;
-	__u32	job, channel;
+	__u32	job, channel, slot;
 	__u64	rate_bps;
 };
 
@@ -644,11 +644,12 @@ static void sample_rate(struct ringcoll *rc, struct channel *ch, __u64 now)
 	if (rc->nr_samples) {
 		s = &rc->samples[rc->nr_samples - 1];
 		if (s->job == ch->job->id && s->channel == ch->index &&
-		    s->rate_bps == ch->cc.rc_bps)
+		    s->slot == ch->slot && s->rate_bps == ch->cc.rc_bps)
 			return;
 	}
 	s = &rc->samples[rc->nr_samples++];
-	*s = (struct rate_sample){ now, ch->job->id, ch->index, ch->cc.rc_bps };
+	*s = (struct rate_sample){ now, ch->job->id, ch->index, ch->slot,
+				   ch->cc.rc_bps };
 }
 
 /* Bytes of step @k per channel; the first channels carry the remainder. */
@@ -1251,11 +1252,12 @@ static void print_json(struct ringcoll *rc, FILE *f)
 	}
 	fprintf(f, "],\"rate_samples\":[");
 	for (n = 0; n < rc->nr_samples; n++)
-		fprintf(f, "%s[%llu,%u,%u,%llu]", n ? "," : "",
+		fprintf(f, "%s[%llu,%u,%u,%llu,%u]", n ? "," : "",
 			(unsigned long long)rc->samples[n].t_ns,
 			rc->samples[n].job, rc->samples[n].channel,
-			(unsigned long long)rc->samples[n].rate_bps);
-	fprintf(f, "],\"rate_sample_fields\":[\"t_ns\",\"job\",\"channel\",\"rate_bps\"]}\n");
+			(unsigned long long)rc->samples[n].rate_bps,
+			rc->samples[n].slot);
+	fprintf(f, "],\"rate_sample_fields\":[\"t_ns\",\"job\",\"channel\",\"rate_bps\",\"queue_pair\"]}\n");
 }
 
 int main(int argc, char **argv)
