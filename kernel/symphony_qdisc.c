@@ -93,6 +93,19 @@ static u32 symphony_segs(const struct sk_buff *skb)
 }
 
 /*
+ * Whether a parse of the first @avail bytes that found no collective
+ * packet should read more: IPv6 extension headers may push the transport
+ * headers further.
+ */
+static bool symphony_parse_wants_more(enum symphony_parse_result ret,
+				      bool ipv6, u32 avail, u32 pkt_len,
+				      const u8 *nh)
+{
+	return ret == SYMPHONY_PARSE_OTHER && ipv6 && avail < pkt_len &&
+	       avail < SYMPHONY_PARSE_MAX_BYTES && symphony_ipv6_has_ext(nh);
+}
+
+/*
  * The slow path of symphony_classify(): parse @avail bytes from the
  * network header on, copied out of the fragments where the linear head
  * falls short, and more of them when IPv6 extension headers push the
@@ -113,8 +126,7 @@ symphony_parse_copy(const struct sk_buff *skb, int noff, u32 avail,
 	if (!nh)
 		return SYMPHONY_PARSE_MALFORMED;
 	ret = symphony_parse(nh, avail, pkt_len, ipv6, cfg, pkt);
-	if (ret == SYMPHONY_PARSE_OTHER && ipv6 && avail < pkt_len &&
-	    avail < sizeof(buf) && symphony_ipv6_has_ext(nh)) {
+	if (symphony_parse_wants_more(ret, ipv6, avail, pkt_len, nh)) {
 		avail = min_t(u32, pkt_len, sizeof(buf));
 		nh = skb_header_pointer(skb, noff, avail, buf);
 		if (!nh)
@@ -161,8 +173,7 @@ static enum symphony_kind symphony_classify(struct Qdisc *sch,
 	nh = skb->data + noff;
 	if (linear >= avail) {
 		ret = symphony_parse(nh, avail, pkt_len, ipv6, cfg, pkt);
-		if (ret != SYMPHONY_PARSE_OTHER || !ipv6 || avail == pkt_len ||
-		    !symphony_ipv6_has_ext(nh))
+		if (!symphony_parse_wants_more(ret, ipv6, avail, pkt_len, nh))
 			goto out;
 		avail = min_t(u32, pkt_len, SYMPHONY_PARSE_MAX_BYTES);
 	} else if (linear) {

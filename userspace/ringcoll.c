@@ -729,7 +729,7 @@ static bool iteration_done(const struct ringcoll *rc, const struct job *j)
 	for (c = 0; c < rc->nr_qps; c++)
 		for (d = 0; d < rc->dims; d++)
 			if (j->ch[d][c].acked <
-			    qp_messages(rc, d, c % rc->step_qps))
+			    qp_messages(rc, d, j->ch[d][c].slot))
 				return false;
 	return true;
 }
@@ -871,6 +871,24 @@ static void send_cnp(struct ringcoll *rc, struct job *j, struct channel *ch)
 		rc->cnps_sent++;
 }
 
+/* Record that @ch's next message arrived complete: this queue pair's n-th
+ * message of an iteration is the ring's step at position slot + n * step_qps
+ * (the previous rank may be an iteration ahead).
+ */
+static void record_arrival(struct ringcoll *rc, struct job *j,
+			   const struct channel *ch, __u64 now)
+{
+	__u32 per = qp_messages(rc, ch->dim, ch->slot), pos;
+	__u64 it;
+
+	if (!per)	/* a queue pair that carries no step */
+		return;
+	it = ch->recv_total / per;
+	pos = ch->slot + ch->recv_total % per * rc->step_qps;
+	if (it < rc->iterations)
+		j->rec[it].step_recv_ns[ch->index][rc->dim_steps[ch->dim][pos]] = now;
+}
+
 /* A data packet of @j's channel @ch from the previous rank. */
 static void on_data(struct ringcoll *rc, struct job *j, struct channel *ch,
 		    __u32 psn, bool last, __u8 ecn, __u64 now)
@@ -894,19 +912,7 @@ static void on_data(struct ringcoll *rc, struct job *j, struct channel *ch,
 				send_ack(rc, j, ch, seq, ROCE_AETH_ACK);
 			return;
 		}
-		{
-			/* this queue pair's n-th message of an iteration is
-			 * the ring's step at position slot + n * step_qps
-			 */
-			__u32 per = qp_messages(rc, ch->dim, ch->slot);
-			__u64 it = per ? ch->recv_total / per : rc->iterations;
-			__u32 pos = per ? ch->slot +
-				    ch->recv_total % per * rc->step_qps : 0;
-
-			if (it < rc->iterations)
-				j->rec[it].step_recv_ns[ch->index]
-					[rc->dim_steps[ch->dim][pos]] = now;
-		}
+		record_arrival(rc, j, ch, now);
 		ch->recv_total++;
 		send_ack(rc, j, ch, seq, ROCE_AETH_ACK);
 		return;
