@@ -104,13 +104,8 @@ static void configure_ofan(struct ofan_bench_bpf *skel, int mode, int fast)
 
 	memcpy(cfg.perm, perm, W);
 	ofan_dest_fill_orders(&dest, perm, W, key, cfg.nr_keys);
-	if (fast) {
-		cfg.fast_enabled = 1;
-		inet_pton(AF_INET, "10.0.0.0", &cfg.fast_net);
-		cfg.fast_prefix_len = 16;
-		cfg.fast_shift = 8;
-		cfg.fast_mask = 0xff;
-	}
+	if (fast)
+		ofan_config_set_fast(&cfg, inet_addr("10.0.0.0"), 16, 8, 0xff);
 	bpf_map_update_elem(bpf_map__fd(skel->maps.ofan_config), &zero, &cfg, 0);
 	bpf_map_update_elem(bpf_map__fd(skel->maps.ofan_dests), &key, &dest, 0);
 	inet_pton(AF_INET, "10.0.1.0", &lpm.addr);

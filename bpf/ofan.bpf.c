@@ -113,6 +113,11 @@ struct {
 	__type(value, struct ofan_stats);
 } ofan_stats SEC(".maps");
 
+_Static_assert(sizeof(struct ofan_port) -
+	       __builtin_offsetof(struct ofan_port, nh_family) ==
+	       sizeof(struct bpf_redir_neigh),
+	       "struct ofan_port must end in a struct bpf_redir_neigh");
+
 #define likely(x)	__builtin_expect(!!(x), 1)
 #define unlikely(x)	__builtin_expect(!!(x), 0)
 
@@ -132,14 +137,11 @@ static __always_inline int ofan_dest_key4(const struct ofan_config *cfg,
 	struct ofan_lpm4_key lpm = { .prefix_len = 32, .addr = daddr };
 	__u32 *key;
 
-	if (likely(cfg->fast_enabled && cfg->fast_prefix_len <= 32)) {
-		__u32 host = bpf_ntohl(daddr);
-		__u32 net_mask = cfg->fast_prefix_len ?
-			~0U << (32 - cfg->fast_prefix_len) : 0;
-
-		if (likely((host & net_mask) == bpf_ntohl(cfg->fast_net)))
-			return (host >> (cfg->fast_shift & 31)) & cfg->fast_mask;
-	}
+	/* the agent precomputed the prefix mask (ofan_config_set_fast()) */
+	if (likely(cfg->fast_enabled &&
+		   (daddr & cfg->fast_net_mask) == cfg->fast_net))
+		return (bpf_ntohl(daddr) >> (cfg->fast_shift & 31)) &
+		       cfg->fast_mask;
 	key = bpf_map_lookup_elem(&ofan_dst4, &lpm);
 	return key ? (int)*key : -1;
 }
@@ -261,7 +263,6 @@ static __always_inline int ofan_forward(struct __sk_buff *skb,
 					int key, __u32 family, void *l3)
 {
 	__u32 zero = 0, cls, slot, dest_key, ifindex, pipe_nr = 0, *pipe;
-	struct bpf_redir_neigh nh;
 	struct ofan_port_stats *pst;
 	struct ofan_key_stats *kst;
 	struct ofan_dest *dest;
@@ -347,9 +348,10 @@ static __always_inline int ofan_forward(struct __sk_buff *skb,
 
 		ip6->hop_limit--;
 	}
-	nh.nh_family = port->nh_family;
-	__builtin_memcpy(nh.ipv6_nh, port->nh_addr, 16);
-	return bpf_redirect_neigh(port->ifindex, &nh, sizeof(nh), 0);
+	/* from nh_family on, struct ofan_port is a struct bpf_redir_neigh */
+	return bpf_redirect_neigh(port->ifindex,
+				  (struct bpf_redir_neigh *)&port->nh_family,
+				  sizeof(struct bpf_redir_neigh), 0);
 }
 
 /* Parse, classify and forward: a TC action, or OFAN_KERNEL_PATH(why). */
@@ -362,9 +364,9 @@ static __always_inline int ofan_handle(struct __sk_buff *skb)
 	__u32 zero = 0;
 
 	cfg = bpf_map_lookup_elem(&ofan_config, &zero);
+	/* w - 1 < OFAN_MAX_W: w in 1..OFAN_MAX_W, in one compare */
 	if (unlikely(!cfg || cfg->layout_version != OFAN_LAYOUT_VERSION ||
-		     !cfg->w || cfg->w > OFAN_MAX_W ||
-		     cfg->nr_keys > OFAN_MAX_KEYS))
+		     cfg->w - 1 >= OFAN_MAX_W))
 		return OFAN_KERNEL_PATH(unconfigured);
 	if (unlikely((void *)(eth + 1) > data_end))
 		return OFAN_KERNEL_PATH(malformed);

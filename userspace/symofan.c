@@ -563,13 +563,12 @@ static int load_config(struct loader *l)
 		.ack_max_bytes	= conf->ack_max_bytes,
 		.nr_pipes	= conf->nr_pipes,
 		.up_ports	= l->up_ports,
-		.fast_enabled	= conf->fast_enabled,
-		.fast_net	= conf->fast_net,
-		.fast_prefix_len = conf->fast_prefix_len,
-		.fast_shift	= conf->fast_shift,
-		.fast_mask	= conf->fast_mask,
 	};
 	__u32 zero = 0, key;
+
+	if (conf->fast_enabled)
+		ofan_config_set_fast(&cfg, conf->fast_net, conf->fast_prefix_len,
+				     conf->fast_shift, conf->fast_mask);
 
 	for (key = 0; key < OFAN_MAX_KEYS; key++) {
 		if (conf->keys[key].line && conf->keys[key].local) {

@@ -15,7 +15,7 @@
 #include "ofan_core.h"
 
 /* Bumped whenever a layout below changes. */
-#define OFAN_LAYOUT_VERSION	3
+#define OFAN_LAYOUT_VERSION	4
 
 #define OFAN_MAX_KEYS		4096	/* destination keys (edge switches, pods) */
 #define OFAN_MAX_PIPES		16	/* pOfan pipes */
@@ -47,10 +47,12 @@ struct ofan_config {
 	__u32	nr_pipes;		/* pOfan pipes, 1..OFAN_MAX_PIPES */
 	__u64	up_ports;		/* bit p: uplink p's link is up */
 	/* Fast path: key = (dst >> shift) & mask for destinations inside
-	 * fast_net/fast_prefix (IPv4 only), instead of the LPM lookup.
+	 * fast_net/fast_prefix_len (IPv4 only), instead of the LPM lookup;
+	 * set by ofan_config_set_fast().
 	 */
 	__u32	fast_enabled;
 	__u32	fast_net;		/* network byte order */
+	__u32	fast_net_mask;		/* of fast_prefix_len, network order */
 	__u32	fast_prefix_len;
 	__u32	fast_shift;
 	__u32	fast_mask;
@@ -58,7 +60,35 @@ struct ofan_config {
 	__u8	perm[OFAN_MAX_W];	/* base permutation P */
 };
 
-/* ofan_ports: array map indexed by uplink 0..w-1. */
+/*
+ * Turn on the fast path of @cfg: destinations inside @net_be (network
+ * byte order) / @prefix_len (0..32) get key (dst >> @shift) & @mask.
+ */
+static inline void ofan_config_set_fast(struct ofan_config *cfg, __u32 net_be,
+					__u32 prefix_len, __u32 shift,
+					__u32 mask)
+{
+	__u32 host_mask = prefix_len ? ~0U << (32 - (prefix_len & 31)) : 0;
+
+	if (prefix_len >= 32)
+		host_mask = ~0U;
+	cfg->fast_enabled = 1;
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	cfg->fast_net_mask = __builtin_bswap32(host_mask);
+#else
+	cfg->fast_net_mask = host_mask;
+#endif
+	cfg->fast_net = net_be & cfg->fast_net_mask;
+	cfg->fast_prefix_len = prefix_len;
+	cfg->fast_shift = shift;
+	cfg->fast_mask = mask;
+}
+
+/*
+ * ofan_ports: array map indexed by uplink 0..w-1.  From nh_family on, the
+ * layout is struct bpf_redir_neigh's: the program hands it to
+ * bpf_redirect_neigh() in place.
+ */
 struct ofan_port {
 	__u32	ifindex;
 	__u32	nh_family;		/* AF_INET or AF_INET6 */

@@ -5,7 +5,8 @@
  * (include/ofan/ofan_perm.h): index bits, xor_w, the port orders pi of
  * eq. (18), the distinct cyclic orders P's shifts and the pointer ids
  * give, and the round-robin pointer walk of ofan_next_port() with holes,
- * without valid ports and across the wrap of its 64-bit counter.
+ * without valid ports and across the wrap of its 64-bit counter; and the
+ * fast-path prefix mask the agent precomputes (ofan_config_set_fast()).
  *
  * Expected values are worked out by hand (arithmetic in the comments) or
  * by the test's own code (eq. (18) written out again, cyclic orders
@@ -21,7 +22,10 @@
 #include <string.h>
 #include <time.h>
 
+#include <arpa/inet.h>
+
 #include "ofan/ofan_core.h"
+#include "ofan/ofan_maps.h"
 #include "ofan/ofan_perm.h"
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
@@ -1023,6 +1027,44 @@ static void test_next_wrap(void)
 	point_end("counter wrap, w = 6 (2^64 mod 6 = 4): one short round of positions 0..3, then normal rounds");
 }
 
+/* the prefix mask in network byte order, the network masked with it */
+static const struct {
+	const char	*net;
+	__u32		prefix_len;
+	const char	*mask;		/* dotted quad */
+	const char	*masked_net;
+} fast_cases[] = {
+	{ "10.0.0.0", 0, "0.0.0.0", "0.0.0.0" },
+	{ "10.0.0.0", 8, "255.0.0.0", "10.0.0.0" },
+	{ "10.1.255.7", 16, "255.255.0.0", "10.1.0.0" },
+	{ "10.1.255.7", 23, "255.255.254.0", "10.1.254.0" },
+	{ "10.1.255.7", 31, "255.255.255.254", "10.1.255.6" },
+	{ "10.1.255.7", 32, "255.255.255.255", "10.1.255.7" },
+};
+
+static void test_config_set_fast(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(fast_cases); i++) {
+		struct ofan_config cfg = { 0 };
+
+		point_start();
+		ofan_config_set_fast(&cfg, inet_addr(fast_cases[i].net),
+				     fast_cases[i].prefix_len, 8, 0xff);
+		expect_u64("fast_enabled", 1, cfg.fast_enabled);
+		expect_u64("fast_net_mask", inet_addr(fast_cases[i].mask),
+			   cfg.fast_net_mask);
+		expect_u64("fast_net", inet_addr(fast_cases[i].masked_net),
+			   cfg.fast_net);
+		expect_u64("fast_prefix_len", fast_cases[i].prefix_len,
+			   cfg.fast_prefix_len);
+		point_end("ofan_config_set_fast(%s/%u): mask %s, net %s",
+			  fast_cases[i].net, fast_cases[i].prefix_len,
+			  fast_cases[i].mask, fast_cases[i].masked_net);
+	}
+}
+
 /* ------------------------------------------------------------------ */
 /* The agent starts the data pointer of a key at counter c and its ACK
  * pointer at c + floor(w/2): half a rotation apart in position.
@@ -1093,6 +1135,7 @@ int main(void)
 	test_next_none();
 	test_next_wrap();
 	test_ack_offset();
+	test_config_set_fast();
 	fclose(tap);
 
 	printf("TAP version 13\n1..%u\n", tap_count);

@@ -107,13 +107,8 @@ static void set_config(int mode, int fast)
 	__u32 zero = 0;
 
 	memcpy(cfg.perm, perm, W);
-	if (fast) {
-		cfg.fast_enabled = 1;
-		inet_pton(AF_INET, "10.0.0.0", &cfg.fast_net);
-		cfg.fast_prefix_len = 16;
-		cfg.fast_shift = 8;
-		cfg.fast_mask = 0xff;
-	}
+	if (fast)
+		ofan_config_set_fast(&cfg, inet_addr("10.0.0.0"), 16, 8, 0xff);
 	bpf_map_update_elem(map_fd(skel->maps.ofan_config), &zero, &cfg, 0);
 }
 
