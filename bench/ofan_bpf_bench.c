@@ -119,6 +119,46 @@ static void configure_ofan(struct ofan_bench_bpf *skel, int mode, int fast)
 	}
 }
 
+/* The value of "@key<tabs>: value" line @line, or NULL if another key's */
+static char *cpuinfo_value(char *line, const char *key)
+{
+	size_t len = strlen(key);
+	char *value;
+
+	if (strncmp(line, key, len) || (line[len] != '\t' && line[len] != ' '))
+		return NULL;
+	value = strchr(line, ':');
+	if (!value)
+		return NULL;
+	value += 1 + strspn(value + 1, " \t");
+	value[strcspn(value, "\n\"\\")] = '\0';	/* goes into JSON as is */
+	return value;
+}
+
+/*
+ * The first CPU's model name, family and model from /proc/cpuinfo into
+ * @buf: ratios to the peer differ between CPUs (a hypervisor may show
+ * only "AMD EPYC"), so each result names its own.
+ */
+static void cpu_model(char *buf, size_t size)
+{
+	char line[256], name[128] = "unknown", family[16] = "?", model[16] = "?";
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	char *value;
+
+	while (f && fgets(line, sizeof(line), f) && line[0] != '\n') {
+		if ((value = cpuinfo_value(line, "model name")))
+			snprintf(name, sizeof(name), "%s", value);
+		else if ((value = cpuinfo_value(line, "cpu family")))
+			snprintf(family, sizeof(family), "%s", value);
+		else if ((value = cpuinfo_value(line, "model")))
+			snprintf(model, sizeof(model), "%s", value);
+	}
+	if (f)
+		fclose(f);
+	snprintf(buf, size, "%s (family %s, model %s)", name, family, model);
+}
+
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -190,7 +230,7 @@ int main(int argc, char **argv)
 	struct utsname uts;
 	double peer = 0;
 	__u8 pkt[200];
-	char when[64];
+	char when[64], cpu[192];
 	time_t now;
 	FILE *f;
 
@@ -270,10 +310,11 @@ int main(int argc, char **argv)
 	now = time(NULL);
 	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
 	uname(&uts);
+	cpu_model(cpu, sizeof(cpu));
 	fprintf(f, "{\n  \"benchmark\": \"ofan_bpf\",\n  \"date\": \"%s\",\n"
-		"  \"kernel\": \"%s\",\n  \"method\": \"BPF_PROG_TEST_RUN, 200-byte IPv4 UDP packet, TTL and checksum restored after each repeat\",\n"
+		"  \"kernel\": \"%s\",\n  \"cpu\": \"%s\",\n  \"method\": \"BPF_PROG_TEST_RUN, 200-byte IPv4 UDP packet, TTL and checksum restored after each repeat\",\n"
 		"  \"repeat\": %d,\n  \"runs\": %d,\n  \"peer\": \"hash_ecmp_peer\",\n"
-		"  \"results\": {\n", when, uts.release, repeat, runs);
+		"  \"results\": {\n", when, uts.release, cpu, repeat, runs);
 	printf("%-16s %12s %14s\n", "program", "median ns", "vs hash-ECMP");
 	for (i = 0; i < nr; i++) {
 		fprintf(f, "    \"%s\": { \"ns_per_packet\": [", cases[i].name);
