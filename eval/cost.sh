@@ -40,7 +40,7 @@ jq -n --slurpfile q "$qdisc" --slurpfile b "$bpf" '
   {
     benchmark: "cost",
     sources: {qdisc_pps: {date: $q.date, kernel: $q.kernel},
-	      ofan_bpf: {date: $b.date, kernel: $b.kernel}},
+	      ofan_bpf: {date: $b.date, kernel: $b.kernel, cpu: ($b.cpu // "not recorded")}},
     qdisc: {
       method: "packets per second through one qdisc on a dummy device in the QEMU TCG VM, median of the runs; ratio against pfifo of the same generator",
       target: "symphony >= 0.9x pfifo",
