@@ -17,6 +17,9 @@
 #   --reps N          runs of each generator and qdisc (default 7)
 #   --duration SEC    measured window of a run (default 2)
 #   --warmup SEC      traffic before the window opens (default 0.5)
+#   --generators LIST comma-separated subset of roceblast,roceblast_256,pktgen
+#   --qdiscs LIST     comma-separated subset of pfifo,red,fq_codel,symphony,
+#                     symphony_red (pfifo always runs: ratios are to it)
 # Boots the VM once (scripts/vm-run.sh) and measures inside it.
 set -euo pipefail
 
@@ -25,19 +28,23 @@ top=$(cd "$here/.." && pwd)
 # shellcheck source=scripts/lib.sh
 . "$top/scripts/lib.sh"
 
-usage() { sed -n '15,20p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
+usage() { sed -n '15,23p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
 
 out=$top/results/qdisc_pps.json
 reps=7
 duration=2
 warmup=0.5
 inside=0
+want_generators=
+want_qdiscs=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--out) out=${2:?}; shift 2 ;;
 	--reps) reps=${2:?}; shift 2 ;;
 	--duration) duration=${2:?}; shift 2 ;;
 	--warmup) warmup=${2:?}; shift 2 ;;
+	--generators) want_generators=${2:?}; shift 2 ;;
+	--qdiscs) want_qdiscs=${2:?}; shift 2 ;;
 	--inside-vm) inside=1; shift ;;
 	-h|--help) usage 0 ;;
 	*) echo "qdisc_pps.sh: unknown argument '$1'" >&2; usage ;;
@@ -61,6 +68,29 @@ declare -A qdisc_spec=(
 	[symphony]="symphony kmin 500 kmax 100000 twin 1ms"
 	[symphony_red]="symphony marking red kmin 500 kmax 100000 twin 1ms"
 )
+
+# pick_subset ARRAY WHAT LIST: keep in ARRAY only the names of the
+# comma-separated LIST, in ARRAY's order; dies naming one it does not hold.
+pick_subset() {
+	local -n all=$1
+	local what=$2 name a known kept=()
+
+	IFS=, read -ra picked <<< "$3"
+	[ "${#picked[@]}" -gt 0 ] || die "--${what}s: none given"
+	for name in "${picked[@]}"; do
+		known=0
+		for a in "${all[@]}"; do [ "$a" = "$name" ] && known=1; done
+		[ "$known" = 1 ] || die "unknown $what '$name' (one of: ${all[*]})"
+	done
+	for a in "${all[@]}"; do
+		for name in "${picked[@]}"; do
+			[ "$a" = "$name" ] && { kept+=("$a"); break; }
+		done
+	done
+	all=("${kept[@]}")
+}
+[ -z "$want_generators" ] || pick_subset generators generator "$want_generators"
+[ -z "$want_qdiscs" ] || pick_subset qdiscs qdisc "pfifo,$want_qdiscs"
 roceblast_jobs=4
 roceblast_middle=3
 
@@ -305,7 +335,9 @@ start=$SECONDS
 log "$runs runs of about $(awk -v w="$warmup" -v d="$duration" 'BEGIN { print w + d }') s in the VM"
 "$top/scripts/vm-run.sh" --timeout "$timeout_s" --rw "$(dirname "$out")" -- \
 	"$here/qdisc_pps.sh" --inside-vm --out "$out" --reps "$reps" \
-	--duration "$duration" --warmup "$warmup"
+	--duration "$duration" --warmup "$warmup" \
+	--generators "$(IFS=,; echo "${generators[*]}")" \
+	--qdiscs "$(IFS=,; echo "${qdiscs[*]}")"
 wall=$((SECONDS - start))
 jq --argjson wall "$wall" --arg host "$(uname -r)" --arg load "$load" \
 	'.wall_seconds = $wall | .machine.host_kernel = $host |
