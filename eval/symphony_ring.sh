@@ -40,6 +40,10 @@
 #                        per channel does; S > 1 lets up to S steps send at
 #                        once and share the rank's NIC, as each step's
 #                        transfer is its own flow in the paper's simulator
+#   --step-flows on|off  on: each step's transfer starts as a new flow, at
+#                        the line rate with fresh DCQCN state (ringcoll
+#                        --step-flows), as in the paper's simulator; off
+#                        (default): at its queue pair's current rate
 #   --ringcoll "ARGS"    extra ringcoll options (default: the RTT-scaled
 #                        DCQCN of EVALUATION.md)
 #   --out FILE           JSON (default results/symphony_ring.json); plots
@@ -62,6 +66,7 @@ red_args="limit 1000 kmin 16kb kmax 64kb pmax 0.2"
 symphony_args="k 0.01 tau 0.25 twin 100ms warmup 4 samples 4"
 state=port
 step_qps=1
+step_flows=off
 # DCQCN with its time constants scaled to this testbed's round trip
 # (tens of ms at a few Mbit/s, not the 10 us of a 40 Gbit/s fabric):
 # one CNP, one alpha update and one rate-increase period per 50 ms, a
@@ -97,6 +102,7 @@ while [ $# -gt 0 ]; do
 	--symphony) symphony_args=$2 ;;
 	--state) state=$2 ;;
 	--step-qps) step_qps=$2 ;;
+	--step-flows) step_flows=$2 ;;
 	--ringcoll) ringcoll_args=$2 ;;
 	--out) out=$2 ;;
 	*) echo "$prog: unknown option '$1'" >&2; usage ;;
@@ -110,6 +116,7 @@ done
 	die "--background '$background': wants a percentage, 0..50"
 [[ $state =~ ^(port|switch)$ ]] || die "--state '$state': port or switch"
 [[ $step_qps =~ ^([1-9]|1[0-6])$ ]] || die "--step-qps '$step_qps': wants 1..16"
+[[ $step_flows =~ ^(on|off)$ ]] || die "--step-flows '$step_flows': on or off"
 for s in $scenarios; do
 	[[ $s =~ ^(rings|jobs2|ring1)$ ]] || die "--scenarios: unknown scenario '$s' (rings, jobs2, ring1)"
 done
@@ -250,8 +257,9 @@ run_inside() {
 		rm -rf "$work"
 	}
 	trap inside_cleanup EXIT
-	local imb=()
+	local imb=() step_flows_arg=
 	[ "$imbalance" = 1 ] || imb=(--imbalance "0:0:$imbalance")
+	[ "$step_flows" = off ] || step_flows_arg=--step-flows
 	# shellcheck disable=SC2086
 	"$ls_sh" up --prefix "$prefix" --tors "$tors" --spines "$spines" \
 		--hosts-per-tor "$hpt" --rate "$rate" --uplink-rate "$uplink_rate" \
@@ -285,15 +293,16 @@ run_inside() {
 				"$top/tc-scripts/ringrun.sh" --out "$work/run" --delay "$delay_ms" \
 					"${jobs[@]}" -- --size "$size" --rate "$rate" \
 					--timeout 60 --step-base $((49152 + seed * 97)) \
-					--step-qps "$step_qps" $ringcoll_args >&2 || true
+					--step-qps "$step_qps" $step_flows_arg $ringcoll_args >&2 || true
 				stop_background
 				counters=$(port_counters)
 				jq -c --arg scenario "$scenario" --arg marking "$marking" \
 					--argjson seed "$seed" --argjson ports "$counters" '
-				  .run.step_qps as $step_qps
+				  .run.step_qps as $step_qps | .run.step_flows as $step_flows
 				  | .jobs[] | .job as $job | .iterations[0]
 				  | {scenario: $scenario, marking: $marking, seed: $seed,
-				     job: $job, step_qps: $step_qps, complete, cct_ms,
+				     job: $job, step_qps: $step_qps, step_flows: $step_flows,
+				     complete, cct_ms,
 				     start_skew_ms, max_step_overlap,
 				     final_step_span_ms, switch_ports: $ports,
 				     step_overlap}' "$work/run/result.json" >>"$runs" ||
@@ -320,6 +329,7 @@ if [ "$replot" -eq 1 ]; then
 	eval "$(jq -r '@sh "rate=\(.testbed.rate) uplink_rate=\(.testbed.uplink_rate)
 	  hpt=\(.testbed.hosts_per_tor) state=\(.qdisc.state // "port") imbalance=\(.testbed.imbalance)
 	  background=\(.testbed.background_pct) size=\(.workload.size_per_rank) step_qps=\(.workload.step_qps // 1)
+	  step_flows=\(if .workload.step_flows then "on" else "off" end)
 	  ringcoll_args=\(.workload.ringcoll) red_args=\(.qdisc.red)
 	  symphony_args=\(.qdisc.symphony)
 	  scenarios=\([.runs[].scenario] | unique | join(" "))"' "$out")"
@@ -341,7 +351,7 @@ trap 'rm -f "$runs" "$base".*.dat' EXIT
 jq -s --arg rate "$rate" --arg uplink "$uplink_rate" --arg size "$size" \
 	--arg imbalance "$imbalance" --argjson background "$background" \
 	--arg red "$red_args" --arg symphony "$symphony_args" --arg rc "$ringcoll_args" \
-	--argjson step_qps "$step_qps" \
+	--argjson step_qps "$step_qps" --argjson step_flows "$([ "$step_flows" = on ] && echo true || echo false)" \
 	--arg state "$state" --argjson hpt "$hpt" --arg date "$(date -u +%FT%TZ)" '
   def med: sort | .[(length / 2 | floor)];
   def q(p): sort | .[((length - 1) * p | round)];
@@ -355,6 +365,7 @@ jq -s --arg rate "$rate" --arg uplink "$uplink_rate" --arg size "$size" \
     testbed: {tors: 4, spines: 2, hosts_per_tor: $hpt, rate: $rate, uplink_rate: $uplink,
 	      imbalance: $imbalance, background_pct: $background, mtu_bytes: 4096},
     workload: {collective: "allreduce", size_per_rank: $size, step_qps: $step_qps,
+	       step_flows: $step_flows,
 	       ringcoll: $rc},
     qdisc: {red: $red, symphony: $symphony, state: $state},
     summary: (group_by([.scenario, .marking]) | map({

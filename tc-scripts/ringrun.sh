@@ -101,7 +101,7 @@ done
 jq -s '
   def ms: . / 1000000;
   . as $ranks
-  | ($ranks[0] | {collective, proto, size_bytes, channels, step_qps, iterations, steps,
+  | ($ranks[0] | {collective, proto, size_bytes, channels, step_qps, step_flows, iterations, steps,
 		  mtu_bytes, rate_bps, congestion_control}) as $run
   | [$ranks[].jobs[].job] | unique as $ids
   | {

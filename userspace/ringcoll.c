@@ -17,7 +17,10 @@
  * k mod S, so that up to S steps of a rank send at once and share its NIC
  * (each step's transfer its own flow, as in the Symphony paper's
  * simulations, where a step that starts early competes with the step
- * still being sent).  A step's data is one RDMA WRITE message
+ * still being sent).  With --step-flows each step's transfer also starts
+ * as a new flow would: at the line rate, its queue pair's DCQCN state
+ * fresh, rather than at the rate the queue pair's previous step was left
+ * at (in the paper's simulator every step is a flow of its own).  A step's data is one RDMA WRITE message
  * (FIRST/MIDDLE/LAST or ONLY) of size/N/C bytes: UDP destination port 4791, the step in the UDP
  * source port (step base + global step), the job in the BTH reserved bits,
  * the channel's queue pair in DestQP, PSNs running on per queue pair,
@@ -134,6 +137,8 @@ struct iteration_record {
 	__u64	start_ns, end_ns;
 	__u64	step_start_ns[MAX_CHANNELS][MAX_STEPS];
 	__u64	step_recv_ns[MAX_CHANNELS][MAX_STEPS];
+	/* the rate its first packet first left at, bit/s */
+	__u64	step_first_rate_bps[MAX_CHANNELS][MAX_STEPS];
 };
 
 struct job {
@@ -179,6 +184,7 @@ struct ringcoll {
 	__u32		mtu;			/* payload bytes per packet */
 	__u64		rate_bps;
 	bool		fixed_rate;
+	bool		step_flows;		/* a step starts as a new flow */
 	bool		uec;
 	__u64		cnp_interval_ns;
 	__u64		rto_ns;
@@ -198,6 +204,7 @@ struct ringcoll {
 	__u64		packets_sent, bytes_sent, retransmits;
 	__u64		packets_received, ce_received, cnps_sent, cnps_received;
 	__u64		naks_sent, naks_received, acks_sent, dup_packets;
+	__u64		flow_starts;		/* --step-flows: rates reset */
 	__u32		nr_samples;
 	struct rate_sample *samples;
 };
@@ -225,6 +232,8 @@ static void usage(FILE *f)
 "  --step-qps S          queue pairs per channel: step k on queue pair k mod S,\n"
 "                        so up to S steps send at once (1D rings; channels x S\n"
 "                        at most 16; default 1: a channel's steps in turn)\n"
+"  --step-flows          each step starts as a new flow: its first packet\n"
+"                        resets its queue pair's DCQCN to the line rate\n"
 "  --iterations I        collectives in a row (1..1000, default 1)\n"
 "  --mtu BYTES           RDMA payload per packet (64..8192, default 1024)\n"
 "  --rate RATE           line rate: DCQCN's start and ceiling, or the fixed\n"
@@ -393,6 +402,7 @@ static int parse_args(struct ringcoll *rc, int argc, char **argv)
 		{ "size", required_argument, NULL, 's' },
 		{ "channels", required_argument, NULL, 'C' },
 		{ "step-qps", required_argument, NULL, 'Q' },
+		{ "step-flows", no_argument, NULL, 1009 },
 		{ "iterations", required_argument, NULL, 'i' },
 		{ "mtu", required_argument, NULL, 'm' },
 		{ "rate", required_argument, NULL, 'r' },
@@ -465,6 +475,9 @@ static int parse_args(struct ringcoll *rc, int argc, char **argv)
 			if (parse_u32_range("--step-qps", optarg, 1, MAX_CHANNELS,
 					    &rc->step_qps))
 				return -1;
+			break;
+		case 1009:
+			rc->step_flows = true;
 			break;
 		case 'i':
 			if (parse_u32_range("--iterations", optarg, 1,
@@ -540,6 +553,10 @@ static int parse_args(struct ringcoll *rc, int argc, char **argv)
 	if (rc->channels * rc->step_qps > MAX_CHANNELS) {
 		fprintf(stderr, "ringcoll: --channels %u x --step-qps %u: more than %u queue pairs\n",
 			rc->channels, rc->step_qps, MAX_CHANNELS);
+		return -1;
+	}
+	if (rc->step_flows && rc->fixed_rate) {
+		fprintf(stderr, "ringcoll: --step-flows resets DCQCN: not with --fixed-rate\n");
 		return -1;
 	}
 	if (rc->step_qps > 1 && rc->dims > 1) {
@@ -776,6 +793,15 @@ static int transmit(struct ringcoll *rc, struct channel *ch, __u64 now)
 	if (!m)
 		return 0;
 	i = ch->next_seq - m->seq_start;
+	if (i == 0 && ch->next_seq == ch->high_seq) {
+		/* --step-flows: a step's first transmission starts a flow */
+		if (rc->step_flows) {
+			dcqcn_init(&ch->cc, &rc->cc);
+			rc->flow_starts++;
+		}
+		j->rec[j->iter].step_first_rate_bps[ch->index][step] =
+			rc->fixed_rate ? rc->rate_bps : ch->cc.rc_bps;
+	}
 	payload = i + 1 < m->count ? rc->mtu : m->bytes - (m->count - 1) * rc->mtu;
 	if (rc->uec) {
 		hdr = roce_put_uec(l4, (__u32)ch->next_seq, step_port(rc, j, step),
@@ -1199,10 +1225,12 @@ static void print_json(struct ringcoll *rc, FILE *f)
 	inet_ntop(AF_INET, &rc->common.local, addr, sizeof(addr));
 	fprintf(f, "{\"tool\":\"ringcoll\",\"address\":\"%s\",\"collective\":\"%s\","
 		"\"proto\":\"%s\",\"size_bytes\":%llu,\"channels\":%u,\"step_qps\":%u,"
+		"\"step_flows\":%s,"
 		"\"iterations\":%u,\"steps\":%u,\"mtu_bytes\":%u,"
 		"\"rate_bps\":%llu,\"congestion_control\":\"%s\",",
 		addr, coll_names[rc->coll], rc->uec ? "uec" : "rocev2",
-		(unsigned long long)rc->size, rc->channels, rc->step_qps, rc->iterations,
+		(unsigned long long)rc->size, rc->channels, rc->step_qps,
+		rc->step_flows ? "true" : "false", rc->iterations,
 		rc->steps, rc->mtu, (unsigned long long)rc->rate_bps,
 		rc->fixed_rate ? "fixed" : "dcqcn");
 	fprintf(f, "\"dcqcn\":{\"g_q16\":%u,\"alpha_interval_ns\":%llu,"
@@ -1218,7 +1246,7 @@ static void print_json(struct ringcoll *rc, FILE *f)
 		"\"retransmitted_packets\":%llu,\"packets_received\":%llu,"
 		"\"ce_received\":%llu,\"cnps_sent\":%llu,\"cnps_received\":%llu,"
 		"\"acks_sent\":%llu,\"naks_sent\":%llu,\"naks_received\":%llu,"
-		"\"duplicate_packets\":%llu},",
+		"\"duplicate_packets\":%llu,\"flow_starts\":%llu},",
 		(unsigned long long)rc->packets_sent,
 		(unsigned long long)rc->bytes_sent,
 		(unsigned long long)rc->retransmits,
@@ -1229,7 +1257,8 @@ static void print_json(struct ringcoll *rc, FILE *f)
 		(unsigned long long)rc->acks_sent,
 		(unsigned long long)rc->naks_sent,
 		(unsigned long long)rc->naks_received,
-		(unsigned long long)rc->dup_packets);
+		(unsigned long long)rc->dup_packets,
+		(unsigned long long)rc->flow_starts);
 	fprintf(f, "\"jobs\":[");
 	for (n = 0; n < rc->nr_jobs; n++) {
 		struct job *j = &rc->jobs[n];
@@ -1246,12 +1275,13 @@ static void print_json(struct ringcoll *rc, FILE *f)
 				(unsigned long long)r->end_ns);
 			for (k = 0, s = 0; k < rc->steps; k++)
 				for (c = 0; c < rc->channels; c++, s++)
-					fprintf(f, "%s{\"step\":%u,\"ring\":\"%s\",\"channel\":%u,\"start_ns\":%llu,\"end_ns\":%llu}",
+					fprintf(f, "%s{\"step\":%u,\"ring\":\"%s\",\"channel\":%u,\"start_ns\":%llu,\"end_ns\":%llu,\"first_rate_bps\":%llu}",
 						s ? "," : "", k,
 						rc->dims == 1 ? "ring" :
 						rc->step_dim[k] ? "column" : "row", c,
 						(unsigned long long)r->step_start_ns[c][k],
-						(unsigned long long)r->step_recv_ns[c][k]);
+						(unsigned long long)r->step_recv_ns[c][k],
+						(unsigned long long)r->step_first_rate_bps[c][k]);
 			fprintf(f, "]}");
 		}
 		fprintf(f, "]}");

@@ -5,7 +5,8 @@
 # over veth with HTB-limited links: a 4-rank ring AllReduce completes in
 # 2(N-1) steps with the right data volume and a CCT near the line rate's;
 # AllGather and ReduceScatter take N-1 steps; two jobs on two channels for
-# two iterations; steps on two queue pairs per channel (--step-qps); 2D
+# two iterations; steps on two queue pairs per channel (--step-qps), each
+# starting as a new flow (--step-flows); 2D
 # rings on a grid; UEC framing; loss from a congested port is recovered
 # by go-back-N; a dead rank makes the others fail with a timeout error;
 # bad arguments exit 2, a busy port and missing privileges exit 1.
@@ -24,7 +25,7 @@ ringrun=$TOP_DIR/tc-scripts/ringrun.sh
 tmp=$(mktemp -d /tmp/test_ringcoll.XXXXXX)
 on_exit rm -rf "$tmp"
 
-ktap_plan 27
+ktap_plan 29
 
 netns_create rt h0 h1 h2 h3
 ip netns exec "$rt" sysctl -qw net.ipv4.ip_forward=1
@@ -134,6 +135,15 @@ check_jq "packets dropped at the congested port ($drops) are retransmitted, the 
 shape_reset() { tc -n "$rt" qdisc del dev p1 root; shape "$rt" p1 100mbit; }
 shape_reset
 
+# --step-flows: each step's first packet starts a new flow (DCQCN fresh,
+# at the line rate); the VM's test_ringcoll_dcqcn.sh shows it behind a
+# marking port
+"$ringrun" --out "$tmp/flows" --job "$ring" -- --size 1m --step-qps 2 --step-flows \
+	>"$tmp/flows.log" 2>&1 && rc=0 || rc=$?
+check_jq "--step-flows: the AllReduce completes and each of 4 ranks starts 6 flows, one per step" \
+	'.jobs[0].iterations[0].complete and .run.step_flows and
+	 .counters.flow_starts == 4 * 6' "$(cat "$tmp/flows/result.json")"
+
 # A rank that dies: the others stop with a timeout error
 "$ringrun" --out "$tmp/dead" --job "$ring" -- --size 64m --timeout 2 >"$tmp/dead.log" 2>&1 &
 runner=$!
@@ -147,6 +157,9 @@ check "the others report the silent neighbour" \
 r=$("$ringcoll" --job 1=10.60.0.2,10.60.1.2 --local 10.60.0.2 --dcqcn-rai 1gbit 2>&1) && rc=0 || rc=$?
 check_eq "a DCQCN step above the line rate exits 2" \
 	"2 ringcoll: --dcqcn-rai '1gbit': a rate up to --rate (kbit, mbit, gbit)" "$rc $(head -1 <<<"$r")"
+r=$("$ringcoll" --job 1=10.60.0.2,10.60.1.2 --step-flows --fixed-rate 2>&1) && rc=0 || rc=$?
+check_eq "--step-flows with --fixed-rate exits 2" \
+	"2 ringcoll: --step-flows resets DCQCN: not with --fixed-rate" "$rc $(head -1 <<<"$r")"
 r=$("$ringcoll" --job 1=10.60.0.2,10.60.1.2 --channels 9 --step-qps 2 2>&1) && rc=0 || rc=$?
 check_eq "more queue pairs than 16 (channels x step-qps) exit 2" \
 	"2 ringcoll: --channels 9 x --step-qps 2: more than 16 queue pairs" "$rc $(head -1 <<<"$r")"

@@ -6,7 +6,8 @@
 # "rings" scenario on 8 hosts completes under both markings, the switch
 # ports' qdiscs see the ring as collective traffic, the ports of each
 # switch share one jobs map (with --state switch), two steps of a rank
-# may send at once (--step-qps 2), and the JSON (runs, summary,
+# may send at once (--step-qps 2), each as a new flow (--step-flows on),
+# and the JSON (runs, summary,
 # comparison) and both plots are written.
 . "$(dirname "$0")/../lib.sh"
 
@@ -22,7 +23,7 @@ ktap_plan 7
 
 check "the Symphony evaluation runs (8 hosts, rings, one seed)" \
 	"$TOP_DIR/eval/symphony_ring.sh" --seeds 1 --scenarios rings \
-	--hosts-per-tor 2 --size 256k --state switch --step-qps 2 \
+	--hosts-per-tor 2 --size 256k --state switch --step-qps 2 --step-flows on \
 	--out "$tmp/sym.json"
 res=$(cat "$tmp/sym.json")
 ktap_print "$(jq -c '.summary[] | {marking, cct_ms: .cct_ms.median, overlap: .max_step_overlap.max}' <<<"$res" | tr '\n' ' ')"
@@ -35,8 +36,9 @@ check_jq "the switch ports (marking symphony) classified the rings' packets as c
 # --hosts-per-tor 2 keeps the 4 ToRs and 2 spines: 6 switches
 check_jq "the ports of each of the 6 switches share one jobs map" \
 	'[.runs[].switch_ports.jobs_maps] == [6, 6]' "$res"
-check_jq "the ranks ran with two queue pairs per ring, as every run records" \
-	'.workload.step_qps == 2 and [.runs[].step_qps] == [2, 2]' "$res"
+check_jq "the ranks ran with two queue pairs per ring, each step a new flow, as every run records" \
+	'.workload.step_qps == 2 and [.runs[].step_qps] == [2, 2] and
+	 .workload.step_flows and [.runs[].step_flows] == [true, true]' "$res"
 check_jq "marking red never Symphony-marks" \
 	'[.runs[] | select(.marking == "red") | .switch_ports.symphony_marks] == [0]' "$res"
 check "both plots are PNG files" sh -c \

@@ -5,7 +5,9 @@
 # half the hosts' rate, under HTB with symphony (RED marking) as leaf; the
 # router marks CE, the receivers send CNPs (one per queue pair per 50 us
 # at most), the senders cut their rates and recover, and both AllReduces
-# complete.  With --fixed-rate the rates never move, whatever CNPs come.
+# complete; a step may start at the rate its queue pair was cut to.  With
+# --step-flows each step's first packet starts a new flow at the line rate.
+# With --fixed-rate the rates never move, whatever CNPs come.
 #
 #	h0 --\            /-- h2
 #	      router (rt)		hosts 20 Mbit/s, router ports 10 Mbit/s
@@ -22,7 +24,7 @@ ringrun=$TOP_DIR/tc-scripts/ringrun.sh
 tmp=$(mktemp -d /tmp/test_ringcoll_dcqcn.XXXXXX)
 on_exit rm -rf "$tmp"
 
-ktap_plan 8
+ktap_plan 11
 
 netns_create rt h0 h1 h2 h3
 ip netns exec "$rt" sysctl -qw net.ipv4.ip_forward=1
@@ -66,6 +68,25 @@ ktap_print "DCQCN rates seen: min $(jq min <<<"$rates") max $(jq max <<<"$rates"
 check_jq "DCQCN cuts the rates below the 20 Mbit/s line" 'min < 20000000' "$rates"
 check_jq "... and lets them recover (rates rise after a cut)" \
 	'[range(1; length) as $i | select(.[$i] > .[$i - 1])] | length > 0' "$rates"
+
+# the rates each rank's steps started at: each step's first packet
+first_rates() {	# first_rates RUN
+	for i in 0 1 2 3; do
+		jq '[.jobs[].iterations[].steps[].first_rate_bps]' "$tmp/$1/${hosts[i]}.json"
+	done | jq -sc add
+}
+ktap_print "steps started at (bit/s): $(first_rates dcqcn)"
+check_jq "without --step-flows a step may start at its queue pair's cut rate" \
+	'length == 2 * 4 * 6 and min < 20000000' "$(first_rates dcqcn)"
+
+run flows --step-qps 2 --step-flows && rc=0 || rc=$?
+ktap_print "step flows: $(jq -c .counters "$tmp/flows/result.json")"
+check_jq "--step-flows, 2 queue pairs: both complete, 2 jobs x 4 ranks x 6 steps start a flow each" \
+	'[.jobs[].iterations[0].complete] == [true, true] and .run.step_flows and
+	 .counters.flow_starts == 2 * 4 * 6 and .counters.cnps_received > 0' \
+	"$(cat "$tmp/flows/result.json")"
+check_jq "... and every step starts at the 20 Mbit/s line rate, whatever cut its queue pair had" \
+	'length == 2 * 4 * 6 and min == 20000000 and max == 20000000' "$(first_rates flows)"
 
 run fixed --fixed-rate && rc=0 || rc=$?
 check_eq "with --fixed-rate they complete too" 0 "$rc"
