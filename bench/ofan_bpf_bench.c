@@ -147,11 +147,18 @@ static void cpu_model(char *buf, size_t size)
 	char *value;
 
 	while (f && fgets(line, sizeof(line), f) && line[0] != '\n') {
-		if ((value = cpuinfo_value(line, "model name")))
+		value = cpuinfo_value(line, "model name");
+		if (value) {
 			snprintf(name, sizeof(name), "%s", value);
-		else if ((value = cpuinfo_value(line, "cpu family")))
+			continue;
+		}
+		value = cpuinfo_value(line, "cpu family");
+		if (value) {
 			snprintf(family, sizeof(family), "%s", value);
-		else if ((value = cpuinfo_value(line, "model")))
+			continue;
+		}
+		value = cpuinfo_value(line, "model");
+		if (value)
 			snprintf(model, sizeof(model), "%s", value);
 	}
 	if (f)
