@@ -18,10 +18,11 @@
  * (each step's transfer its own flow, as in the Symphony paper's
  * simulations, where a step that starts early competes with the step
  * still being sent).  With --step-flows each step's transfer also starts
- * as a new flow would: at the line rate, its queue pair's DCQCN state
- * fresh, rather than at the rate the queue pair's previous step was left
- * at (in the paper's simulator every step is a flow of its own).  A step's data is one RDMA WRITE message
- * (FIRST/MIDDLE/LAST or ONLY) of size/N/C bytes: UDP destination port 4791, the step in the UDP
+ * as a new flow would: at the line rate with fresh DCQCN state, rather
+ * than at the rate its queue pair's previous step was left at.
+ *
+ * A step's data is one RDMA WRITE message (FIRST/MIDDLE/LAST or ONLY) of
+ * size/N/C bytes: UDP destination port 4791, the step in the UDP
  * source port (step base + global step), the job in the BTH reserved bits,
  * the channel's queue pair in DestQP, PSNs running on per queue pair,
  * ECT(0) in the IP header: what sch_symphony parses.
