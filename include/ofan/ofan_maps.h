@@ -68,10 +68,9 @@ static inline void ofan_config_set_fast(struct ofan_config *cfg, __u32 net_be,
 					__u32 prefix_len, __u32 shift,
 					__u32 mask)
 {
-	__u32 host_mask = prefix_len ? ~0U << (32 - (prefix_len & 31)) : 0;
+	/* 64 bits wide, so that a 0 prefix shifts all 32 ones out */
+	__u32 host_mask = ~0ULL << (32 - (prefix_len > 32 ? 32 : prefix_len));
 
-	if (prefix_len >= 32)
-		host_mask = ~0U;
 	cfg->fast_enabled = 1;
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 	cfg->fast_net_mask = __builtin_bswap32(host_mask);
