@@ -163,21 +163,25 @@ static enum symphony_kind symphony_classify(struct Qdisc *sch,
 		return SYMPHONY_KIND_MALFORMED;
 
 	/* Most packets are classified from their first bytes, in place in
-	 * the linear head.  A head shorter than that often still holds all
-	 * the headers (drivers and stacks that pull exactly them): parse it
-	 * first, and copy only when it falls short.
+	 * the linear head: IPv4 RoCEv2 by the parser's fast path, inline,
+	 * the rest by the generic parser.  A head shorter than that often
+	 * still holds all the headers (drivers and stacks that pull exactly
+	 * them): parse it first, and copy only when it falls short.
 	 */
 	pkt_len = skb->len - noff;
-	avail = min_t(u32, pkt_len, SYMPHONY_PARSE_FIRST_BYTES);
 	linear = skb_headlen(skb) > noff ? skb_headlen(skb) - noff : 0;
 	nh = skb->data + noff;
+	if (!ipv6 && symphony_parse_rocev2_ipv4(nh, linear, pkt_len, cfg, pkt))
+		return SYMPHONY_KIND_COLLECTIVE;
+
+	avail = min_t(u32, pkt_len, SYMPHONY_PARSE_FIRST_BYTES);
 	if (linear >= avail) {
-		ret = symphony_parse(nh, avail, pkt_len, ipv6, cfg, pkt);
+		ret = symphony_parse_generic(nh, avail, pkt_len, ipv6, cfg, pkt);
 		if (!symphony_parse_wants_more(ret, ipv6, avail, pkt_len, nh))
 			goto out;
 		avail = min_t(u32, pkt_len, SYMPHONY_PARSE_MAX_BYTES);
 	} else if (linear) {
-		ret = symphony_parse(nh, linear, pkt_len, ipv6, cfg, pkt);
+		ret = symphony_parse_generic(nh, linear, pkt_len, ipv6, cfg, pkt);
 		if (ret != SYMPHONY_PARSE_OTHER)
 			goto out;
 	}

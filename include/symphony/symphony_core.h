@@ -19,19 +19,51 @@
 #ifdef __KERNEL__
 #include <linux/kernel.h>
 #include <linux/math64.h>
+#include <linux/version.h>
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
+#include <linux/unaligned.h>
+#else
+#include <asm/unaligned.h>
+#endif
 #define SYMPHONY_DIV_U64_U32(n, d)	div_u64((n), (d))
 #define SYMPHONY_READ_ONCE(x)		READ_ONCE(x)
+#define SYMPHONY_LOAD_BE16(p)		get_unaligned_be16(p)
+#define SYMPHONY_LOAD_BE32(p)		get_unaligned_be32(p)
 #else
+#include <endian.h>		/* glibc: also __always_inline */
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 #define SYMPHONY_DIV_U64_U32(n, d)	((__u64)(n) / (__u32)(d))
 #define SYMPHONY_READ_ONCE(x)		(*(const volatile __typeof__(x) *)&(x))
+
+#define SYMPHONY_LOAD_BE16(p)		symphony_load_be16(p)
+#define SYMPHONY_LOAD_BE32(p)		symphony_load_be32(p)
 #endif
 #include <linux/types.h>
 
 #include "../uapi/linux/pkt_sched_symphony.h"
 #include "symphony_map.h"
 #include "symphony_wire.h"
+
+#ifndef __KERNEL__
+/* Big-endian loads from any alignment, as the kernel's get_unaligned_be*() */
+static inline __u16 symphony_load_be16(const __u8 *p)
+{
+	__u16 v;
+
+	memcpy(&v, p, sizeof(v));
+	return be16toh(v);
+}
+
+static inline __u32 symphony_load_be32(const __u8 *p)
+{
+	__u32 v;
+
+	memcpy(&v, p, sizeof(v));
+	return be32toh(v);
+}
+#endif
 
 #define SYMPHONY_PROB_ALWAYS	0xffffffffU
 
@@ -75,21 +107,6 @@ struct symphony_params {
 	__u64	twin_ns;
 };
 
-static inline __u32 symphony_get_be16(const __u8 *p)
-{
-	return ((__u32)p[0] << 8) | p[1];
-}
-
-static inline __u32 symphony_get_be24(const __u8 *p)
-{
-	return ((__u32)p[0] << 16) | ((__u32)p[1] << 8) | p[2];
-}
-
-static inline __u32 symphony_get_be32(const __u8 *p)
-{
-	return ((__u32)p[0] << 24) | symphony_get_be24(p + 1);
-}
-
 /* Serial-number comparison of @bits-wide numbers (RFC 1982): is a < b? */
 static inline bool symphony_before(__u32 a, __u32 b, __u8 bits)
 {
@@ -110,33 +127,46 @@ static inline __u32 symphony_field_bits(__u8 field)
 	}
 }
 
-static inline __u32 symphony_rocev2_field(__u8 field, const __u8 *udp,
-					  const __u8 *bth)
+/*
+ * The BTH as the parser loads it: three big-endian 32-bit words, so that
+ * a packet's fields cost three loads rather than one per byte.
+ */
+struct symphony_bth_words {
+	__u32	opcode_pkey;		/* bytes 0-3: opcode, flags, P_Key */
+	__u32	fecn_destqp;		/* bytes 4-7: FECN, BECN, rsvd, DestQP */
+	__u32	ackreq_psn;		/* bytes 8-11: AckReq, rsvd, PSN */
+};
+
+static inline __u32 symphony_rocev2_field(__u8 field, __u32 udp_sport,
+					  const struct symphony_bth_words *bth)
 {
 	switch (field) {
 	case SYMPHONY_FIELD_UDP_SPORT:
-		return symphony_get_be16(udp);
+		return udp_sport;
 	case SYMPHONY_FIELD_BTH_RSVD:
-		return ((__u32)(bth[SYMPHONY_BTH_FECN_RSVD] &
-				SYMPHONY_BTH_RSVD6_MASK) << 7) |
-		       (bth[SYMPHONY_BTH_ACKREQ_RSVD] & SYMPHONY_BTH_RSVD7_MASK);
+		return (((bth->fecn_destqp >> 24) & SYMPHONY_BTH_RSVD6_MASK) << 7) |
+		       ((bth->ackreq_psn >> 24) & SYMPHONY_BTH_RSVD7_MASK);
 	default:
-		return symphony_get_be24(bth + SYMPHONY_BTH_DESTQP);
+		return bth->fecn_destqp & 0xffffff;
 	}
 }
 
 /* Does a RoCEv2 opcode carry data of a message, and does it end one?
  * RC (0x00-0x1f) and UC (0x20-0x3f) SEND and RDMA WRITE opcodes.
  */
+/* Opcodes 0x00-0x0b of a transport: SEND and RDMA WRITE, FIRST to ONLY */
+#define SYMPHONY_BTH_DATA_OPS		0x0fffU
+/* ... and those that end a message: SEND LAST and ONLY, WRITE LAST and
+ * ONLY, each with and without immediate data.
+ */
+#define SYMPHONY_BTH_LAST_OPS		0x0f3cU
+
 static inline bool symphony_bth_is_data(__u8 opcode, bool *last)
 {
 	__u8 op = opcode & 0x1f;
 
-	if ((opcode >> 5) > 1 || op > SYMPHONY_OP_RC_WRITE_ONLY + 1)
-		return false;
-	*last = op == 0x02 || op == 0x03 || op == 0x04 || op == 0x05 ||
-		op == 0x08 || op == 0x09 || op == 0x0a || op == 0x0b;
-	return true;
+	*last = (SYMPHONY_BTH_LAST_OPS >> op) & 1;
+	return opcode < 0x40 && ((SYMPHONY_BTH_DATA_OPS >> op) & 1);
 }
 
 /* Does an IPv6 header (40 bytes at @nh) lead to extension headers? */
@@ -145,8 +175,74 @@ static inline bool symphony_ipv6_has_ext(const __u8 *nh)
 	return nh[6] == 0 || nh[6] == 43 || nh[6] == 60;
 }
 
+/* Fills @pkt from the UDP source port and the BTH of a RoCEv2 packet. */
+static inline void symphony_rocev2_fill(const struct symphony_parse_cfg *cfg,
+					__u32 udp_sport,
+					const struct symphony_bth_words *bth,
+					__u8 ecn, bool last,
+					struct symphony_pkt *pkt)
+{
+	pkt->ecn = ecn;
+	pkt->job = symphony_rocev2_field(cfg->job_field, udp_sport, bth);
+	pkt->step = symphony_rocev2_field(cfg->step_field, udp_sport, bth);
+	pkt->step_bits = symphony_field_bits(cfg->step_field);
+	pkt->psn = bth->ackreq_psn & 0xffffff;
+	pkt->psn_bits = SYMPHONY_BTH_PSN_BITS;
+	pkt->last = last;
+}
+
 /*
- * symphony_parse - classify a packet from its network header on.
+ * symphony_parse_rocev2_ipv4 - the common case of symphony_parse() in one
+ * test: IPv4 without options, not a fragment, UDP to the RoCEv2 port with
+ * consistent lengths, a data opcode.  Returns true, with @pkt filled as
+ * symphony_parse() would, for such a packet; false leaves @pkt alone and
+ * the packet to symphony_parse_generic().  Its conditions are combined
+ * without branches: on emulated CPUs every branch ends a translation
+ * block, and this runs for every packet.
+ */
+static __always_inline bool
+symphony_parse_rocev2_ipv4(const __u8 *nh, __u32 avail, __u32 pkt_len,
+			   const struct symphony_parse_cfg *cfg,
+			   struct symphony_pkt *pkt)
+{
+	__u32 ver_len, frag, ttl_proto, ports, udp_len, tot_len, op;
+	struct symphony_bth_words bth;
+	bool match;
+
+	if (avail > pkt_len)
+		avail = pkt_len;
+	if (avail < 20 + 8 + SYMPHONY_BTH_LEN)
+		return false;
+	ver_len = SYMPHONY_LOAD_BE32(nh);		/* 0x45, DS, length */
+	frag = SYMPHONY_LOAD_BE32(nh + 4);		/* id, flags, offset */
+	ttl_proto = SYMPHONY_LOAD_BE32(nh + 8);	/* TTL, protocol, csum */
+	ports = SYMPHONY_LOAD_BE32(nh + 20);
+	udp_len = SYMPHONY_LOAD_BE16(nh + 24);
+	bth.opcode_pkey = SYMPHONY_LOAD_BE32(nh + 28);
+	tot_len = ver_len & 0xffff;
+	op = (bth.opcode_pkey >> 24) & 0x1f;
+
+	match = ((ver_len >> 24) == 0x45) &
+		((frag & 0x3fff) == 0) &
+		(((ttl_proto >> 16) & 0xff) == 17) &
+		((ports & 0xffff) == SYMPHONY_UDP_PORT_ROCEV2) &
+		(tot_len <= pkt_len) &
+		(udp_len >= 8 + SYMPHONY_BTH_LEN) &
+		(udp_len + 20 <= tot_len) &
+		((bth.opcode_pkey >> 30) == 0) &
+		((SYMPHONY_BTH_DATA_OPS >> op) & 1);
+	if (!match)
+		return false;
+
+	bth.fecn_destqp = SYMPHONY_LOAD_BE32(nh + 32);
+	bth.ackreq_psn = SYMPHONY_LOAD_BE32(nh + 36);
+	symphony_rocev2_fill(cfg, ports >> 16, &bth, (ver_len >> 16) & 3,
+			     (SYMPHONY_BTH_LAST_OPS >> op) & 1, pkt);
+	return true;
+}
+
+/*
+ * symphony_parse_generic - classify a packet from its network header on.
  * @nh:		the packet's bytes from the network header
  * @avail:	how many bytes @nh holds
  * @pkt_len:	length of the packet from the network header, bytes
@@ -157,10 +253,11 @@ static inline bool symphony_ipv6_has_ext(const __u8 *nh)
  * Fragments are OTHER.
  */
 static inline enum symphony_parse_result
-symphony_parse(const __u8 *nh, __u32 avail, __u32 pkt_len, bool ipv6,
-	       const struct symphony_parse_cfg *cfg, struct symphony_pkt *pkt)
+symphony_parse_generic(const __u8 *nh, __u32 avail, __u32 pkt_len, bool ipv6,
+		       const struct symphony_parse_cfg *cfg,
+		       struct symphony_pkt *pkt)
 {
-	__u32 off, udp_len, l4_len, dport;
+	__u32 off, l4_len, udp_ports, udp_len, dport, word0, word1;
 	const __u8 *udp, *hdr;
 	__u8 proto, ecn;
 	bool last;
@@ -168,6 +265,9 @@ symphony_parse(const __u8 *nh, __u32 avail, __u32 pkt_len, bool ipv6,
 	if (avail > pkt_len)
 		avail = pkt_len;
 
+	/* Headers are read a 32-bit word at a time: one load for several
+	 * fields, which matters where loads are dear (emulated CPUs).
+	 */
 	if (!ipv6) {
 		__u32 ihl, tot_len;
 
@@ -175,16 +275,18 @@ symphony_parse(const __u8 *nh, __u32 avail, __u32 pkt_len, bool ipv6,
 			return SYMPHONY_PARSE_MALFORMED;
 		if (avail < 20)
 			return SYMPHONY_PARSE_OTHER;
-		ihl = (nh[0] & 0x0f) * 4;
-		tot_len = symphony_get_be16(nh + 2);
-		if ((nh[0] >> 4) != 4 || ihl < 20 || tot_len < ihl ||
+		word0 = SYMPHONY_LOAD_BE32(nh);	/* version, IHL, DS, length */
+		word1 = SYMPHONY_LOAD_BE32(nh + 4);	/* id, flags, offset */
+		ihl = ((word0 >> 24) & 0x0f) * 4;
+		tot_len = word0 & 0xffff;
+		if ((word0 >> 28) != 4 || ihl < 20 || tot_len < ihl ||
 		    tot_len > pkt_len)
 			return SYMPHONY_PARSE_MALFORMED;
 		/* More-fragments flag or a fragment offset. */
-		if (symphony_get_be16(nh + 6) & 0x3fff)
+		if (word1 & 0x3fff)
 			return SYMPHONY_PARSE_OTHER;
 		proto = nh[9];
-		ecn = nh[1] & 3;
+		ecn = (word0 >> 16) & 3;
 		off = ihl;
 		l4_len = tot_len - ihl;
 	} else {
@@ -194,11 +296,13 @@ symphony_parse(const __u8 *nh, __u32 avail, __u32 pkt_len, bool ipv6,
 			return SYMPHONY_PARSE_MALFORMED;
 		if (avail < 40)
 			return SYMPHONY_PARSE_OTHER;
-		payload_len = symphony_get_be16(nh + 4);
-		if ((nh[0] >> 4) != 6 || 40 + payload_len > pkt_len)
+		word0 = SYMPHONY_LOAD_BE32(nh);	/* version, class, flow */
+		word1 = SYMPHONY_LOAD_BE32(nh + 4);	/* length, next, hops */
+		payload_len = word1 >> 16;
+		if ((word0 >> 28) != 6 || 40 + payload_len > pkt_len)
 			return SYMPHONY_PARSE_MALFORMED;
-		proto = nh[6];
-		ecn = (nh[1] >> 4) & 3;
+		proto = (word1 >> 8) & 0xff;
+		ecn = (word0 >> 20) & 3;
 		off = 40;
 		/* Hop-by-hop, routing and destination options may precede
 		 * UDP; a fragment header (44) or anything else ends the walk.
@@ -225,27 +329,27 @@ symphony_parse(const __u8 *nh, __u32 avail, __u32 pkt_len, bool ipv6,
 	if (off + 8 > avail)
 		return SYMPHONY_PARSE_OTHER;
 	udp = nh + off;
-	udp_len = symphony_get_be16(udp + 4);
+	udp_ports = SYMPHONY_LOAD_BE32(udp);
+	udp_len = SYMPHONY_LOAD_BE16(udp + 4);
 	if (udp_len < 8 || udp_len > l4_len)
 		return SYMPHONY_PARSE_MALFORMED;
-	dport = symphony_get_be16(udp + 2);
+	dport = udp_ports & 0xffff;
 	hdr = udp + 8;
 	off += 8;
 
 	if (dport == SYMPHONY_UDP_PORT_ROCEV2) {
+		struct symphony_bth_words bth;
+
 		if (udp_len < 8 + SYMPHONY_BTH_LEN)
 			return SYMPHONY_PARSE_MALFORMED;
 		if (off + SYMPHONY_BTH_LEN > avail)
 			return SYMPHONY_PARSE_OTHER;
-		if (!symphony_bth_is_data(hdr[SYMPHONY_BTH_OPCODE], &last))
+		bth.opcode_pkey = SYMPHONY_LOAD_BE32(hdr);
+		if (!symphony_bth_is_data(bth.opcode_pkey >> 24, &last))
 			return SYMPHONY_PARSE_OTHER;
-		pkt->ecn = ecn;
-		pkt->job = symphony_rocev2_field(cfg->job_field, udp, hdr);
-		pkt->step = symphony_rocev2_field(cfg->step_field, udp, hdr);
-		pkt->step_bits = symphony_field_bits(cfg->step_field);
-		pkt->psn = symphony_get_be24(hdr + SYMPHONY_BTH_PSN);
-		pkt->psn_bits = SYMPHONY_BTH_PSN_BITS;
-		pkt->last = last;
+		bth.fecn_destqp = SYMPHONY_LOAD_BE32(hdr + 4);
+		bth.ackreq_psn = SYMPHONY_LOAD_BE32(hdr + 8);
+		symphony_rocev2_fill(cfg, udp_ports >> 16, &bth, ecn, last, pkt);
 		return SYMPHONY_PARSE_COLLECTIVE;
 	}
 
@@ -257,16 +361,32 @@ symphony_parse(const __u8 *nh, __u32 avail, __u32 pkt_len, bool ipv6,
 		if (off + SYMPHONY_PDS_LEN + SYMPHONY_SES_MIN_LEN > avail)
 			return SYMPHONY_PARSE_OTHER;
 		pkt->ecn = ecn;
-		pkt->job = symphony_get_be24(ses + SYMPHONY_SES_JOBID);
-		pkt->step = symphony_get_be16(hdr + SYMPHONY_PDS_SPDCID);
+		/* SES bytes 4-7: RI generation, then the 24-bit JobID */
+		pkt->job = SYMPHONY_LOAD_BE32(ses + SYMPHONY_SES_JOBID - 1) &
+			   0xffffff;
+		pkt->step = SYMPHONY_LOAD_BE16(hdr + SYMPHONY_PDS_SPDCID);
 		pkt->step_bits = 16;
-		pkt->psn = symphony_get_be32(hdr + SYMPHONY_PDS_PSN);
+		pkt->psn = SYMPHONY_LOAD_BE32(hdr + SYMPHONY_PDS_PSN);
 		pkt->psn_bits = SYMPHONY_UEC_PSN_BITS;
 		pkt->last = !!(ses[SYMPHONY_SES_FLAGS] & SYMPHONY_SES_FLAG_EOM);
 		return SYMPHONY_PARSE_COLLECTIVE;
 	}
 
 	return SYMPHONY_PARSE_OTHER;
+}
+
+/*
+ * symphony_parse - classify a packet from its network header on: the
+ * fast path for IPv4 RoCEv2, else symphony_parse_generic().  Same
+ * arguments and result as symphony_parse_generic().
+ */
+static inline enum symphony_parse_result
+symphony_parse(const __u8 *nh, __u32 avail, __u32 pkt_len, bool ipv6,
+	       const struct symphony_parse_cfg *cfg, struct symphony_pkt *pkt)
+{
+	if (!ipv6 && symphony_parse_rocev2_ipv4(nh, avail, pkt_len, cfg, pkt))
+		return SYMPHONY_PARSE_COLLECTIVE;
+	return symphony_parse_generic(nh, avail, pkt_len, ipv6, cfg, pkt);
 }
 
 /*
@@ -367,11 +487,10 @@ static inline void symphony_window_roll(struct symphony_job *job,
  * warm-up); *outpacing tells whether its step was ahead of step_min.
  * The caller serialises updates of one job.
  */
-static inline __u32 symphony_job_update(struct symphony_job *job,
-					const struct symphony_pkt *pkt,
-					const struct symphony_params *params,
-					__u64 now_ns, __u32 segs,
-					bool *outpacing)
+static __always_inline __u32
+symphony_job_update(struct symphony_job *job, const struct symphony_pkt *pkt,
+		    const struct symphony_params *params, __u64 now_ns,
+		    __u32 segs, bool *outpacing)
 {
 	__u8 sb = pkt->step_bits, pb = pkt->psn_bits;
 	__u32 psn_rec, warmup;

@@ -2,7 +2,8 @@
 /*
  * fuzz_symphony_parse.c - libFuzzer target for symphony_core.h: parses
  * arbitrary packets with symphony_parse() from buffers exactly as long as
- * the bytes it may read (so that ASan catches any read beyond them), runs
+ * the bytes it may read (so that ASan catches any read beyond them),
+ * checks that its IPv4 RoCEv2 fast path agrees with the generic parser, runs
  * Algorithm 1 (symphony_job_update) on what it found, and checks the
  * arithmetic of symphony_mark_prob() and symphony_red_prob() against
  * 128-bit references.  Any broken invariant aborts.
@@ -67,13 +68,17 @@ static unsigned int field_width(uint8_t field)
 	}
 }
 
-/* Parse from a heap copy of exactly @avail bytes. */
+/*
+ * Parse from a heap copy of exactly @avail bytes.  The fast path of
+ * symphony_parse() must agree with symphony_parse_generic() on every input.
+ */
 static enum symphony_parse_result parse(const uint8_t *pkt, uint32_t avail,
 					uint32_t pkt_len, bool ipv6,
 					const struct symphony_parse_cfg *cfg,
 					struct symphony_pkt *out)
 {
-	enum symphony_parse_result r;
+	enum symphony_parse_result r, r_generic;
+	struct symphony_pkt generic;
 	uint8_t *copy = malloc(avail);
 
 	if (avail) {
@@ -82,7 +87,13 @@ static enum symphony_parse_result parse(const uint8_t *pkt, uint32_t avail,
 		memcpy(copy, pkt, avail);
 	}
 	memset(out, 0, sizeof(*out));
+	memset(&generic, 0, sizeof(generic));
 	r = symphony_parse(copy, avail, pkt_len, ipv6, cfg, out);
+	r_generic = symphony_parse_generic(copy, avail, pkt_len, ipv6, cfg,
+					   &generic);
+	CHECK(r == r_generic);
+	if (r == SYMPHONY_PARSE_COLLECTIVE)
+		CHECK(!memcmp(out, &generic, sizeof(generic)));
 	free(copy);
 	return r;
 }

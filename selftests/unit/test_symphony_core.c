@@ -592,6 +592,10 @@ static const struct parse_case parse_cases[] = {
 	{ "v4 Ethernet padding after the datagram", { ROCE(false) },
 	  .len_adj = 6, .want = COLL, .pkt = { WANT_ROCE } },
 	{ "v4 TCP: other", { ROCE(false), .l4 = 6 }, .want = OTHER },
+	{ "v4 protocol 145 (UDP's 17 with the top bit set): other",
+	  { ROCE(false), .l4 = 145 }, .want = OTHER },
+	{ "v4 UDP to port 5047 (4791 with bit 8 set): other",
+	  { ROCE(false), .dport = 4791 | 0x0100 }, .want = OTHER },
 	{ "v4 UDP to port 4790: other", { ROCE(false), .dport = 4790 },
 	  .want = OTHER },
 
@@ -701,8 +705,8 @@ static void expect_pkt(const struct symphony_pkt *want,
 static void run_parse_case(const struct parse_case *c)
 {
 	uint8_t buf[256];
-	struct symphony_pkt pkt;
-	enum symphony_parse_result r;
+	struct symphony_pkt pkt, generic;
+	enum symphony_parse_result r, r_generic;
 	uint32_t pkt_len, avail;
 	unsigned int i;
 
@@ -715,6 +719,14 @@ static void run_parse_case(const struct parse_case *c)
 
 	r = symphony_parse(buf, avail, pkt_len, c->spec.v6,
 			   c->cfg ? c->cfg : &cfg_default, &pkt);
+	/* The IPv4 RoCEv2 fast path must agree with the generic parser. */
+	memset(&generic, 0xa5, sizeof(generic));
+	r_generic = symphony_parse_generic(buf, avail, pkt_len, c->spec.v6,
+					   c->cfg ? c->cfg : &cfg_default,
+					   &generic);
+	expect_u64("result of symphony_parse_generic()", r, r_generic);
+	if (r == SYMPHONY_PARSE_COLLECTIVE)
+		expect_pkt(&generic, &pkt);
 	if (r != c->want) {
 		point_ok = false;
 		diagf("# result: expected %s, got %s (%u bytes, %u available)\n",
