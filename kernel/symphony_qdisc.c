@@ -136,10 +136,14 @@ symphony_parse_copy(const struct sk_buff *skb, int noff, u32 avail,
 	return ret;
 }
 
-/* Find job, step and PSN; fragments and non-IP packets are OTHER. */
+/*
+ * Find job, step and PSN; fragments and non-IP packets are OTHER.  For
+ * collective packets *@ipv6 tells the IP version.
+ */
 static enum symphony_kind symphony_classify(struct Qdisc *sch,
 					    struct sk_buff *skb,
-					    struct symphony_pkt *pkt)
+					    struct symphony_pkt *pkt,
+					    bool *ipv6)
 {
 	const struct symphony_sched_data *q = qdisc_priv(sch);
 	const struct symphony_parse_cfg *cfg = &q->cfg.parse;
@@ -147,14 +151,13 @@ static enum symphony_kind symphony_classify(struct Qdisc *sch,
 	enum symphony_parse_result ret;
 	u32 pkt_len, avail, linear;
 	const u8 *nh;
-	bool ipv6;
 
 	switch (skb_protocol(skb, true)) {
 	case htons(ETH_P_IP):
-		ipv6 = false;
+		*ipv6 = false;
 		break;
 	case htons(ETH_P_IPV6):
-		ipv6 = true;
+		*ipv6 = true;
 		break;
 	default:
 		return SYMPHONY_KIND_OTHER;
@@ -171,21 +174,23 @@ static enum symphony_kind symphony_classify(struct Qdisc *sch,
 	pkt_len = skb->len - noff;
 	linear = skb_headlen(skb) > noff ? skb_headlen(skb) - noff : 0;
 	nh = skb->data + noff;
-	if (!ipv6 && symphony_parse_rocev2_ipv4(nh, linear, pkt_len, cfg, pkt))
+	if (!*ipv6 &&
+	    symphony_parse_rocev2_ipv4(nh, linear, pkt_len, cfg, pkt))
 		return SYMPHONY_KIND_COLLECTIVE;
 
 	avail = min_t(u32, pkt_len, SYMPHONY_PARSE_FIRST_BYTES);
 	if (linear >= avail) {
-		ret = symphony_parse_generic(nh, avail, pkt_len, ipv6, cfg, pkt);
-		if (!symphony_parse_wants_more(ret, ipv6, avail, pkt_len, nh))
+		ret = symphony_parse_generic(nh, avail, pkt_len, *ipv6, cfg, pkt);
+		if (!symphony_parse_wants_more(ret, *ipv6, avail, pkt_len, nh))
 			goto out;
 		avail = min_t(u32, pkt_len, SYMPHONY_PARSE_MAX_BYTES);
 	} else if (linear) {
-		ret = symphony_parse_generic(nh, linear, pkt_len, ipv6, cfg, pkt);
+		ret = symphony_parse_generic(nh, linear, pkt_len, *ipv6, cfg,
+					     pkt);
 		if (ret != SYMPHONY_PARSE_OTHER)
 			goto out;
 	}
-	ret = symphony_parse_copy(skb, noff, avail, pkt_len, ipv6, cfg, pkt);
+	ret = symphony_parse_copy(skb, noff, avail, pkt_len, *ipv6, cfg, pkt);
 out:
 	switch (ret) {
 	case SYMPHONY_PARSE_COLLECTIVE:
@@ -318,37 +323,49 @@ static u8 symphony_skb_ecn(struct sk_buff *skb)
 	return INET_ECN_NOT_ECT;
 }
 
-static struct sk_buff *symphony_dequeue(struct Qdisc *sch)
+/*
+ * INET_ECN_set_ce() for a packet whose IP version the parser found: the
+ * same checks, without looking at the protocol again.
+ */
+static void symphony_set_ce(struct sk_buff *skb, bool ipv6)
+{
+	const u8 *nh = skb_network_header(skb);
+
+	if (!ipv6) {
+		if (nh + sizeof(struct iphdr) <= skb_tail_pointer(skb))
+			IP_ECN_set_ce(ip_hdr(skb));
+	} else if (nh + sizeof(struct ipv6hdr) <= skb_tail_pointer(skb)) {
+		IP6_ECN_set_ce(skb, ipv6_hdr(skb));
+	}
+}
+
+/*
+ * Mark and account dequeued @skb: RED on the backlog it leaves behind,
+ * Symphony (Algorithm 1) for collective traffic.  Returns false when RED
+ * dropped it instead (a non-ECT packet under "nonect drop").  Apart from
+ * symphony_dequeue() so that the call that finds the queue empty, one per
+ * burst, does not set up this function's frame.
+ */
+static noinline bool symphony_dequeue_mark(struct Qdisc *sch,
+					   struct sk_buff *skb)
 {
 	struct symphony_sched_data *q = qdisc_priv(sch);
+	u32 len = qdisc_pkt_len(skb), segs = symphony_segs(skb);
 	struct symphony_pkt pkt;
-	struct sk_buff *skb;
-	bool red, sym;
-	u32 len, segs;
-	int ecn;
-
-next:
-	/* Basic stats count only what leaves: update them at the end. */
-	skb = __qdisc_dequeue_head(&sch->q);
-	if (!skb)
-		goto out;
-	qdisc_qstats_backlog_dec(sch, skb);
+	bool red, sym = false, ipv6;
+	int ecn = -1;		/* not read yet */
 
 	/* RED sees the backlog the packet leaves behind it, plus itself. */
-	len = qdisc_pkt_len(skb);
-	segs = symphony_segs(skb);
 	red = symphony_toss(q, symphony_red_prob_q32(q->cfg.kmin, q->cfg.kmax,
 						     q->cfg.red_pmax_q32,
 						     sch->qstats.backlog + len));
-	sym = false;
-	ecn = -1;	/* not read yet */
 
 	/* Classified here, as a switch's egress pipeline would, rather than
 	 * at enqueue: the packet's headers are read once, and what the
 	 * parser learnt need not be kept with the packet meanwhile.
 	 */
 	if (q->cfg.marking == SYMPHONY_MARKING_SYMPHONY) {
-		switch (symphony_classify(sch, skb, &pkt)) {
+		switch (symphony_classify(sch, skb, &pkt, &ipv6)) {
 		case SYMPHONY_KIND_COLLECTIVE:
 			sym = symphony_step_decision(q, &pkt, segs, len, red);
 			ecn = pkt.ecn;
@@ -363,10 +380,15 @@ next:
 	}
 
 	if (red || sym) {
-		if (ecn < 0)
+		bool parsed = ecn >= 0;
+
+		if (!parsed)
 			ecn = symphony_skb_ecn(skb);
 		if (ecn != INET_ECN_NOT_ECT) {
-			INET_ECN_set_ce(skb);
+			if (parsed)
+				symphony_set_ce(skb, ipv6);
+			else
+				INET_ECN_set_ce(skb);
 			q->stats.red_marks += red ? segs : 0;
 			q->stats.symphony_marks += sym ? segs : 0;
 		} else if (red && q->cfg.nonect == SYMPHONY_NONECT_DROP) {
@@ -376,18 +398,33 @@ next:
 			q->pending_drop_bytes += len;
 			qdisc_qstats_drop(sch);
 			kfree_skb(skb);
-			goto next;
+			return false;
 		}
 	}
 
-	q->stats.packets += segs;
-	q->stats.bytes += len;
+	/* Basic stats count only what leaves; they are also the xstats'
+	 * packets and bytes.
+	 */
 	qdisc_bstats_update(sch, skb);
-out:
+	return true;
+}
+
+static struct sk_buff *symphony_dequeue(struct Qdisc *sch)
+{
+	struct symphony_sched_data *q = qdisc_priv(sch);
+	struct sk_buff *skb;
+
+	do {
+		skb = __qdisc_dequeue_head(&sch->q);
+		if (!skb)
+			break;
+		qdisc_qstats_backlog_dec(sch, skb);
+	} while (!symphony_dequeue_mark(sch, skb));
+
 	/* The ancestors must not see our qlen reach 0 before they learn of
 	 * the drops (HTB would stumble); report them while we hold packets.
 	 */
-	if (q->pending_drops && sch->q.qlen) {
+	if (unlikely(q->pending_drops) && sch->q.qlen) {
 		qdisc_tree_reduce_backlog(sch, q->pending_drops,
 					  q->pending_drop_bytes);
 		q->pending_drops = 0;
@@ -712,8 +749,16 @@ nla_put_failure:
 static int symphony_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 {
 	struct symphony_sched_data *q = qdisc_priv(sch);
+	struct tc_symphony_xstats st = q->stats;
+	unsigned int start;
 
-	return gnet_stats_copy_app(d, &q->stats, sizeof(q->stats));
+	/* Packets and bytes dequeued are the basic stats' own. */
+	do {
+		start = u64_stats_fetch_begin(&sch->bstats.syncp);
+		st.packets = u64_stats_read(&sch->bstats.packets);
+		st.bytes = u64_stats_read(&sch->bstats.bytes);
+	} while (u64_stats_fetch_retry(&sch->bstats.syncp, start));
+	return gnet_stats_copy_app(d, &st, sizeof(st));
 }
 
 static void symphony_reset(struct Qdisc *sch)
