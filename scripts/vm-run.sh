@@ -113,6 +113,13 @@ chmod 0755 "$rundir"
 
 rwlist=$(IFS=,; echo "${rwdirs[*]:-}")
 append="console=ttyS0,115200 loglevel=5 panic=-1 oops=panic"
+# QEMU's TCG CPU has no invariant-TSC flag, so the guest would mark its
+# TSC unstable ("TSCs unsynchronized") and fall back on the HPET and the
+# unstable sched_clock() path, which cost every clock read an emulated
+# device access or a cmpxchg.  The TCG TSC is derived from the host's and
+# shared by all vCPUs: tell the guest so, as on a host with an invariant
+# TSC.
+append+=" tsc=reliable"
 append+=" softlockup_panic=1 hung_task_timeout_secs=60 rdinit=/init"
 append+=" symofan.run=$rundir symofan.modules=$image"
 [ -z "$rwlist" ] || append+=" symofan.rw=$rwlist"
