@@ -7,6 +7,7 @@
 #define _SYMPHONY_COMPAT_H
 
 #include <linux/version.h>
+#include <linux/hrtimer.h>
 #include <linux/netlink.h>
 
 /*
@@ -25,6 +26,20 @@ static inline void symphony_reject_value(struct netlink_ext_ack *extack,
 		extack->_msg = msg;
 #endif
 	NL_SET_BAD_ATTR(extack, attr);
+}
+
+/* hrtimer_setup() replaced hrtimer_init() and the function assignment. */
+static inline void
+symphony_hrtimer_setup(struct hrtimer *timer,
+		       enum hrtimer_restart (*function)(struct hrtimer *),
+		       clockid_t clock_id, enum hrtimer_mode mode)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0)
+	hrtimer_setup(timer, function, clock_id, mode);
+#else
+	hrtimer_init(timer, clock_id, mode);
+	timer->function = function;
+#endif
 }
 
 #endif /* _SYMPHONY_COMPAT_H */

@@ -20,7 +20,10 @@
  * The queue is a FIFO bounded in packets and bytes, usable as root qdisc
  * and as the leaf of classful qdiscs (HTB, TBF).  Job state lives in a
  * table of the qdisc's own or in a BPF array map shared with the agent
- * and with other ports' qdiscs (symphony_jobs.c).
+ * and with other ports' qdiscs (symphony_jobs.c).  The windows of
+ * Algorithm 1 roll every T_win on a clock that an hrtimer advances while
+ * packets flow (symphony_tick.c), as a switch resets its window
+ * registers periodically.
  *
  * Parameters settable by the user (units in the names):
  *	limit, limit_bytes	queue bounds, tail drop beyond
@@ -42,7 +45,6 @@
 #include <linux/skbuff.h>
 #include <linux/prandom.h>
 #include <linux/random.h>
-#include <linux/sched/clock.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <net/inet_ecn.h>
@@ -53,6 +55,7 @@
 #include "../include/symphony/symphony_core.h"
 #include "symphony_compat.h"
 #include "symphony_jobs.h"
+#include "symphony_tick.h"
 
 /* What the parser learnt of a dequeued packet. */
 enum symphony_kind {
@@ -78,6 +81,7 @@ struct symphony_config {
 struct symphony_sched_data {
 	struct symphony_config	cfg;
 	struct symphony_jobs	*jobs;
+	struct symphony_tick	tick;		/* the T_win clock */
 	struct rnd_state	rnd;
 
 	/* drops in dequeue not yet reported to the ancestors */
@@ -279,13 +283,11 @@ static bool symphony_step_decision(struct symphony_sched_data *q,
 		return false;
 	}
 
-	/* local_clock(): cheap on every clocksource (ktime_get_ns() reads
-	 * the HPET where the TSC is unstable, as under QEMU: symphony then
-	 * ran 8% slower), and its small skew between CPUs is harmless to
-	 * windows of T_win.  Read outside any lock; a time slightly behind
-	 * the window start is no roll.
+	/* The start of the current T_win period (symphony_tick.h): one load
+	 * rather than a clock read.  Qdiscs sharing a jobs map publish the
+	 * same multiples of T_win; one a little behind another is no roll.
 	 */
-	now_ns = local_clock();
+	now_ns = symphony_tick_now(&q->tick);
 	if (symphony_jobs_shared(q->jobs)) {
 		/* a jobs map: other qdiscs, on other CPUs, update it too */
 		lock = symphony_job_lock(job);
@@ -642,6 +644,7 @@ static int symphony_change(struct Qdisc *sch, struct nlattr *opt,
 	sch_tree_lock(sch);
 
 	q->cfg = cfg;
+	symphony_tick_set_period(&q->tick, cfg.params.twin_ns);
 	if (jobs) {
 		old_jobs = q->jobs;
 		q->jobs = jobs;
@@ -695,6 +698,7 @@ static int symphony_init(struct Qdisc *sch, struct nlattr *opt,
 		},
 	};
 	prandom_seed_state(&q->rnd, get_random_u64());
+	symphony_tick_init(&q->tick, q->cfg.params.twin_ns);
 	return symphony_change(sch, opt, extack);
 }
 
@@ -702,6 +706,7 @@ static void symphony_destroy(struct Qdisc *sch)
 {
 	struct symphony_sched_data *q = qdisc_priv(sch);
 
+	symphony_tick_cancel(&q->tick);
 	symphony_jobs_destroy(q->jobs);
 	q->jobs = NULL;
 }

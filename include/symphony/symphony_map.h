@@ -24,8 +24,10 @@ struct symphony_job {
 	__u32	cnt_total;		/* packets in this window */
 	__u32	cnt_op;			/* outpacing packets in this window */
 	__u32	flags;			/* SYMPHONY_JOB_F_* */
-	__u64	window_start_ns;	/* start of the window, local_clock() ns */
-	__u64	last_seen_ns;		/* last packet of the job, local_clock() ns */
+	__u64	window_start_ns;	/* start of the window, CLOCK_MONOTONIC ns */
+	__u64	last_seen_ns;		/* last packet of the job, CLOCK_MONOTONIC
+					 * ns rounded down to a multiple of T_win
+					 */
 
 	/* Parameters of this job; 0 takes the qdisc's value */
 	__u32	k_ppm;			/* gain k, ppm */

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# test_symphony_tick.sh - the T_win clock of the symphony qdisc
+# (kernel/symphony_tick.h): while packets flow an hrtimer publishes the
+# start of each T_win period, jobs' windows start and roll on multiples
+# of T_win, the timer stops after an idle period and restarts with the
+# next packet, windows below 20 us read the clock per packet and arm no
+# timer, and a qdisc deleted with its timer armed leaves nothing behind.
+. "$(dirname "$0")/../lib.sh"
+
+in_vm || ktap_skip_all "runs in the VM (scripts/vm-run.sh)"
+require_root
+require_cmd tc jq bpftool
+require_built "$BUILD_DIR/tc/q_symphony.so" "$BUILD_DIR/rocegen" "$BUILD_DIR/symjobs"
+require_bpffs
+export TC_LIB_DIR=$BUILD_DIR/tc
+rocegen=$BUILD_DIR/rocegen
+
+ktap_plan 10
+
+pins=/sys/fs/bpf/symofan-tick-$$
+mkdir -p "$pins"
+on_exit rm -rf "$pins"
+"$BUILD_DIR/symjobs" create "$pins/jobs" --jobs 16
+
+netns_create a b
+veth_pair "$a" va1 10.253.5.1/24 "$b" vb1 10.253.5.2/24
+
+# Periods long enough that the checks below run within one of them.
+twin_ns=300000000	# 300 ms
+in_ns "$a" tc qdisc add dev va1 root symphony kmin 50mb kmax 60mb \
+	twin 300ms samples 4 jobs_map "$pins/jobs"
+
+send() { ip netns exec "$a" "$rocegen" 10.253.5.2 "$@" >/dev/null; }
+job() { bpftool -j map lookup pinned "$pins/jobs" key "$1" 0 0 0 | jq -r ".formatted.value.$2"; }
+timer_armed() { grep -c symphony_tick_expire /proc/timer_list || true; }
+
+send job=1,step=10,psn=1,count=20
+check_eq "the timer is armed while packets flow" 1 "$(timer_armed)"
+start=$(job 1 window_start_ns)
+check_eq "a job's window starts on a multiple of T_win" 0 \
+	"$((start % twin_ns))"
+check_eq "last_seen_ns is the start of the packet's period" 0 \
+	"$(($(job 1 last_seen_ns) % twin_ns))"
+
+sleep 0.8	# the timer stops at the end of the first period without packets
+check_eq "the timer stops when packets stop" 0 "$(timer_armed)"
+
+send job=1,step=10,psn=21,count=20
+check_eq "the next packet restarts it" 1 "$(timer_armed)"
+next=$(job 1 window_start_ns)
+check "and rolls the job's window to a later multiple of T_win" \
+	test "$next" -gt "$start" -a "$((next % twin_ns))" -eq 0
+# (the first 20 packets may straddle a period boundary: one or two windows)
+check "the ended window (more packets than samples 4) counted" \
+	test "$(job 1 windows)" -ge 1
+
+# Windows below 20 us: the clock per packet, no timer.
+in_ns "$a" tc qdisc change dev va1 root symphony twin 10us
+sleep 0.7	# let the 300 ms timer see an idle period and stop
+send job=2,step=10,psn=1,count=20
+check_eq "a 10 us window arms no timer" 0 "$(timer_armed)"
+check "its packets are still accounted to the job" \
+	test "$(job 2 packets)" -eq 20
+
+# Delete the qdisc with its timer armed: destroy cancels it.
+in_ns "$a" tc qdisc change dev va1 root symphony twin 1s
+send job=3,step=10,psn=1,count=5
+in_ns "$a" tc qdisc del dev va1 root
+sleep 1.2
+check_eq "a qdisc deleted with its timer armed leaves none" 0 \
+	"$(timer_armed)"
+
+ktap_finished
