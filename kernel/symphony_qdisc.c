@@ -31,6 +31,9 @@
  *	nonect			drop or pass non-ECT packets RED would mark
  *	marking			red (baseline) or symphony (Symphony OR RED)
  *	k, tau			gain and tolerance, ppm
+ *	qmin			backlog, bytes, below which Symphony does not
+ *				mark (0, the default: at any backlog, as the
+ *				paper; a deviation for ports without a queue)
  *	twin			window T_win, us
  *	warmup, samples		N_warmup (PSN units), N_sample (packets)
  *	alpha_max		cap of alpha
@@ -69,6 +72,7 @@ struct symphony_config {
 	u32	limit_bytes;		/* bytes, 0: none */
 	u32	kmin;			/* bytes */
 	u32	kmax;			/* bytes */
+	u32	qmin;			/* bytes: Symphony marks from here */
 	u32	pmax_ppm;
 	u32	red_pmax_q32;		/* pmax_ppm as a Q32 fraction */
 	u8	nonect;			/* enum symphony_nonect */
@@ -239,20 +243,21 @@ static bool symphony_toss(struct symphony_sched_data *q, u32 prob_q32)
 /*
  * Algorithm 1 for one packet of @job and its accounting, with the marks
  * it will carry if ECN-capable (@red: RED marks it).  Returns whether
- * Symphony marks it; *outpacing tells whether its step ran ahead.  The
- * caller serialises the job's updates.
+ * Symphony marks it (never when !@may_mark: the backlog is below qmin);
+ * *outpacing tells whether its step ran ahead.  The caller serialises
+ * the job's updates.
  */
 static __always_inline bool
 symphony_job_account(struct symphony_sched_data *q, struct symphony_job *job,
 		     const struct symphony_pkt *pkt, u64 now_ns, u32 segs,
-		     u32 len, bool red, bool *outpacing)
+		     u32 len, bool red, bool may_mark, bool *outpacing)
 {
 	bool mark, ect = pkt->ecn != INET_ECN_NOT_ECT;
 	u32 prob;
 
 	prob = symphony_job_update(job, pkt, &q->cfg.params, now_ns, segs,
 				   outpacing);
-	mark = symphony_toss(q, prob);
+	mark = may_mark && symphony_toss(q, prob);
 	job->packets += segs;
 	job->bytes += len;
 	if (*outpacing)
@@ -266,14 +271,15 @@ symphony_job_account(struct symphony_sched_data *q, struct symphony_job *job,
 
 /*
  * Run Algorithm 1 for a dequeued collective packet and account it to its
- * job.  Returns whether Symphony marks it.
+ * job.  Returns whether Symphony marks it.  @backlog: bytes, as RED sees
+ * it; below qmin the job's state advances but nothing is marked.
  */
 static bool symphony_step_decision(struct symphony_sched_data *q,
 				   const struct symphony_pkt *pkt, u32 segs,
-				   u32 len, bool red)
+				   u32 len, u32 backlog, bool red)
 {
+	bool outpacing, mark, may_mark = backlog >= q->cfg.qmin;
 	struct symphony_job *job;
-	bool outpacing, mark;
 	spinlock_t *lock;
 	u64 now_ns;
 
@@ -293,12 +299,12 @@ static bool symphony_step_decision(struct symphony_sched_data *q,
 		lock = symphony_job_lock(job);
 		spin_lock(lock);
 		mark = symphony_job_account(q, job, pkt, now_ns, segs, len, red,
-					    &outpacing);
+					    may_mark, &outpacing);
 		spin_unlock(lock);
 	} else {
 		/* our own table: only our dequeue, under the qdisc lock */
 		mark = symphony_job_account(q, job, pkt, now_ns, segs, len, red,
-					    &outpacing);
+					    may_mark, &outpacing);
 	}
 
 	q->stats.collective_packets += segs;
@@ -353,14 +359,15 @@ static noinline bool symphony_dequeue_mark(struct Qdisc *sch,
 {
 	struct symphony_sched_data *q = qdisc_priv(sch);
 	u32 len = qdisc_pkt_len(skb), segs = symphony_segs(skb);
+	/* The backlog the packet leaves behind it, plus itself. */
+	u32 backlog = sch->qstats.backlog + len;
 	struct symphony_pkt pkt;
 	bool red, sym = false, ipv6;
 	int ecn = -1;		/* not read yet */
 
-	/* RED sees the backlog the packet leaves behind it, plus itself. */
 	red = symphony_toss(q, symphony_red_prob_q32(q->cfg.kmin, q->cfg.kmax,
 						     q->cfg.red_pmax_q32,
-						     sch->qstats.backlog + len));
+						     backlog));
 
 	/* Classified here, as a switch's egress pipeline would, rather than
 	 * at enqueue: the packet's headers are read once, and what the
@@ -369,7 +376,8 @@ static noinline bool symphony_dequeue_mark(struct Qdisc *sch,
 	if (q->cfg.marking == SYMPHONY_MARKING_SYMPHONY) {
 		switch (symphony_classify(sch, skb, &pkt, &ipv6)) {
 		case SYMPHONY_KIND_COLLECTIVE:
-			sym = symphony_step_decision(q, &pkt, segs, len, red);
+			sym = symphony_step_decision(q, &pkt, segs, len,
+						     backlog, red);
 			ecn = pkt.ecn;
 			break;
 		case SYMPHONY_KIND_MALFORMED:
@@ -455,6 +463,7 @@ static const struct nla_policy symphony_policy[TCA_SYMPHONY_MAX + 1] = {
 	[TCA_SYMPHONY_STEP_FIELD]	= { .type = NLA_U8 },
 	[TCA_SYMPHONY_JOBS]		= { .type = NLA_U32 },
 	[TCA_SYMPHONY_JOBS_FD]		= { .type = NLA_S32 },
+	[TCA_SYMPHONY_QMIN]		= { .type = NLA_U32 },
 	[TCA_SYMPHONY_JOBS_MAP_ID]	= {
 		.type = NLA_REJECT,
 		.reject_message = "sch_symphony: jobs_map_id is read-only: pass jobs_fd",
@@ -540,6 +549,8 @@ static int symphony_config_parse(struct nlattr **tb, struct symphony_config *cfg
 		cfg->kmin = nla_get_u32(tb[TCA_SYMPHONY_KMIN]);
 	if (tb[TCA_SYMPHONY_KMAX])
 		cfg->kmax = nla_get_u32(tb[TCA_SYMPHONY_KMAX]);
+	if (tb[TCA_SYMPHONY_QMIN])
+		cfg->qmin = nla_get_u32(tb[TCA_SYMPHONY_QMIN]);
 	if (tb[TCA_SYMPHONY_PMAX])
 		cfg->pmax_ppm = nla_get_u32(tb[TCA_SYMPHONY_PMAX]);
 	if (tb[TCA_SYMPHONY_NONECT])
@@ -725,6 +736,7 @@ static int symphony_dump(struct Qdisc *sch, struct sk_buff *skb)
 	    nla_put_u32(skb, TCA_SYMPHONY_LIMIT_BYTES, cfg->limit_bytes) ||
 	    nla_put_u32(skb, TCA_SYMPHONY_KMIN, cfg->kmin) ||
 	    nla_put_u32(skb, TCA_SYMPHONY_KMAX, cfg->kmax) ||
+	    nla_put_u32(skb, TCA_SYMPHONY_QMIN, cfg->qmin) ||
 	    nla_put_u32(skb, TCA_SYMPHONY_PMAX, cfg->pmax_ppm) ||
 	    nla_put_u8(skb, TCA_SYMPHONY_NONECT, cfg->nonect) ||
 	    nla_put_u8(skb, TCA_SYMPHONY_MARKING, cfg->marking) ||

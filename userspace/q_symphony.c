@@ -23,6 +23,7 @@ static void symphony_explain(FILE *f)
 	fprintf(f,
 		"Usage: ... symphony [ limit PACKETS ] [ limit_bytes BYTES ]\n"
 		"                    [ kmin BYTES ] [ kmax BYTES ] [ pmax PROBABILITY ]\n"
+		"                    [ qmin BYTES ]\n"
 		"                    [ nonect drop|pass ] [ marking red|symphony ]\n"
 		"                    [ k GAIN ] [ tau FRACTION ] [ twin TIME ]\n"
 		"                    [ warmup PSNS ] [ samples PACKETS ] [ alpha_max N ]\n"
@@ -33,6 +34,8 @@ static void symphony_explain(FILE *f)
 		"  kmin BYTES         backlog where RED starts marking (default 50000b)\n"
 		"  kmax BYTES         backlog from which RED marks all (default 100000b)\n"
 		"  pmax PROBABILITY   RED marking probability at kmax, 0..1 (default 0.2)\n"
+		"  qmin BYTES         backlog from which Symphony marks; 0: any, as the\n"
+		"                     paper (default 0b)\n"
 		"  nonect drop|pass   what RED does to non-ECT packets it would mark (drop)\n"
 		"  marking red|symphony\n"
 		"                     RED only (baseline) or Symphony OR RED (default)\n"
@@ -106,6 +109,8 @@ static int symphony_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 			type = TCA_SYMPHONY_KMIN;
 		} else if (strcmp(key, "kmax") == 0) {
 			type = TCA_SYMPHONY_KMAX;
+		} else if (strcmp(key, "qmin") == 0) {
+			type = TCA_SYMPHONY_QMIN;
 		} else if (strcmp(key, "pmax") == 0) {
 			type = TCA_SYMPHONY_PMAX;
 		} else if (strcmp(key, "nonect") == 0) {
@@ -156,6 +161,7 @@ static int symphony_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 		case TCA_SYMPHONY_LIMIT_BYTES:
 		case TCA_SYMPHONY_KMIN:
 		case TCA_SYMPHONY_KMAX:
+		case TCA_SYMPHONY_QMIN:
 			if (get_size(&o->value, val))
 				return symphony_bad(key, val, "a size in bytes, e.g. 50kb");
 			break;
@@ -313,6 +319,8 @@ static int symphony_print_opt(struct qdisc_util *qu, FILE *f,
 		   symphony_attr_u32(tb[TCA_SYMPHONY_SAMPLES]));
 	print_uint(PRINT_ANY, "alpha_max", "alpha_max %u ",
 		   symphony_attr_u32(tb[TCA_SYMPHONY_ALPHA_MAX]));
+	print_uint(PRINT_ANY, "qmin_bytes", "qmin %ub ",
+		   symphony_attr_u32(tb[TCA_SYMPHONY_QMIN]));
 	print_string(PRINT_ANY, "job_field", "job_field %s ",
 		     symphony_name_of(symphony_field_names, __SYMPHONY_FIELD_MAX,
 				   symphony_attr_u8(tb[TCA_SYMPHONY_JOB_FIELD])));

@@ -7,7 +7,8 @@
  *	symphony_nl DEV add|change [--no-nested-flag] ATTR=VALUE...
  *	ATTR := limit | limit_bytes | kmin | kmax | pmax | nonect | marking |
  *		k | tau | twin | warmup | samples | alpha_max | job_field |
- *		step_field | jobs | jobs_fd | jobs_map_id | TYPE:u8 | TYPE:u32
+ *		step_field | jobs | jobs_fd | jobs_map_id | qmin | TYPE:u8 |
+ *		TYPE:u32
  *
  * Exit: 0 accepted, 1 rejected by the kernel, 2 bad usage.
  */
@@ -49,6 +50,7 @@ static const struct attr_name attr_names[] = {
 	{ "jobs",	 TCA_SYMPHONY_JOBS,	   4 },
 	{ "jobs_fd",	 TCA_SYMPHONY_JOBS_FD,	   4 },
 	{ "jobs_map_id", TCA_SYMPHONY_JOBS_MAP_ID, 4 },
+	{ "qmin",	 TCA_SYMPHONY_QMIN,	   4 },
 };
 
 static int usage(void)

@@ -16,7 +16,7 @@ export TC_LIB_DIR=$BUILD_DIR/tc
 rocegen=$BUILD_DIR/rocegen
 ecnstat=$BUILD_DIR/ecnstat
 
-ktap_plan 19
+ktap_plan 20
 
 netns_create a b
 veth_pair "$a" va 10.252.0.1/24 "$b" vb 10.252.0.2/24
@@ -101,6 +101,13 @@ marks=$(stat symphony_marks)
 send --proto uec 10.252.0.2 job=19999,step=1,psn=1000,count=100 job=19999,step=2,psn=100,count=50
 check_eq "job 19999 of a 20000-job table is tracked and marked" 50 \
 	$(( $(stat symphony_marks) - marks ))
+# qmin above the backlog: Symphony still tracks the job, but marks nothing.
+tc -n "$a" qdisc change dev va root symphony qmin 1mb
+marks=$(stat symphony_marks)
+outpacing=$(stat outpacing_packets)
+send --proto uec 10.252.0.2 job=19998,step=1,psn=1000,count=100 job=19998,step=2,psn=100,count=50
+check_eq "below qmin the outpacing step is tracked but not marked" "50 0" \
+	"$(( $(stat outpacing_packets) - outpacing )) $(( $(stat symphony_marks) - marks ))"
 check_eq "no RED marks below kmin" 0 "$(stat red_marks)"
 check_eq "qdisc marks and receiver CE agree" "$(stat symphony_marks)" "$(ce)"
 

@@ -50,7 +50,7 @@ ip -n "$a" link set d0 up
 run() { ip netns exec "$a" "$nl" d0 "$@"; }
 
 check "add with defaults over raw netlink" run add
-good='limit=500 limit_bytes=300000 kmin=3000 kmax=9000 pmax=500000 nonect=1 marking=0 k=20000 tau=300000 twin=250 warmup=8 samples=4 alpha_max=64 job_field=2 step_field=1 jobs=128'
+good='limit=500 limit_bytes=300000 kmin=3000 kmax=9000 pmax=500000 nonect=1 marking=0 k=20000 tau=300000 twin=250 warmup=8 samples=4 alpha_max=64 job_field=2 step_field=1 jobs=128 qmin=4500'
 # shellcheck disable=SC2086
 check "change every parameter at once" run change $good
 config=$(tc -n "$a" -j qdisc show dev d0 | jq -c '.[0].options')
@@ -60,7 +60,7 @@ check_jq "the dump shows them all" '.limit_packets == 500 and .limit_bytes == 30
 	and .tau_ppm == 300000 and .twin_us == 250 and .warmup_psn == 8
 	and .samples_packets == 4 and .alpha_max == 64
 	and .job_field == "bth_destqp" and .step_field == "bth_rsvd"
-	and .jobs == 128' "$config"
+	and .jobs == 128 and .qmin_bytes == 4500' "$config"
 
 for c in "${cases[@]}"; do
 	attrs=${c%%|*}
@@ -79,6 +79,6 @@ check_fails "a nest without NLA_F_NESTED is refused" run change --no-nested-flag
 check_eq "no refused change altered the configuration" "$config" \
 	"$(tc -n "$a" -j qdisc show dev d0 | jq -c '.[0].options')"
 check "tc shows the configuration in text with units" sh -c \
-	"tc -n $a qdisc show dev d0 | grep -q 'limit 500p limit_bytes 300000b kmin 3000b kmax 9000b pmax 0.500000 nonect pass marking red k 0.020000 tau 0.300000 twin 250us'"
+	"tc -n $a qdisc show dev d0 | grep -q 'limit 500p limit_bytes 300000b kmin 3000b kmax 9000b pmax 0.500000 nonect pass marking red k 0.020000 tau 0.300000 twin 250us warmup 8 samples 4 alpha_max 64 qmin 4500b'"
 
 ktap_finished

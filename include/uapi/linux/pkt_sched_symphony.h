@@ -34,6 +34,9 @@ enum {
 	TCA_SYMPHONY_JOBS,		/* u32: job slots of the own table */
 	TCA_SYMPHONY_JOBS_FD,		/* s32: fd of a jobs map, -1 detaches */
 	TCA_SYMPHONY_JOBS_MAP_ID,	/* u32: id of the jobs map (dump) */
+	TCA_SYMPHONY_QMIN,		/* u32: backlog from which Symphony
+					 * marks, bytes (0: any backlog)
+					 */
 	__TCA_SYMPHONY_MAX
 };
 
