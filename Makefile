@@ -48,7 +48,7 @@ BPF_OBJS	:= $(patsubst %,$(BUILD)/%.bpf.o,$(BPF_PROGS))
 SKELETONS	:= $(patsubst %,$(BUILD)/%.skel.h,$(BPF_PROGS))
 TOOL_BINS	:= $(patsubst %,$(BUILD)/%,$(TOOLS))
 PLUGIN_SOS	:= $(patsubst %,$(BUILD)/tc/%.so,$(TC_PLUGINS))
-BENCH_BINS	:= $(patsubst %,$(BUILD)/%,$(BENCH_TOOLS))
+BENCH_BINS	:= $(patsubst %,$(BUILD)/%,$(BENCH_TOOLS)) $(BUILD)/tcg_insns.so
 
 .PHONY: all module bpf userspace deps check demo bench eval eval-symphony eval-ofan install uninstall \
 	dkms-src dkms-install clean
@@ -109,6 +109,9 @@ $(BUILD)/permsend: userspace/permsend.c userspace/workload_util.h $(wildcard inc
 
 $(BUILD)/roceblast: bench/roceblast.c $(SHARED_HDRS) | $(BUILD)
 	$(CC) $(USER_CFLAGS) $< -o $@
+
+$(BUILD)/tcg_insns.so: bench/tcg_insns.c | $(BUILD)
+	$(CC) $(USER_CFLAGS) -shared -fPIC $< -o $@ -lpthread
 
 $(BUILD)/ofan_bpf_bench: bench/ofan_bpf_bench.c userspace/tool_util.h include/workload/roce_frame.h $(BUILD)/ofan_bench.skel.h $(SHARED_HDRS)
 	$(CC) $(USER_CFLAGS) $< -o $@ $(LIBBPF_LIBS)

@@ -18,6 +18,7 @@
 #   --mem MB           guest memory in MiB (default 2048)
 #   --smp N            guest CPUs (default: host CPUs, at most 4)
 #   --keep             keep the run folder (console log, dmesg) on success
+#   --plugin SO[,ARGS] load a QEMU TCG plugin (bench/tcg_insns.sh)
 #   -v, --verbose      stream the kernel console too
 set -euo pipefail
 
@@ -35,6 +36,7 @@ modules=()
 default_module=1
 rwdirs=()
 keep=0
+plugin=
 verbose=0
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -45,6 +47,7 @@ while [ $# -gt 0 ]; do
 	--mem) mem_mb=${2:?}; shift 2 ;;
 	--smp) smp=${2:?}; shift 2 ;;
 	--keep) keep=1; shift ;;
+	--plugin) plugin=${2:?}; shift 2 ;;
 	-v|--verbose) verbose=1; shift ;;
 	-h|--help) usage 0 ;;
 	--) shift; break ;;
@@ -138,6 +141,7 @@ for d in "${rwdirs[@]}"; do
 		-device "virtio-9p-pci,fsdev=rw$i,mount_tag=rw$i")
 	i=$((i + 1))
 done
+[ -z "$plugin" ] || qemu+=(-plugin "$plugin")
 
 : > "$rundir/console.log"
 : > "$rundir/output.log"
