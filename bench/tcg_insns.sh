@@ -98,7 +98,9 @@ done
 # One JSON record per qdisc: packets, instructions per packet by group.
 for q in "${qdiscs[@]}"; do
 	packets=$(sed -n 's/.*sent \([0-9]*\) packets.*/\1/p' "$work/$q.roceblast")
-	[ -n "$packets" ] && [ "$packets" -gt 0 ] || die "no packets sent under $q"
+	if [ -z "$packets" ] || [ "$packets" -eq 0 ]; then
+		die "no packets sent under $q"
+	fi
 	awk -F'\t' -v q="$q" -v pk="$packets" '
 		{ total += $2 }
 		$1 ~ /^(symphony_|pfifo|qdisc_dequeue_head|bfifo|fifo_)/ { own += $2; funcs[$1] = $2 }
@@ -112,6 +114,8 @@ for q in "${qdiscs[@]}"; do
 		}' "$work/$q.counts" > "$work/$q.json"
 done
 
+records=()
+for q in "${qdiscs[@]}"; do records+=("$work/$q.json"); done
 jq -s --arg date "$(date -u +%Y-%m-%dT%H:%M:%SZ)" --argjson duration "$duration" '
 	(map(select(.qdisc == "pfifo"))[0]) as $p
 	| def own: .insns_per_packet.qdisc + .insns_per_packet.clock + .insns_per_packet.qdisc_core;
@@ -121,7 +125,7 @@ jq -s --arg date "$(date -u +%Y-%m-%dT%H:%M:%SZ)" --argjson duration "$duration"
 		method: "QEMU TCG plugin (bench/tcg_insns.c) counting executed guest instructions per guest function while bench/roceblast sends its RoCEv2 stream (4 jobs, 1000-byte frames) through a dummy device; per packet = count / packets sent. qdisc: the qdisc own functions; clock: sched_clock, ktime_get and the like; qdisc_core: __qdisc_run, dev_qdisc_enqueue, __dev_queue_xmit, sch_direct_xmit; guest_total includes the boot, so compare it only between qdiscs; beyond_pfifo = (qdisc + clock + qdisc_core) - the same of pfifo",
 		duration_s: $duration,
 		qdiscs: (map({key: .qdisc, value: (. + {beyond_pfifo_per_packet: ((own - ($p | own)) * 10 | round / 10)})}) | from_entries)
-	}' $(for q in "${qdiscs[@]}"; do echo "$work/$q.json"; done) > "$out"
+	}' "${records[@]}" > "$out"
 
 printf '%-14s %10s %8s %8s %10s %12s\n' qdisc packets qdisc clock qdisc_core "beyond pfifo"
 jq -r '.qdiscs[] | [.qdisc, .packets, .insns_per_packet.qdisc, .insns_per_packet.clock, .insns_per_packet.qdisc_core, .beyond_pfifo_per_packet] | @tsv' "$out" |
