@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
 /*
  * symphony_core.h - Symphony's per-packet logic, written once and compiled
- * into the qdisc (kernel/sch_symphony.c), the userspace unit tests and the
- * parser fuzzer:
+ * into the qdisc (kernel/symphony_qdisc.c), the userspace unit tests and
+ * the parser fuzzer:
  *
  *  - symphony_parse() finds job, step, PSN and end of message in the
- *    network and transport headers of a RoCEv2 or UEC packet;
+ *    network and transport headers of a RoCEv2 or UEC packet: IPv4 RoCEv2
+ *    by a branch-free fast path (symphony_parse_rocev2_ipv4()), the rest
+ *    by symphony_parse_generic();
  *  - symphony_job_update() runs Algorithm 1 of the paper on a job's state
  *    block and returns the probability to ECN-mark the packet.
  *
@@ -30,7 +32,7 @@
 #define SYMPHONY_LOAD_BE16(p)		get_unaligned_be16(p)
 #define SYMPHONY_LOAD_BE32(p)		get_unaligned_be32(p)
 #else
-#include <endian.h>		/* glibc: also __always_inline */
+#include <endian.h>		/* with glibc, also __always_inline */
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
