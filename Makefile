@@ -110,7 +110,7 @@ $(BUILD)/permsend: userspace/permsend.c userspace/workload_util.h $(wildcard inc
 $(BUILD)/roceblast: bench/roceblast.c $(SHARED_HDRS) | $(BUILD)
 	$(CC) $(USER_CFLAGS) $< -o $@
 
-$(BUILD)/tcg_insns.so: bench/tcg_insns.c | $(BUILD)
+$(BUILD)/tcg_insns.so: bench/tcg_insns.c bench/qemu_plugin_v1.h | $(BUILD)
 	$(CC) $(USER_CFLAGS) -shared -fPIC $< -o $@ -lpthread
 
 $(BUILD)/ofan_bpf_bench: bench/ofan_bpf_bench.c userspace/tool_util.h include/workload/roce_frame.h $(BUILD)/ofan_bench.skel.h $(SHARED_HDRS)

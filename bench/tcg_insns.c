@@ -16,7 +16,7 @@
  * at once may lose counts, so pin the measured work to one vCPU.
  *
  * Built against the plugin ABI of Debian 12's QEMU 7.2 (plugin API
- * version 1); the few entry points it uses are declared here, as
+ * version 1): qemu_plugin_v1.h declares the few entry points it uses, as
  * Debian ships no qemu-plugin.h.
  */
 #include <inttypes.h>
@@ -27,24 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* --- the QEMU plugin API subset (include/qemu/qemu-plugin.h, v1) --- */
-typedef uint64_t qemu_plugin_id_t;
-struct qemu_plugin_tb;
-struct qemu_info_t;
-enum qemu_plugin_op { QEMU_PLUGIN_INLINE_ADD_U64 };
-typedef void (*qemu_plugin_vcpu_tb_trans_cb_t)(qemu_plugin_id_t id,
-					       struct qemu_plugin_tb *tb);
-typedef void (*qemu_plugin_udata_cb_t)(qemu_plugin_id_t id, void *userdata);
-
-void qemu_plugin_register_vcpu_tb_trans_cb(qemu_plugin_id_t id,
-					   qemu_plugin_vcpu_tb_trans_cb_t cb);
-size_t qemu_plugin_tb_n_insns(const struct qemu_plugin_tb *tb);
-uint64_t qemu_plugin_tb_vaddr(const struct qemu_plugin_tb *tb);
-void qemu_plugin_register_vcpu_tb_exec_inline(struct qemu_plugin_tb *tb,
-					      enum qemu_plugin_op op,
-					      void *ptr, uint64_t imm);
-void qemu_plugin_register_atexit_cb(qemu_plugin_id_t id,
-				    qemu_plugin_udata_cb_t cb, void *userdata);
+#include "qemu_plugin_v1.h"
 
 #define TCG_INSNS_EXPORT	__attribute__((visibility("default")))
 
