@@ -30,6 +30,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
 # shellcheck source=scripts/lib.sh
 . "$top/scripts/lib.sh"
+# shellcheck source=bench/qdisc_specs.sh
+. "$here/qdisc_specs.sh"
 
 usage() { sed -n '17,26p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
 
@@ -58,20 +60,12 @@ for v in "$duration" "$warmup"; do
 	[[ "$v" =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "not a number of seconds: '$v'"
 done
 
-# Fixed for every run: device, addresses, packet size.
+# Fixed for every run: device, addresses (packet size and qdiscs:
+# qdisc_specs.sh).
 dev=bench0
-pkt_size=1000
 dst_mac=02:00:00:00:00:02
 generators=(roceblast roceblast_256 pktgen)
 qdiscs=(pfifo red fq_codel symphony symphony_red symphony_kmin500)
-declare -A qdisc_spec=(
-	[pfifo]="pfifo limit 1000"
-	[red]="red limit 1000000 min 50000 max 100000 avpkt 1000 burst 67 probability 0.2 bandwidth 10gbit ecn"
-	[fq_codel]="fq_codel"
-	[symphony]="symphony kmin 50000 kmax 100000 twin 1ms"
-	[symphony_red]="symphony marking red kmin 50000 kmax 100000 twin 1ms"
-	[symphony_kmin500]="symphony kmin 500 kmax 100000 twin 1ms"
-)
 
 # pick_subset ARRAY WHAT LIST: keep in ARRAY only the names of the
 # comma-separated LIST, in ARRAY's order; dies naming one it does not hold.
@@ -95,8 +89,6 @@ pick_subset() {
 }
 [ -z "$want_generators" ] || pick_subset generators generator "$want_generators"
 [ -z "$want_qdiscs" ] || pick_subset qdiscs qdisc "pfifo,$want_qdiscs"
-roceblast_jobs=4
-roceblast_middle=3
 
 # --- inside the VM -------------------------------------------------------
 
@@ -127,8 +119,7 @@ run_roceblast() {
 
 	[ $# -eq 0 ] || linear=(--linear "$1")
 	secs=$(awk -v w="$warmup" -v d="$duration" 'BEGIN { print w + d + 10 }')
-	"$top/build/roceblast" --cpu 0 --jobs "$roceblast_jobs" \
-		--middle "$roceblast_middle" --size "$pkt_size" "${linear[@]}" \
+	"$top/build/roceblast" "${roceblast_opts[@]}" "${linear[@]}" \
 		--duration "$secs" "$dev" > /tmp/roceblast.log &
 	gpid=$!
 	window

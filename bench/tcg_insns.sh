@@ -21,6 +21,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
 # shellcheck source=scripts/lib.sh
 . "$top/scripts/lib.sh"
+# shellcheck source=bench/qdisc_specs.sh
+. "$here/qdisc_specs.sh"
 
 usage() { sed -n '13,17p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
 
@@ -41,11 +43,9 @@ done
 case "$duration" in ''|*[!0-9]*|0) die "--duration wants whole seconds, got '$duration'" ;; esac
 
 dev=bench0
-declare -A qdisc_spec=(
-	[pfifo]="pfifo limit 1000"
-	[symphony]="symphony kmin 50000 kmax 100000 twin 1ms"
-	[symphony_red]="symphony marking red kmin 50000 kmax 100000 twin 1ms"
-)
+# the qdiscs whose own functions the report can name (tc lines:
+# qdisc_specs.sh)
+insns_qdiscs=(pfifo symphony symphony_red)
 
 # --- inside the VM: one qdisc, then the symbols for the plugin ----------
 if [ -n "$inside" ]; then
@@ -57,8 +57,8 @@ if [ -n "$inside" ]; then
 	ip link add "$dev" type dummy
 	ip link set "$dev" txqueuelen 1000 up
 	tc qdisc add dev "$dev" root handle 1: "${spec[@]}"
-	"$top/build/roceblast" --cpu 0 --jobs 4 --middle 3 --size 1000 \
-		--duration "$duration" "$dev" > "$work/$q.roceblast"
+	"$top/build/roceblast" "${roceblast_opts[@]}" --duration "$duration" \
+		"$dev" > "$work/$q.roceblast"
 	tc -s -j qdisc show dev "$dev" > "$work/$q.tc.json"
 	echo 0 > /proc/sys/kernel/kptr_restrict
 	cat /proc/kallsyms > "$work/$q.kallsyms"
@@ -74,9 +74,12 @@ command -v jq >/dev/null || die "jq not found: run scripts/install-deps.sh"
 
 qdiscs=()
 IFS=, read -ra picked <<< "$want"
-for q in pfifo symphony symphony_red; do
+for p in "${picked[@]}"; do
+	[[ " ${insns_qdiscs[*]} " == *" $p "* ]] ||
+		die "unknown qdisc '$p' (one of: ${insns_qdiscs[*]})"
+done
+for q in "${insns_qdiscs[@]}"; do
 	for p in "${picked[@]}"; do
-		[ -n "${qdisc_spec[$p]:-}" ] || die "unknown qdisc '$p' (one of: ${!qdisc_spec[*]})"
 		[ "$p" = "$q" ] && { qdiscs+=("$q"); break; }
 	done
 done

@@ -166,6 +166,14 @@ require_bpffs() {
 		ktap_skip_all "cannot mount bpffs on /sys/fs/bpf"
 }
 
+# bpffs_pin_dir NAME: a folder of this test's own on bpffs for its pins,
+# in $pins, removed at exit.
+bpffs_pin_dir() {
+	pins=/sys/fs/bpf/symofan-$1-$$
+	mkdir -p "$pins"
+	on_exit rm -rf "$pins"
+}
+
 # Run a command at exit, last registered first.
 on_exit() { ktap_cleanups=("$*" "${ktap_cleanups[@]}"); }
 

@@ -17,9 +17,7 @@ rocegen=$BUILD_DIR/rocegen
 
 ktap_plan 15
 
-pins=/sys/fs/bpf/symofan-test-$$
-mkdir -p "$pins"
-on_exit rm -rf "$pins"
+bpffs_pin_dir test
 
 netns_create a b
 veth_pair "$a" va1 10.253.1.1/24 "$b" vb1 10.253.1.2/24

@@ -17,9 +17,7 @@ ko=$TOP_DIR/kernel/sch_symphony.ko
 
 ktap_plan 6
 
-pins=/sys/fs/bpf/symofan-stress-$$
-mkdir -p "$pins"
-on_exit rm -rf "$pins"
+bpffs_pin_dir stress
 "$BUILD_DIR/symjobs" create "$pins/jobs" --jobs 64 >/dev/null
 map_id=$(bpftool -j map show pinned "$pins/jobs" | jq .id)
 

@@ -18,9 +18,7 @@ rocegen=$BUILD_DIR/rocegen
 
 ktap_plan 10
 
-pins=/sys/fs/bpf/symofan-tick-$$
-mkdir -p "$pins"
-on_exit rm -rf "$pins"
+bpffs_pin_dir tick
 "$BUILD_DIR/symjobs" create "$pins/jobs" --jobs 16
 
 netns_create a b
