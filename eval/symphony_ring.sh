@@ -27,6 +27,9 @@
 #                        1 for none)
 #   --background PCT     each ToR sends UDP (UEC framing, its own job) to
 #                        the next ToR at PCT% of --rate (default 10; 0 off)
+#   --routing MODE       ecmp (default): the ToRs hash each flow over the
+#                        spines; static: balanced destination routes, so
+#                        no flows collide (the paper's Fig. 2 controls)
 #   --red "ARGS"         the qdisc's queue and RED options
 #                        (default "limit 1000 kmin 16kb kmax 64kb pmax 0.2")
 #   --symphony "ARGS"    its Symphony options (default "k 0.01 tau 0.25
@@ -62,6 +65,7 @@ uplink_rate=
 size=1m
 imbalance=1.13
 background=10
+routing=ecmp
 red_args="limit 1000 kmin 16kb kmax 64kb pmax 0.2"
 symphony_args="k 0.01 tau 0.25 twin 100ms warmup 4 samples 4"
 state=port
@@ -80,7 +84,7 @@ inside=0
 prefix=syev
 
 die() { echo "$prog: $*" >&2; exit 1; }
-usage() { sed -n '18,48s/^# \{0,1\}//p' "$0" >&2; exit 2; }
+usage() { sed -n '18,55s/^# \{0,1\}//p' "$0" >&2; exit 2; }
 orig_args=("$@")
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -98,6 +102,7 @@ while [ $# -gt 0 ]; do
 	--size) size=$2 ;;
 	--imbalance) imbalance=$2 ;;
 	--background) background=$2 ;;
+	--routing) routing=$2 ;;
 	--red) red_args=$2 ;;
 	--symphony) symphony_args=$2 ;;
 	--state) state=$2 ;;
@@ -114,6 +119,7 @@ done
 [[ $imbalance =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "--imbalance '$imbalance': wants a ratio such as 1.13"
 [[ $background =~ ^[0-9]+$ ]] && [ "$background" -le 50 ] ||
 	die "--background '$background': wants a percentage, 0..50"
+[[ $routing =~ ^(ecmp|static)$ ]] || die "--routing '$routing': ecmp or static"
 [[ $state =~ ^(port|switch)$ ]] || die "--state '$state': port or switch"
 [[ $step_qps =~ ^([1-9]|1[0-6])$ ]] || die "--step-qps '$step_qps': wants 1..16"
 [[ $step_flows =~ ^(on|off)$ ]] || die "--step-flows '$step_flows': on or off"
@@ -264,7 +270,7 @@ run_inside() {
 	"$ls_sh" up --prefix "$prefix" --tors "$tors" --spines "$spines" \
 		--hosts-per-tor "$hpt" --rate "$rate" --uplink-rate "$uplink_rate" \
 		--mtu 9000 --qdisc symphony --qdisc-args "$red_args marking red" \
-		"${imb[@]}" --force >&2
+		"${imb[@]}" --routing "$routing" --force >&2
 	ports=$(switch_ports)	# "NS DEV" lines, for set_marking and port_counters
 	# Under TCG launching a rank takes about 0.1 s: give every rank time
 	# to be up before the common start, or the late ones skew the steps
@@ -288,7 +294,8 @@ run_inside() {
 				set_marking "$marking"
 				start_background 120
 				# the seed moves every step's UDP source port, so
-				# ECMP hashes each step of each flow anew
+				# ECMP hashes each step of each flow anew (static
+				# routing ignores it)
 				# shellcheck disable=SC2086
 				"$top/tc-scripts/ringrun.sh" --out "$work/run" --delay "$delay_ms" \
 					"${jobs[@]}" -- --size "$size" --rate "$rate" \
@@ -327,7 +334,7 @@ if [ "$replot" -eq 1 ]; then
 	jq -c '.runs[]' "$out" >"$runs"
 	# the settings the runs had
 	eval "$(jq -r '@sh "rate=\(.testbed.rate) uplink_rate=\(.testbed.uplink_rate)
-	  hpt=\(.testbed.hosts_per_tor) state=\(.qdisc.state // "port") imbalance=\(.testbed.imbalance)
+	  hpt=\(.testbed.hosts_per_tor) state=\(.qdisc.state // "port") imbalance=\(.testbed.imbalance) routing=\(.testbed.routing // "ecmp")
 	  background=\(.testbed.background_pct) size=\(.workload.size_per_rank) step_qps=\(.workload.step_qps // 1)
 	  step_flows=\(if .workload.step_flows then "on" else "off" end)
 	  ringcoll_args=\(.workload.ringcoll) red_args=\(.qdisc.red)
@@ -349,7 +356,7 @@ trap 'rm -f "$runs" "$base".*.dat' EXIT
 [ -s "$runs" ] || die "no runs"
 
 jq -s --arg rate "$rate" --arg uplink "$uplink_rate" --arg size "$size" \
-	--arg imbalance "$imbalance" --argjson background "$background" \
+	--arg imbalance "$imbalance" --argjson background "$background" --arg routing "$routing" \
 	--arg red "$red_args" --arg symphony "$symphony_args" --arg rc "$ringcoll_args" \
 	--argjson step_qps "$step_qps" --argjson step_flows "$([ "$step_flows" = on ] && echo true || echo false)" \
 	--arg state "$state" --argjson hpt "$hpt" --arg date "$(date -u +%FT%TZ)" '
@@ -361,9 +368,10 @@ jq -s --arg rate "$rate" --arg uplink "$uplink_rate" --arg size "$size" \
   {
     benchmark: "symphony_ring",
     date: $date,
-    method: "leaf-spine of netns in the QEMU VM (4 ToRs, 2 spines, HTB links), ECMP over the spines on the 5-tuple with the step in the UDP source port; ring AllReduces of ringcoll DCQCN senders; the same seeds and testbed with the switch ports marking RED only (baseline) and Symphony OR RED",
+    method: "leaf-spine of netns in the QEMU VM (4 ToRs, 2 spines, HTB links), ECMP over the spines on the 5-tuple with the step in the UDP source port (or static balanced routes); ring AllReduces of ringcoll DCQCN senders; the same seeds and testbed with the switch ports marking RED only (baseline) and Symphony OR RED",
     testbed: {tors: 4, spines: 2, hosts_per_tor: $hpt, rate: $rate, uplink_rate: $uplink,
-	      imbalance: $imbalance, background_pct: $background, mtu_bytes: 4096},
+	      imbalance: $imbalance, background_pct: $background, routing: $routing,
+	      mtu_bytes: 4096},
     workload: {collective: "allreduce", size_per_rank: $size, step_qps: $step_qps,
 	       step_flows: $step_flows,
 	       ringcoll: $rc},
@@ -419,7 +427,7 @@ if command -v gnuplot >/dev/null; then
 		echo "set ylabel 'fraction of runs'"
 		echo "set key bottom right"
 		echo "set yrange [0:1]"
-		echo "set title 'CDF of CCT: ring AllReduce on a leaf-spine, imbalance $imbalance, background $background%'"
+		echo "set title 'CDF of CCT: ring AllReduce on a leaf-spine, $routing routing, imbalance $imbalance, background $background%'"
 		printf "plot "
 		sep=
 		for s in $scenarios; do

@@ -3,7 +3,8 @@
 # leafspine.sh - a leaf-spine testbed in network namespaces: T ToR
 # switches, S spines, H hosts per ToR, veth links, routed by the kernel
 # (IP forwarding, a multipath default route at each ToR over the spines,
-# one route per ToR subnet at each spine), HTB-shaped at a chosen rate
+# or static balanced routes; one route per ToR subnet at each spine),
+# HTB-shaped at a chosen rate
 # and netem delay on every link end, and a chosen qdisc (symphony, red,
 # pfifo, ...) under the HTB of every switch egress port; with the
 # perturbations of the Symphony evaluation: a slower hop (load imbalance
@@ -24,6 +25,11 @@
 #      --qdisc-args ARGS    its options, one string ("limit 1000")
 #      --imbalance T:S:R    the link from ToR T up to spine S runs at rate / R
 #                           (R a decimal ratio, e.g. 1.13)
+#      --routing MODE       ecmp (default): each ToR hashes flows over the
+#                           spines on the 5-tuple; static: balanced
+#                           destination routes, host i of every ToR reached
+#                           through spine i mod S (no hash collisions: the
+#                           Symphony paper's "static balanced routing")
 #      --force              tear down an existing testbed of the prefix first
 #   down [--prefix NAME]    remove every namespace of the prefix
 #   info [--prefix NAME]    hosts (namespace, address, ToR) as JSON
@@ -46,10 +52,11 @@ delay=
 qdisc=pfifo
 qdisc_args=
 imbalance=
+routing=ecmp
 force=0
 
 die() { echo "$prog: $*" >&2; exit 1; }
-usage() { sed -n '13,33s/^# \{0,1\}//p' "$0"; }
+usage() { sed -n '14,40s/^# \{0,1\}//p' "$0"; }
 bad_usage() { echo "$prog: $*" >&2; usage >&2; exit 2; }
 need_root() { [ "$(id -u)" -eq 0 ] || die "must run as root"; }
 nsx() { ip netns exec "$prefix-$1" "${@:2}"; }
@@ -74,6 +81,7 @@ parse_up() {
 		--qdisc) qdisc=$2 ;;
 		--qdisc-args) qdisc_args=$2 ;;
 		--imbalance) imbalance=$2 ;;
+		--routing) routing=$2 ;;
 		--force) force=1; shift; continue ;;
 		*) bad_usage "unknown option '$1'" ;;
 		esac
@@ -86,6 +94,8 @@ parse_up() {
 	[ -n "$uplink_rate" ] || uplink_rate=$rate
 	[[ $uplink_rate =~ ^[0-9]+(bit|kbit|mbit|gbit)$ ]] ||
 		bad_usage "--uplink-rate '$uplink_rate': a number with bit, kbit, mbit or gbit"
+	[[ $routing =~ ^(ecmp|static)$ ]] ||
+		bad_usage "--routing '$routing': ecmp or static"
 	if [ -n "$imbalance" ]; then
 		[[ $imbalance =~ ^[0-9]+:[0-9]+:[0-9]+(\.[0-9]+)?$ ]] ||
 			bad_usage "--imbalance '$imbalance': wants TOR:SPINE:RATIO"
@@ -194,8 +204,9 @@ do_up() {
 		ip -n "$prefix-t$t" route add default $nh
 		ip netns exec "$prefix-t$t" sysctl -qw net.ipv4.fib_multipath_hash_policy=1
 	done
+	[ "$routing" = ecmp ] || static_routes "$tors" "$spines" "$hpt"
 	trap - ERR
-	echo "$prog: leaf-spine '$prefix' up: $tors ToRs, $spines spines, $((tors * hpt)) hosts, $rate (uplinks $uplink_rate)${delay:+, delay $delay}, $qdisc on switch ports in $(( ($(date +%s%N) - t0) / 1000000 )) ms"
+	echo "$prog: leaf-spine '$prefix' up: $tors ToRs, $spines spines, $((tors * hpt)) hosts, $rate (uplinks $uplink_rate)${delay:+, delay $delay}, $routing routing, $qdisc on switch ports in $(( ($(date +%s%N) - t0) / 1000000 )) ms"
 }
 
 do_info() {
@@ -209,6 +220,35 @@ do_info() {
 			--arg addr "$(ip -n "$ns" -j addr show eth0 | jq -r '.[0].addr_info[] | select(.family == "inet") | .local')" \
 			'{name: $name, netns: $ns, tor: $tor, addr: $addr}'
 	done | jq -s --arg p "$prefix" '{prefix: $p, hosts: sort_by(.name | ltrimstr("h") | tonumber)}'
+}
+
+# static_routes TORS SPINES HOSTS_PER_TOR: the balanced destination
+# routes of --routing static, at every ToR: host i of another ToR through
+# spine i mod S, or, while a link of that path is down, through the next
+# spine whose links to both ToRs are up.  They are /32 routes of protocol
+# "static", more specific than the multipath default and the ToR subnets.
+static_routes() {
+	local n_tors=$1 n_spines=$2 n_hpt=$3 o t i k s
+	local -A up=()
+	for ((t = 0; t < n_tors; t++)); do
+		for ((s = 0; s < n_spines; s++)); do
+			! ip -n "$prefix-t$t" link show "u$s" | grep -q ",UP" || up[$t.$s]=1
+		done
+	done
+	for ((o = 0; o < n_tors; o++)); do
+		for ((t = 0; t < n_tors; t++)); do
+			[ "$t" -ne "$o" ] || continue
+			for ((i = 0; i < n_hpt; i++)); do
+				for ((k = 0; k < n_spines; k++)); do
+					s=$(((i + k) % n_spines))
+					[ -z "${up[$o.$s]:-}" ] || [ -z "${up[$t.$s]:-}" ] || break
+				done
+				[ "$k" -lt "$n_spines" ] || die "no spine joins ToRs $o and $t: they are cut apart"
+				ip -n "$prefix-t$o" route replace "10.1.$t.$((2 + i))/32" \
+					proto static via "10.2.$o.$((4 * s + 2))" dev "u$s"
+			done
+		done
+	done
 }
 
 # The other ToRs route around a failed ToR T - spine S link as a routing
@@ -239,6 +279,10 @@ do_link() {
 	done
 	[ "$state" = down ] || ip -n "$prefix-s$s" route replace "10.1.$t.0/24" \
 		via "10.2.$t.$((4 * s + 1))"
+	# --routing static: the ToRs' balanced routes move off the link and back
+	[ -z "$(ip -n "$prefix-t0" route show proto static)" ] ||
+		static_routes "$n_tors" "$n_spines" \
+			"$(( $(namespaces | grep -c -- "-h[0-9]*$") / n_tors ))"
 }
 
 cmd=${1:-}

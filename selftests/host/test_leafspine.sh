@@ -5,7 +5,9 @@
 # links up in under 10 s; a ring AllReduce across the ToRs completes; the
 # --imbalance hop runs at rate / ratio; a failed ToR-spine link is routed
 # around and the collective still completes, and so after the repair;
-# bad options exit 2; down leaves no namespace behind, even after a
+# with --routing static host i of every ToR is reached through spine
+# i mod 2, a failed link moves those routes to the other spine and its
+# repair moves them back; bad options exit 2; down leaves no namespace behind, even after a
 # failed build.
 . "$(dirname "$0")/../lib.sh"
 
@@ -20,7 +22,7 @@ tmp=$(mktemp -d /tmp/test_leafspine.XXXXXX)
 on_exit rm -rf "$tmp"
 on_exit "$ls" down --prefix "$prefix"
 
-ktap_plan 10
+ktap_plan 16
 
 t0=$(date +%s%N)
 check "4 ToRs, 2 spines, 8 hosts at 100 Mbit/s, one hop 1.13x slower" \
@@ -38,6 +40,28 @@ check "a failed ToR 1 - spine 0 link is routed around" "$ls" link --prefix "$pre
 check "the AllReduce completes without it" run failed
 check "the repaired link" "$ls" link --prefix "$prefix" 1 0 up
 check "... and with it again" run repaired
+
+# the uplink each host of ToRs 1 and 3 is reached by from ToR 0
+uplinks() {
+	local d
+	for d in 10.1.1.2 10.1.1.3 10.1.3.2 10.1.3.3; do
+		ip -n "$prefix-t0" -j route get "$d" | jq -r '.[0].dev'
+	done | paste -sd' '
+}
+check "the same with static balanced routing" \
+	"$ls" up --prefix "$prefix" --tors 4 --spines 2 --hosts-per-tor 2 \
+	--rate 100mbit --routing static --force
+check_eq "host i of every ToR is reached through spine i mod 2" \
+	"u0 u1 u0 u1" "$(uplinks)"
+"$ls" link --prefix "$prefix" 0 0 down
+check_eq "a failed ToR 0 - spine 0 link moves them to spine 1" \
+	"u1 u1 u1 u1" "$(uplinks)"
+check "the AllReduce completes without it" run static_failed
+"$ls" link --prefix "$prefix" 0 0 up
+check_eq "the repair moves them back" "u0 u1 u0 u1" "$(uplinks)"
+r=$("$ls" up --prefix "$prefix" --routing random 2>&1) && rc=0 || rc=$?
+check_eq "a bad --routing exits 2, naming it" \
+	"2 leafspine.sh: --routing 'random': ecmp or static" "$rc $(head -1 <<<"$r")"
 
 r=$("$ls" up --prefix "$prefix" --tors 99 2>&1) && rc=0 || rc=$?
 check_eq "a bad option exits 2, naming it" "2 leafspine.sh: --tors '99': wants 1..16" \
