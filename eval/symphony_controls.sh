@@ -18,7 +18,11 @@
 #   --controls "C ..."   which controls to run (default: all, in the order
 #                        below)
 #   --summary            no runs: summarise the controls' JSON already in
-#                        results/symphony_controls/
+#                        the folder
+#   --dir DIR            the controls' JSON and plots (default
+#                        results/symphony_controls)
+#   --out FILE           the summary (default results/symphony_controls.json;
+#                        its plot next to it, .png)
 # Controls (every one on the same leaf-spine, rates and DCQCN):
 #   ecmp                 the headline setting: ECMP, the 1.13x hop and 10%
 #                        background traffic
@@ -45,16 +49,9 @@ controls=$all_controls
 summary_only=0
 dir=$top/results/symphony_controls
 out=$top/results/symphony_controls.json
-# the ring's lower bound: 2(N-1) steps of size/N bytes at the host rate,
-# for the "rings" scenario of symphony_ring.sh's defaults (N = 8 ranks,
-# 1 MiB per rank, 2.5 Mbit/s), payload only
-ranks=8
-size_bytes=$((1 << 20))
-rate_bps=2500000
-bound_ms=$((2 * (ranks - 1) * (size_bytes / ranks) * 8 * 1000 / rate_bps))
 
 die() { echo "$prog: $*" >&2; exit 1; }
-usage() { sed -n '16,37s/^# \{0,1\}//p' "$0" >&2; exit 2; }
+usage() { sed -n '16,41s/^# \{0,1\}//p' "$0" >&2; exit 2; }
 
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -65,6 +62,8 @@ while [ $# -gt 0 ]; do
 	case "$1" in
 	--seeds) seeds=$2 ;;
 	--controls) controls=$2 ;;
+	--dir) dir=$2 ;;
+	--out) out=$2 ;;
 	*) echo "$prog: unknown option '$1'" >&2; usage ;;
 	esac
 	shift 2
@@ -105,14 +104,22 @@ for c in $all_controls; do
 done
 [ ${#files[@]} -gt 0 ] || die "no control has run yet: no JSON in $dir"
 
-jq -s --argjson bound "$bound_ms" --arg date "$(date -u +%FT%TZ)" '
-  def med: sort | .[(length / 2 | floor)];
+# Each control's lower bound: the 2(N-1) steps of an N-rank ring's
+# AllReduce, size/N bytes each, back to back at the host rate (payload
+# only).  A "rings" ring has a rank at each of the 4 ToRs twice, N = 8.
+jq -s --arg date "$(date -u +%FT%TZ)" '
+  def bytes: capture("^(?<n>[0-9]+)(?<u>[kKmMgG]?)[bB]?$")
+    | (.n | tonumber) * ({"": 1, k: 1024, m: 1048576, g: 1073741824}[.u | ascii_downcase]);
+  def bits_per_s: capture("^(?<n>[0-9]+)(?<u>bit|kbit|mbit|gbit)$")
+    | (.n | tonumber) * ({bit: 1, kbit: 1e3, mbit: 1e6, gbit: 1e9}[.u]);
+  def bound_ms: 8 as $ranks
+    | 2 * ($ranks - 1) * (.workload.size_per_rank | bytes) / $ranks * 8 * 1000
+      / (.testbed.rate | bits_per_s);
   {
     benchmark: "symphony_controls",
     date: $date,
-    method: "eval/symphony_ring.sh, scenario rings (two 8-rank rings of one job), per control; every seed with the RED+DCQCN baseline and with Symphony OR RED",
-    lower_bound_ms: $bound,
-    controls: [.[]
+    method: "eval/symphony_ring.sh, scenario rings (two 8-rank rings of one job), per control; every seed with the RED+DCQCN baseline and with Symphony OR RED; lower bound: 2(N-1) steps of size/N bytes at the host rate, payload only",
+    controls: [.[] | bound_ms as $bound
       | (.summary | map(select(.scenario == "rings"))) as $s
       | ($s | map(select(.marking == "red"))[0]) as $b
       | ($s | map(select(.marking == "symphony"))[0]) as $y
@@ -121,6 +128,7 @@ jq -s --argjson bound "$bound_ms" --arg date "$(date -u +%FT%TZ)" '
 	 step_flows: .workload.step_flows, red: .qdisc.red,
 	 symphony: .qdisc.symphony, seeds: $b.runs,
 	 baseline_cct_ms: $b.cct_ms, symphony_cct_ms: $y.cct_ms,
+	 lower_bound_ms: $bound,
 	 baseline_over_bound: ($b.cct_ms.median / $bound),
 	 paired_cct_ratio: $c.paired_cct_ratio,
 	 paired_symphony_faster: $c.paired_symphony_faster,
@@ -136,6 +144,7 @@ jq --argjson names "$names" '.controls |= [to_entries[] | {control: $names[.key]
 if command -v gnuplot >/dev/null; then
 	dat=$(mktemp /tmp/symphony_controls.XXXXXX)
 	trap 'rm -f "$dat"' EXIT
+	bound_s=$(jq '.controls[0].lower_bound_ms / 1000' "$out")
 	jq -r '.controls[] | "\(.control) \(.baseline_cct_ms.median / 1000) \(.baseline_cct_ms.p25 / 1000) \(.baseline_cct_ms.p75 / 1000) \(.symphony_cct_ms.median / 1000) \(.symphony_cct_ms.p25 / 1000) \(.symphony_cct_ms.p75 / 1000)"' \
 		"$out" >"$dat"
 	{
@@ -149,7 +158,7 @@ if command -v gnuplot >/dev/null; then
 		echo "set style fill solid 0.6 border -1"
 		echo "set xtics rotate by -20"
 		echo "set key outside bottom center horizontal"
-		echo "plot '$dat' using 2:3:4:xtic(1) title 'RED+DCQCN (baseline)', '' using 5:6:7 title 'Symphony+DCQCN', $bound_ms / 1000.0 with lines lw 2 dt 2 title 'lower bound'"
+		echo "plot '$dat' using 2:3:4:xtic(1) title 'RED+DCQCN (baseline)', '' using 5:6:7 title 'Symphony+DCQCN', $bound_s with lines lw 2 dt 2 title 'lower bound'"
 	} | gnuplot
 fi
 

@@ -7,8 +7,10 @@
 # ports' qdiscs see the ring as collective traffic, the ports of each
 # switch share one jobs map (with --state switch), two steps of a rank
 # may send at once (--step-qps 2), each as a new flow (--step-flows on),
-# and the JSON (runs, summary,
-# comparison) and both plots are written.
+# over static balanced routes (--routing static), and the JSON (runs,
+# summary, comparison) and both plots are written; eval/
+# symphony_controls.sh summarises that run as a control, against the
+# ring's lower bound, with its bar plot.
 . "$(dirname "$0")/../lib.sh"
 
 in_vm || ktap_skip_all "runs in the VM (scripts/vm-run.sh)"
@@ -19,11 +21,12 @@ require_built "$BUILD_DIR/ringcoll" "$BUILD_DIR/rocegen" "$BUILD_DIR/tc/q_sympho
 tmp=$(mktemp -d /tmp/test_eval_symphony.XXXXXX)
 on_exit rm -rf "$tmp"
 
-ktap_plan 7
+ktap_plan 11
 
 check "the Symphony evaluation runs (8 hosts, rings, one seed)" \
 	"$TOP_DIR/eval/symphony_ring.sh" --seeds 1 --scenarios rings \
 	--hosts-per-tor 2 --size 256k --state switch --step-qps 2 --step-flows on \
+	--routing static \
 	--out "$tmp/sym.json"
 res=$(cat "$tmp/sym.json")
 ktap_print "$(jq -c '.summary[] | {marking, cct_ms: .cct_ms.median, overlap: .max_step_overlap.max}' <<<"$res" | tr '\n' ' ')"
@@ -43,5 +46,20 @@ check_jq "marking red never Symphony-marks" \
 	'[.runs[] | select(.marking == "red") | .switch_ports.symphony_marks] == [0]' "$res"
 check "both plots are PNG files" sh -c \
 	"file '$tmp/sym-cct-cdf.png' '$tmp/sym-overlap.png' | grep -c 'PNG image' | grep -qx 2"
+check_jq "the testbed routed statically" '.testbed.routing == "static"' "$res"
+
+mkdir "$tmp/controls"
+cp "$tmp/sym.json" "$tmp/controls/static_quiet.json"
+check "symphony_controls.sh summarises it as a control" \
+	"$TOP_DIR/eval/symphony_controls.sh" --summary --dir "$tmp/controls" \
+	--out "$tmp/controls.json"
+# 14 steps of 256 KiB / 8 at 2.5 Mbit/s: 1468.0064 ms
+check_jq "... against the 8-rank ring's lower bound, with both markings' CCTs" \
+	'[.controls[] | .control == "static_quiet" and .seeds == 1 and
+	  (.lower_bound_ms * 10000 | round) == 14680064 and
+	  .baseline_over_bound > 1 and .symphony_cct_ms.median > 0] == [true]' \
+	"$(cat "$tmp/controls.json")"
+check "... and its bar plot is a PNG file" sh -c \
+	"file '$tmp/controls.png' | grep -q 'PNG image'"
 
 ktap_finished
