@@ -46,6 +46,7 @@ xz-utils
 binutils
 kmod
 jq
+python3
 dwarves
 dkms
 frr
