@@ -140,11 +140,20 @@ bench: deps
 # The evaluation (EVALUATION.md): results/ JSON and plots.
 eval: eval-symphony eval-ofan
 
-# Symphony: ring AllReduces on a leaf-spine in the VM, RED vs Symphony.
+# Symphony: ring AllReduces on a leaf-spine in the VM, RED vs Symphony;
+# then the controls that show where the baseline's time goes (the
+# headline "ecmp" control is the rings scenario just run) and the fluid
+# model of ECMP's hash collisions.
 eval-symphony: deps
 	$(MAKE) all
-	mkdir -p results
+	mkdir -p results/symphony_controls
 	eval/symphony_ring.sh
+	eval/symphony_controls.sh --controls "ecmp_quiet ecmp_quiet_nored static_quiet static_imb static_bg static_imb_steps"
+	jq -c '.runs |= map(select(.scenario == "rings"))' results/symphony_ring.json \
+		>results/symphony_controls/ecmp.json
+	eval/symphony_ring.sh --replot --out results/symphony_controls/ecmp.json
+	eval/symphony_controls.sh --summary
+	eval/ecmp_collision_model.py --out results/ecmp_collision_model.json
 
 # Ofan: permutations on a k=4 fat tree, every load-balancing mode, message
 # sizes and seeds; then at 45% load with 0, 1 and 2 failed links.
