@@ -148,7 +148,7 @@ eval-symphony: deps
 	$(MAKE) all
 	mkdir -p results/symphony_controls
 	eval/symphony_ring.sh
-	eval/symphony_controls.sh --controls "ecmp_quiet ecmp_quiet_nored static_quiet static_imb static_bg static_imb_steps"
+	eval/symphony_controls.sh --controls "ecmp_quiet ecmp_quiet_nored static_quiet static_imb static_bg static_imb_steps static_imb_steps_nored"
 	jq -c '.runs |= map(select(.scenario == "rings"))' results/symphony_ring.json \
 		>results/symphony_controls/ecmp.json
 	eval/symphony_ring.sh --replot --out results/symphony_controls/ecmp.json

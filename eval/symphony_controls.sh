@@ -39,11 +39,12 @@
 #                        queue pairs (--step-qps 4 --step-flows on) and
 #                        k 0.002, the setting in which Symphony has gained
 #                        most
+#   static_imb_steps_nored  the same without RED marks (kmin 8 MB)
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 prog=symphony_controls.sh
-all_controls="ecmp ecmp_quiet ecmp_quiet_nored static_quiet static_imb static_bg static_imb_steps"
+all_controls="ecmp ecmp_quiet ecmp_quiet_nored static_quiet static_imb static_bg static_imb_steps static_imb_steps_nored"
 seeds=10
 controls=$all_controls
 summary_only=0
@@ -51,7 +52,7 @@ dir=$top/results/symphony_controls
 out=$top/results/symphony_controls.json
 
 die() { echo "$prog: $*" >&2; exit 1; }
-usage() { sed -n '16,41s/^# \{0,1\}//p' "$0" >&2; exit 2; }
+usage() { sed -n '16,42s/^# \{0,1\}//p' "$0" >&2; exit 2; }
 
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -70,16 +71,21 @@ while [ $# -gt 0 ]; do
 done
 [[ $seeds =~ ^[1-9][0-9]*$ ]] || die "--seeds '$seeds': wants a count"
 
+# RED thresholds no queue of the testbed reaches (1000 packets of 4 KiB
+# are 4 MB): no RED marks
+no_red="limit 1000 kmin 8mb kmax 16mb pmax 0.2"
+
 # control_args NAME: the symphony_ring.sh options of a control
 control_args() {
 	case $1 in
 	ecmp) echo "" ;;
 	ecmp_quiet) echo "--imbalance 1 --background 0" ;;
-	ecmp_quiet_nored) echo "--imbalance 1 --background 0 --red 'limit 1000 kmin 8mb kmax 16mb pmax 0.2'" ;;
+	ecmp_quiet_nored) echo "--imbalance 1 --background 0 --red '$no_red'" ;;
 	static_quiet) echo "--routing static --imbalance 1 --background 0" ;;
 	static_imb) echo "--routing static --background 0" ;;
 	static_bg) echo "--routing static --imbalance 1" ;;
 	static_imb_steps) echo "--routing static --background 0 --step-qps 4 --step-flows on --symphony 'k 0.002 tau 0.25 twin 100ms warmup 4 samples 4'" ;;
+	static_imb_steps_nored) echo "$(control_args static_imb_steps) --red '$no_red'" ;;
 	*) return 1 ;;
 	esac
 }
