@@ -96,6 +96,7 @@ done
 if [ "$summary_only" -eq 0 ]; then
 	[ "$(id -u)" -eq 0 ] || die "must run as root"
 	mkdir -p "$dir"
+	args=()
 	for c in $controls; do
 		echo "$prog: control $c: $(control_args "$c")" >&2
 		eval "args=($(control_args "$c"))"
