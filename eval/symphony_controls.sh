@@ -164,6 +164,7 @@ if command -v gnuplot >/dev/null; then
 		echo "set style histogram errorbars gap 2 lw 1"
 		echo "set style fill solid 0.6 border -1"
 		echo "set xtics rotate by -20"
+		echo "set rmargin 10"
 		echo "set key outside bottom center horizontal"
 		echo "plot '$dat' using 2:3:4:xtic(1) title 'RED+DCQCN (baseline)', '' using 5:6:7 title 'Symphony+DCQCN', $bound_s with lines lw 2 dt 2 title 'lower bound'"
 	} | gnuplot
