@@ -114,7 +114,7 @@ done
 # Each control's lower bound: the 2(N-1) steps of an N-rank ring's
 # AllReduce, size/N bytes each, back to back at the host rate (payload
 # only).  A "rings" ring has a rank at each of the 4 ToRs twice, N = 8.
-jq -s --arg date "$(date -u +%FT%TZ)" '
+jq -n --arg date "$(date -u +%FT%TZ)" '
   def bytes: capture("^(?<n>[0-9]+)(?<u>[kKmMgG]?)[bB]?$")
     | (.n | tonumber) * ({"": 1, k: 1024, m: 1048576, g: 1073741824}[.u | ascii_downcase]);
   def bits_per_s: capture("^(?<n>[0-9]+)(?<u>bit|kbit|mbit|gbit)$")
@@ -126,12 +126,13 @@ jq -s --arg date "$(date -u +%FT%TZ)" '
     benchmark: "symphony_controls",
     date: $date,
     method: "eval/symphony_ring.sh, scenario rings (two 8-rank rings of one job), per control; every seed with the RED+DCQCN baseline and with Symphony OR RED; lower bound: 2(N-1) steps of size/N bytes at the host rate, payload only",
-    controls: [.[] | bound_ms as $bound
+    controls: [inputs | bound_ms as $bound
       | (.summary | map(select(.scenario == "rings"))) as $s
       | ($s | map(select(.marking == "red"))[0]) as $b
       | ($s | map(select(.marking == "symphony"))[0]) as $y
       | (.comparison | map(select(.scenario == "rings"))[0]) as $c
-      | {testbed: .testbed, step_qps: .workload.step_qps,
+      | {control: (input_filename | sub(".*/"; "") | sub("\\.json$"; "")),
+	 testbed: .testbed, step_qps: .workload.step_qps,
 	 step_flows: .workload.step_flows, red: .qdisc.red,
 	 symphony: .qdisc.symphony, seeds: $b.runs,
 	 baseline_cct_ms: $b.cct_ms, symphony_cct_ms: $y.cct_ms,
@@ -142,11 +143,7 @@ jq -s --arg date "$(date -u +%FT%TZ)" '
 	 max_step_overlap_baseline: $b.max_step_overlap,
 	 max_step_overlap_symphony: $y.max_step_overlap,
 	 red_marks_baseline: $b.red_marks, symphony_marks: $y.symphony_marks}]
-  }' "${files[@]}" >"$out.tmp"
-# name each control by its file (jq -s loses the file names)
-names=$(for f in "${files[@]}"; do basename "$f" .json; done | jq -R . | jq -s -c .)
-jq --argjson names "$names" '.controls |= [to_entries[] | {control: $names[.key]} + .value]' \
-	"$out.tmp" >"$out" && rm -f "$out.tmp"
+  }' "${files[@]}" >"$out.tmp" && mv "$out.tmp" "$out"
 
 if command -v gnuplot >/dev/null; then
 	dat=$(mktemp /tmp/symphony_controls.XXXXXX)

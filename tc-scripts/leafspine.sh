@@ -222,6 +222,9 @@ do_info() {
 	done | jq -s --arg p "$prefix" '{prefix: $p, hosts: sort_by(.name | ltrimstr("h") | tonumber)}'
 }
 
+# uplink_up T S: whether the ToR T - spine S link is up
+uplink_up() { ip -n "$prefix-t$1" link show "u$2" | grep -q ",UP"; }
+
 # static_routes TORS SPINES HOSTS_PER_TOR: the balanced destination
 # routes of --routing static, at every ToR: host i of another ToR through
 # spine i mod S, or, while a link of that path is down, through the next
@@ -232,7 +235,7 @@ static_routes() {
 	local -A up=()
 	for ((t = 0; t < n_tors; t++)); do
 		for ((s = 0; s < n_spines; s++)); do
-			! ip -n "$prefix-t$t" link show "u$s" | grep -q ",UP" || up[$t.$s]=1
+			! uplink_up "$t" "$s" || up[$t.$s]=1
 		done
 	done
 	for ((o = 0; o < n_tors; o++)); do
@@ -267,7 +270,7 @@ do_link() {
 			nh=
 			for ((sp = 0; sp < n_spines; sp++)); do
 				[ "$sp" -ne "$s" ] || continue
-				ip -n "$prefix-t$t" link show "u$sp" | grep -q ",UP" || continue
+				uplink_up "$t" "$sp" || continue
 				nh+=" nexthop via 10.2.$o.$((4 * sp + 2)) dev u$sp"
 			done
 			[ -n "$nh" ] || die "ToR $t has no other spine: it is cut off"
