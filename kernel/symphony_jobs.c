@@ -9,6 +9,9 @@
  * by the block's address, shared by all qdiscs of the module.
  */
 #include <linux/bpf.h>
+#include <linux/capability.h>
+#include <linux/file.h>
+#include <linux/fs.h>
 #include <linux/hash.h>
 #include <linux/mm.h>
 #include <linux/netlink.h>
@@ -35,15 +38,24 @@ spinlock_t *symphony_job_lock(const struct symphony_job *job)
 	return &symphony_job_locks[hash_ptr(job, SYMPHONY_JOB_LOCK_BITS)];
 }
 
+/*
+ * The own table: @nr slots of struct symphony_job, up to SYMPHONY_JOBS_MAX
+ * (the 24-bit job ids of BTH DestQP and UEC JobID; the netlink policy
+ * holds the range), about 1.7 GiB at most.
+ * Charged to the memory cgroup of whoever configures the qdisc, which may
+ * be a user namespace's root: a table too large for its limit fails with
+ * ENOMEM instead of taking memory from the host.
+ */
 struct symphony_jobs *symphony_jobs_create_own(u32 nr,
 					       struct netlink_ext_ack *extack)
 {
 	struct symphony_jobs *jobs;
 
-	jobs = kzalloc(sizeof(*jobs), GFP_KERNEL);
+	jobs = kzalloc(sizeof(*jobs), GFP_KERNEL_ACCOUNT);
 	if (!jobs)
 		goto nomem;
-	jobs->own = kvcalloc(nr, sizeof(*jobs->own), GFP_KERNEL);
+	jobs->own = kvcalloc(nr, sizeof(*jobs->own),
+			     GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 	if (!jobs->own) {
 		kfree(jobs);
 		goto nomem;
@@ -52,8 +64,41 @@ struct symphony_jobs *symphony_jobs_create_own(u32 nr,
 	return jobs;
 
 nomem:
-	NL_SET_ERR_MSG_MOD(extack, "cannot allocate the job table");
+	NL_SET_ERR_MSG_MOD(extack, "cannot allocate the job table (see jobs)");
 	return ERR_PTR(-ENOMEM);
+}
+
+/*
+ * Why the qdisc may not write into @map through @fd, or NULL.  The qdisc
+ * stores into the values as a program would, so the map must be writable
+ * both through the fd handed over (not opened BPF_F_RDONLY or
+ * BPF_F_WRONLY) and by programs (not BPF_F_RDONLY_PROG), not frozen, and
+ * its value must hold no field the kernel manages (a bpf_spin_lock, a
+ * timer, a kptr), which a plain store would corrupt.
+ */
+static const char *symphony_jobs_map_refusal(int fd, struct bpf_map *map)
+{
+	struct file *file;
+	fmode_t mode = 0;
+
+	/* The file behind @fd now, checked to be the map bpf_map_get() found
+	 * (another thread may have replaced the fd meanwhile).
+	 */
+	file = fget(fd);
+	if (file) {
+		if (file->private_data == map)
+			mode = file->f_mode;
+		fput(file);
+	}
+	if (!(mode & FMODE_CAN_READ) || !(mode & FMODE_CAN_WRITE))
+		return "sch_symphony: jobs_map fd must be open for reading and writing (not BPF_F_RDONLY or BPF_F_WRONLY)";
+	if (map->map_flags & BPF_F_RDONLY_PROG)
+		return "sch_symphony: jobs map is read-only to the datapath (BPF_F_RDONLY_PROG)";
+	if (READ_ONCE(map->frozen))
+		return "sch_symphony: jobs map is frozen (BPF_MAP_FREEZE)";
+	if (symphony_map_has_special_fields(map))
+		return "sch_symphony: jobs map value holds kernel-managed fields (spin lock, timer, kptr)";
+	return NULL;
 }
 
 struct symphony_jobs *symphony_jobs_create_map(int fd,
@@ -62,7 +107,16 @@ struct symphony_jobs *symphony_jobs_create_map(int fd,
 {
 	struct symphony_jobs *jobs;
 	struct bpf_map *map;
+	const char *refusal;
 
+	/* Writing a map's values from the kernel is what a BPF program does:
+	 * the same privilege as loading one.
+	 */
+	if (!bpf_capable()) {
+		NL_SET_ERR_MSG_ATTR(extack, attr,
+				    "sch_symphony: jobs_map needs CAP_BPF or CAP_SYS_ADMIN");
+		return ERR_PTR(-EPERM);
+	}
 	map = bpf_map_get(fd);
 	if (IS_ERR(map)) {
 		symphony_reject_value(extack, attr,
@@ -88,8 +142,16 @@ struct symphony_jobs *symphony_jobs_create_map(int fd,
 				      map->value_size);
 		goto invalid;
 	}
+	refusal = symphony_jobs_map_refusal(fd, map);
+	if (refusal) {
+		if (extack)
+			extack->_msg = refusal;
+		NL_SET_BAD_ATTR(extack, attr);
+		bpf_map_put(map);
+		return ERR_PTR(-EPERM);
+	}
 
-	jobs = kzalloc(sizeof(*jobs), GFP_KERNEL);
+	jobs = kzalloc(sizeof(*jobs), GFP_KERNEL_ACCOUNT);
 	if (!jobs) {
 		bpf_map_put(map);
 		NL_SET_ERR_MSG_MOD(extack, "cannot allocate the job table");

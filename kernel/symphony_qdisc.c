@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * net/sched/sch_symphony	Symphony: step-aware ECN for ring collectives.
+ * symphony_qdisc.c - sch_symphony, step-aware ECN for ring collectives.
  *
  * Principles:
  * The steps of a ring collective (AllReduce, AllGather, ...) are coupled:
@@ -16,6 +16,16 @@
  * packets are never marked by Symphony.  The decision is OR-ed with
  * ordinary RED marking on the instantaneous backlog, taken at dequeue as a
  * switch's egress does.  (Jin et al., "Symphony", 2026; Algorithm 1.)
+ *
+ * Packets RED would mark but cannot (not ECN-capable, or an IP header
+ * outside the linear head) are dropped at enqueue under "nonect drop", on
+ * the backlog they join, as sch_red does: dequeue never drops, so the
+ * parents' qlen and backlog are never left waiting for a report.
+ *
+ * A GSO packet is accounted segment by segment: each segment's own BTH (or
+ * PDS/SES) header runs Algorithm 1, so a LAST in any segment advances
+ * step_min.  Its segments share one IP header: it carries CE on all of them
+ * when RED's toss or any segment's Symphony toss marks it.
  *
  * The queue is a FIFO bounded in packets and bytes, usable as root qdisc
  * and as the leaf of classful qdiscs (HTB, TBF).  Job state lives in a
@@ -88,16 +98,25 @@ struct symphony_sched_data {
 	struct symphony_tick	tick;		/* the T_win clock */
 	struct rnd_state	rnd;
 
-	/* drops in dequeue not yet reported to the ancestors */
-	u32			pending_drops;
-	u32			pending_drop_bytes;
-
 	struct tc_symphony_xstats stats;
 };
+
+/*
+ * Counters the datapath bumps under the qdisc lock and dumps read without
+ * it: single-copy stores, read with READ_ONCE() in symphony_dump_stats().
+ */
+#define symphony_stat_add(q, field, n)				\
+	WRITE_ONCE((q)->stats.field, (q)->stats.field + (n))
 
 static u32 symphony_segs(const struct sk_buff *skb)
 {
 	return skb_is_gso(skb) ? skb_shinfo(skb)->gso_segs : 1;
+}
+
+/* Backlog in bytes with @len more, saturated rather than wrapped. */
+static u32 symphony_backlog_with(const struct Qdisc *sch, u32 len)
+{
+	return min_t(u64, (u64)sch->qstats.backlog + len, U32_MAX);
 }
 
 /*
@@ -210,27 +229,6 @@ out:
 	}
 }
 
-static int symphony_enqueue(struct sk_buff *skb, struct Qdisc *sch,
-			    struct sk_buff **to_free)
-{
-	struct symphony_sched_data *q = qdisc_priv(sch);
-	u32 len = qdisc_pkt_len(skb);
-
-	if (unlikely(sch->q.qlen >= q->cfg.limit ||
-		     (q->cfg.limit_bytes &&
-		      sch->qstats.backlog + len > q->cfg.limit_bytes))) {
-		q->stats.limit_drops++;
-		return qdisc_drop(skb, sch, to_free);
-	}
-
-	qdisc_enqueue_tail(skb, sch);
-	q->stats.max_backlog_packets = max(q->stats.max_backlog_packets,
-					   sch->q.qlen);
-	q->stats.max_backlog_bytes = max(q->stats.max_backlog_bytes,
-					 sch->qstats.backlog);
-	return NET_XMIT_SUCCESS;
-}
-
 static bool symphony_toss(struct symphony_sched_data *q, u32 prob_q32)
 {
 	if (!prob_q32)
@@ -241,18 +239,19 @@ static bool symphony_toss(struct symphony_sched_data *q, u32 prob_q32)
 }
 
 /*
- * Algorithm 1 for one packet of @job and its accounting, with the marks
- * it will carry if ECN-capable (@red: RED marks it).  Returns whether
- * Symphony marks it (never when !@may_mark: the backlog is below qmin);
- * *outpacing tells whether its step ran ahead.  The caller serialises
- * the job's updates.
+ * Algorithm 1 for one packet (or GSO segment) of @job and its accounting,
+ * with the marks it will carry (@markable: ECN-capable with a writable IP
+ * header; @red: RED marks it).  Returns whether Symphony marks it (never
+ * when !@may_mark: the backlog is below qmin); *outpacing tells whether
+ * its step ran ahead.  The caller serialises the job's updates.
  */
 static __always_inline bool
 symphony_job_account(struct symphony_sched_data *q, struct symphony_job *job,
 		     const struct symphony_pkt *pkt, u64 now_ns, u32 segs,
-		     u32 len, bool red, bool may_mark, bool *outpacing)
+		     u32 len, bool markable, bool red, bool may_mark,
+		     bool *outpacing)
 {
-	bool mark, ect = pkt->ecn != INET_ECN_NOT_ECT;
+	bool mark;
 	u32 prob;
 
 	prob = symphony_job_update(job, pkt, &q->cfg.params, now_ns, segs,
@@ -262,58 +261,135 @@ symphony_job_account(struct symphony_sched_data *q, struct symphony_job *job,
 	job->bytes += len;
 	if (*outpacing)
 		job->outpacing_packets += segs;
-	if (ect && red)
+	if (markable && red)
 		job->red_marks += segs;
-	if (ect && mark)
+	if (markable && mark)
 		job->symphony_marks += segs;
 	return mark;
 }
 
 /*
+ * The headers of segment @seg of a UDP GSO packet, as the parser would see
+ * the segment on the wire: the packet's network and UDP headers (whose
+ * lengths the first segment's parse accepted) followed by the start of
+ * the segment's payload, copied into @buf.  Returns the bytes in @buf, or
+ * 0 when the segment cannot be read.
+ */
+static u32 symphony_gso_segment_headers(const struct sk_buff *skb, int noff,
+					u32 seg, u8 *buf)
+{
+	u32 hdr_len, pay_off, pay_len, seg_size = skb_shinfo(skb)->gso_size;
+
+	if (skb_transport_offset(skb) <= noff)
+		return 0;
+	hdr_len = skb_transport_offset(skb) + sizeof(struct udphdr) - noff;
+	if (hdr_len >= SYMPHONY_PARSE_MAX_BYTES ||
+	    skb_copy_bits(skb, noff, buf, hdr_len))
+		return 0;
+	pay_off = noff + hdr_len + seg * seg_size;
+	if (pay_off >= skb->len)
+		return 0;
+	pay_len = min3(seg_size, skb->len - pay_off,
+		       SYMPHONY_PARSE_MAX_BYTES - hdr_len);
+	if (skb_copy_bits(skb, pay_off, buf + hdr_len, pay_len))
+		return 0;
+	return hdr_len + pay_len;
+}
+
+/*
  * Run Algorithm 1 for a dequeued collective packet and account it to its
- * job.  Returns whether Symphony marks it.  @backlog: bytes, as RED sees
- * it; below qmin the job's state advances but nothing is marked.
+ * job; a UDP GSO packet segment by segment, each with its own header
+ * (@pkt is the first segment's).  Returns whether Symphony marks it.
+ * @backlog: bytes, as RED sees it; below qmin the job's state advances
+ * but nothing is marked.
  */
 static bool symphony_step_decision(struct symphony_sched_data *q,
-				   const struct symphony_pkt *pkt, u32 segs,
-				   u32 len, u32 backlog, bool red)
+				   struct sk_buff *skb,
+				   const struct symphony_pkt *pkt, bool ipv6,
+				   u32 backlog, bool markable, bool red)
 {
+	u32 len = qdisc_pkt_len(skb), segs = symphony_segs(skb);
 	bool outpacing, mark, may_mark = backlog >= q->cfg.qmin;
+	u32 seg, outpacing_segs = 0, unknown_segs = 0;
+	struct symphony_pkt seg_pkt = *pkt;
+	u8 buf[SYMPHONY_PARSE_MAX_BYTES];
 	struct symphony_job *job;
-	spinlock_t *lock;
+	bool shared, per_segment;
+	spinlock_t *lock = NULL;
 	u64 now_ns;
-
-	job = symphony_jobs_slot(q->jobs, pkt->job);
-	if (!job) {
-		q->stats.unclassified_packets += segs;
-		return false;
-	}
 
 	/* The start of the current T_win period (symphony_tick.h): one load
 	 * rather than a clock read.  Qdiscs sharing a jobs map publish the
 	 * same multiples of T_win; one a little behind another is no roll.
 	 */
 	now_ns = symphony_tick_now(&q->tick);
-	if (symphony_jobs_shared(q->jobs)) {
-		/* a jobs map: other qdiscs, on other CPUs, update it too */
-		lock = symphony_job_lock(job);
-		spin_lock(lock);
-		mark = symphony_job_account(q, job, pkt, now_ns, segs, len, red,
-					    may_mark, &outpacing);
-		spin_unlock(lock);
-	} else {
-		/* our own table: only our dequeue, under the qdisc lock */
-		mark = symphony_job_account(q, job, pkt, now_ns, segs, len, red,
-					    may_mark, &outpacing);
+	shared = symphony_jobs_shared(q->jobs);
+	per_segment = segs > 1 &&
+		      (skb_shinfo(skb)->gso_type & SKB_GSO_UDP_L4);
+	if (!per_segment)
+		segs = 1;
+	else
+		len /= segs;
+	mark = false;
+	for (seg = 0; seg < segs; seg++) {
+		if (seg) {
+			u32 avail = symphony_gso_segment_headers(skb,
+					skb_network_offset(skb), seg, buf);
+
+			if (!avail ||
+			    symphony_parse(buf, avail, skb->len -
+					   skb_network_offset(skb), ipv6,
+					   &q->cfg.parse, &seg_pkt) !=
+			    SYMPHONY_PARSE_COLLECTIVE) {
+				unknown_segs++;
+				continue;
+			}
+		}
+		job = symphony_jobs_slot(q->jobs, seg_pkt.job);
+		if (!job) {
+			unknown_segs++;
+			continue;
+		}
+		/* A jobs map: other qdiscs, on other CPUs, update it too.
+		 * Our own table: only our dequeue, under the qdisc lock.
+		 */
+		if (shared) {
+			lock = symphony_job_lock(job);
+			spin_lock(lock);
+		}
+		mark |= symphony_job_account(q, job, &seg_pkt, now_ns,
+					     per_segment ? 1 : symphony_segs(skb),
+					     len, markable, red, may_mark,
+					     &outpacing);
+		if (shared)
+			spin_unlock(lock);
+		if (outpacing)
+			outpacing_segs += per_segment ? 1 : symphony_segs(skb);
 	}
 
-	q->stats.collective_packets += segs;
-	if (outpacing)
-		q->stats.outpacing_packets += segs;
+	if (!per_segment)
+		segs = symphony_segs(skb);
+	symphony_stat_add(q, collective_packets, segs - unknown_segs);
+	if (unknown_segs)
+		symphony_stat_add(q, unclassified_packets, unknown_segs);
+	if (outpacing_segs)
+		symphony_stat_add(q, outpacing_packets, outpacing_segs);
 	return mark;
 }
 
-/* The ECN field of a dequeued packet (not ECT for non-IP packets). */
+/* Whether the IP header lies in the linear head, where CE can be set. */
+static bool symphony_ip_header_linear(const struct sk_buff *skb, bool ipv6)
+{
+	return skb_network_header(skb) + (ipv6 ? sizeof(struct ipv6hdr) :
+					  sizeof(struct iphdr)) <=
+	       skb_tail_pointer(skb);
+}
+
+/*
+ * The ECN field of a packet whose IP header can be rewritten in place, as
+ * INET_ECN_set_ce() needs; not ECT for non-IP packets and for IP headers
+ * outside the linear head, which cannot be marked.
+ */
 static u8 symphony_skb_ecn(struct sk_buff *skb)
 {
 	const u8 *nh = skb_network_header(skb);
@@ -331,39 +407,61 @@ static u8 symphony_skb_ecn(struct sk_buff *skb)
 	return INET_ECN_NOT_ECT;
 }
 
-/*
- * INET_ECN_set_ce() for a packet whose IP version the parser found: the
- * same checks, without looking at the protocol again.
- */
-static void symphony_set_ce(struct sk_buff *skb, bool ipv6)
+static int symphony_enqueue(struct sk_buff *skb, struct Qdisc *sch,
+			    struct sk_buff **to_free)
 {
-	const u8 *nh = skb_network_header(skb);
+	struct symphony_sched_data *q = qdisc_priv(sch);
+	u32 len = qdisc_pkt_len(skb);
+	u32 backlog = symphony_backlog_with(sch, len);
 
-	if (!ipv6) {
-		if (nh + sizeof(struct iphdr) <= skb_tail_pointer(skb))
-			IP_ECN_set_ce(ip_hdr(skb));
-	} else if (nh + sizeof(struct ipv6hdr) <= skb_tail_pointer(skb)) {
-		IP6_ECN_set_ce(skb, ipv6_hdr(skb));
+	if (unlikely(sch->q.qlen >= q->cfg.limit ||
+		     (q->cfg.limit_bytes && backlog > q->cfg.limit_bytes))) {
+		symphony_stat_add(q, limit_drops, 1);
+		return symphony_qdisc_drop(skb, sch, to_free);
 	}
+
+	/* RED's verdict on a packet it could not mark, taken on the backlog
+	 * the packet joins: dropped here rather than at dequeue, as sch_red
+	 * does, so that no parent ever holds a count of ours that we have
+	 * not reported.  Markable packets are marked at dequeue.
+	 */
+	if (q->cfg.nonect == SYMPHONY_NONECT_DROP &&
+	    symphony_skb_ecn(skb) == INET_ECN_NOT_ECT &&
+	    symphony_toss(q, symphony_red_prob_q32(q->cfg.kmin, q->cfg.kmax,
+						   q->cfg.red_pmax_q32,
+						   backlog))) {
+		symphony_stat_add(q, red_drops, 1);
+		return symphony_qdisc_drop(skb, sch, to_free);
+	}
+
+	qdisc_enqueue_tail(skb, sch);
+	if (sch->q.qlen > q->stats.max_backlog_packets)
+		WRITE_ONCE(q->stats.max_backlog_packets, sch->q.qlen);
+	if (sch->qstats.backlog > q->stats.max_backlog_bytes)
+		WRITE_ONCE(q->stats.max_backlog_bytes, sch->qstats.backlog);
+	return NET_XMIT_SUCCESS;
 }
 
 /*
  * Mark and account dequeued @skb: RED on the backlog it leaves behind,
- * Symphony (Algorithm 1) for collective traffic.  Returns false when RED
- * dropped it instead (a non-ECT packet under "nonect drop").  Apart from
+ * Symphony (Algorithm 1) for collective traffic.  Marks are counted when
+ * they are applied: a packet that cannot carry CE (not ECN-capable, or
+ * its IP header outside the linear head) passes unmarked, and under
+ * "nonect drop" RED dropped it at enqueue already.  Apart from
  * symphony_dequeue() so that the call that finds the queue empty, one per
  * burst, does not set up this function's frame.
  */
-static noinline bool symphony_dequeue_mark(struct Qdisc *sch,
+static noinline void symphony_dequeue_mark(struct Qdisc *sch,
 					   struct sk_buff *skb)
 {
 	struct symphony_sched_data *q = qdisc_priv(sch);
-	u32 len = qdisc_pkt_len(skb), segs = symphony_segs(skb);
+	u32 segs = symphony_segs(skb);
 	/* The backlog the packet leaves behind it, plus itself. */
-	u32 backlog = sch->qstats.backlog + len;
+	u32 backlog = symphony_backlog_with(sch, qdisc_pkt_len(skb));
+	int markable = -1;	/* not looked at yet */
 	struct symphony_pkt pkt;
-	bool red, sym = false, ipv6;
-	int ecn = -1;		/* not read yet */
+	bool red, sym = false;
+	bool ipv6;
 
 	red = symphony_toss(q, symphony_red_prob_q32(q->cfg.kmin, q->cfg.kmax,
 						     q->cfg.red_pmax_q32,
@@ -376,92 +474,95 @@ static noinline bool symphony_dequeue_mark(struct Qdisc *sch,
 	if (q->cfg.marking == SYMPHONY_MARKING_SYMPHONY) {
 		switch (symphony_classify(sch, skb, &pkt, &ipv6)) {
 		case SYMPHONY_KIND_COLLECTIVE:
-			sym = symphony_step_decision(q, &pkt, segs, len,
-						     backlog, red);
-			ecn = pkt.ecn;
+			markable = pkt.ecn != INET_ECN_NOT_ECT &&
+				   symphony_ip_header_linear(skb, ipv6);
+			sym = symphony_step_decision(q, skb, &pkt, ipv6,
+						     backlog, markable, red);
 			break;
 		case SYMPHONY_KIND_MALFORMED:
-			q->stats.malformed_packets += segs;
+			symphony_stat_add(q, malformed_packets, segs);
 			fallthrough;
 		case SYMPHONY_KIND_OTHER:
-			q->stats.unclassified_packets += segs;
+			symphony_stat_add(q, unclassified_packets, segs);
 			break;
 		}
 	}
 
-	if (red || sym) {
-		bool parsed = ecn >= 0;
-
-		if (!parsed)
-			ecn = symphony_skb_ecn(skb);
-		if (ecn != INET_ECN_NOT_ECT) {
-			if (parsed)
-				symphony_set_ce(skb, ipv6);
-			else
-				INET_ECN_set_ce(skb);
-			q->stats.red_marks += red ? segs : 0;
-			q->stats.symphony_marks += sym ? segs : 0;
-		} else if (red && q->cfg.nonect == SYMPHONY_NONECT_DROP) {
-			/* Symphony never drops: only RED's verdict counts. */
-			q->stats.red_drops++;
-			q->pending_drops++;
-			q->pending_drop_bytes += len;
-			qdisc_qstats_drop(sch);
-			kfree_skb(skb);
-			return false;
-		}
+	if (markable < 0 && red)
+		markable = symphony_skb_ecn(skb) != INET_ECN_NOT_ECT;
+	if ((red || sym) && markable > 0 && INET_ECN_set_ce(skb)) {
+		if (red)
+			symphony_stat_add(q, red_marks, segs);
+		if (sym)
+			symphony_stat_add(q, symphony_marks, segs);
 	}
 
 	/* Basic stats count only what leaves; they are also the xstats'
 	 * packets and bytes.
 	 */
 	qdisc_bstats_update(sch, skb);
-	return true;
 }
 
 static struct sk_buff *symphony_dequeue(struct Qdisc *sch)
 {
-	struct symphony_sched_data *q = qdisc_priv(sch);
 	struct sk_buff *skb;
 
-	do {
-		skb = __qdisc_dequeue_head(&sch->q);
-		if (!skb)
-			break;
-		qdisc_qstats_backlog_dec(sch, skb);
-	} while (!symphony_dequeue_mark(sch, skb));
-
-	/* The ancestors must not see our qlen reach 0 before they learn of
-	 * the drops (HTB would stumble); report them while we hold packets.
-	 */
-	if (unlikely(q->pending_drops) && sch->q.qlen) {
-		qdisc_tree_reduce_backlog(sch, q->pending_drops,
-					  q->pending_drop_bytes);
-		q->pending_drops = 0;
-		q->pending_drop_bytes = 0;
-	}
+	skb = __qdisc_dequeue_head(&sch->q);
+	if (!skb)
+		return NULL;
+	qdisc_qstats_backlog_dec(sch, skb);
+	symphony_dequeue_mark(sch, skb);
 	return skb;
 }
 
 /* netlink */
 
+/* The ranges of the u32 attributes too wide for a policy's s16 bounds. */
+#define SYMPHONY_U32_RANGE(name, lo, hi)				\
+	static struct netlink_range_validation symphony_##name##_range = { \
+		.min = (lo), .max = (hi),				\
+	}
+
+SYMPHONY_U32_RANGE(limit, SYMPHONY_LIMIT_MIN_PACKETS, SYMPHONY_LIMIT_MAX_PACKETS);
+SYMPHONY_U32_RANGE(ppm, 0, SYMPHONY_PPM);
+SYMPHONY_U32_RANGE(k, 0, SYMPHONY_K_MAX_PPM);
+SYMPHONY_U32_RANGE(twin, SYMPHONY_TWIN_MIN_US, SYMPHONY_TWIN_MAX_US);
+SYMPHONY_U32_RANGE(warmup, 0, SYMPHONY_WARMUP_MAX_PSN);
+SYMPHONY_U32_RANGE(samples, 0, U32_MAX - 1);
+SYMPHONY_U32_RANGE(alpha_max, 1, SYMPHONY_ALPHA_MAX_LIMIT);
+SYMPHONY_U32_RANGE(jobs, SYMPHONY_JOBS_MIN, SYMPHONY_JOBS_MAX);
+
+/* Every attribute's type and valid range: a policy dump shows them. */
 static const struct nla_policy symphony_policy[TCA_SYMPHONY_MAX + 1] = {
-	[TCA_SYMPHONY_LIMIT]		= { .type = NLA_U32 },
+	[TCA_SYMPHONY_LIMIT]	= NLA_POLICY_FULL_RANGE(NLA_U32,
+							&symphony_limit_range),
 	[TCA_SYMPHONY_LIMIT_BYTES]	= { .type = NLA_U32 },
 	[TCA_SYMPHONY_KMIN]		= { .type = NLA_U32 },
 	[TCA_SYMPHONY_KMAX]		= { .type = NLA_U32 },
-	[TCA_SYMPHONY_PMAX]		= { .type = NLA_U32 },
-	[TCA_SYMPHONY_NONECT]		= { .type = NLA_U8 },
-	[TCA_SYMPHONY_MARKING]		= { .type = NLA_U8 },
-	[TCA_SYMPHONY_K]		= { .type = NLA_U32 },
-	[TCA_SYMPHONY_TAU]		= { .type = NLA_U32 },
-	[TCA_SYMPHONY_TWIN]		= { .type = NLA_U32 },
-	[TCA_SYMPHONY_WARMUP]		= { .type = NLA_U32 },
-	[TCA_SYMPHONY_SAMPLES]		= { .type = NLA_U32 },
-	[TCA_SYMPHONY_ALPHA_MAX]	= { .type = NLA_U32 },
-	[TCA_SYMPHONY_JOB_FIELD]	= { .type = NLA_U8 },
-	[TCA_SYMPHONY_STEP_FIELD]	= { .type = NLA_U8 },
-	[TCA_SYMPHONY_JOBS]		= { .type = NLA_U32 },
+	[TCA_SYMPHONY_PMAX]	= NLA_POLICY_FULL_RANGE(NLA_U32,
+							&symphony_ppm_range),
+	[TCA_SYMPHONY_NONECT]	= NLA_POLICY_MAX(NLA_U8,
+						 __SYMPHONY_NONECT_MAX - 1),
+	[TCA_SYMPHONY_MARKING]	= NLA_POLICY_MAX(NLA_U8,
+						 __SYMPHONY_MARKING_MAX - 1),
+	[TCA_SYMPHONY_K]	= NLA_POLICY_FULL_RANGE(NLA_U32,
+							&symphony_k_range),
+	[TCA_SYMPHONY_TAU]	= NLA_POLICY_FULL_RANGE(NLA_U32,
+							&symphony_ppm_range),
+	[TCA_SYMPHONY_TWIN]	= NLA_POLICY_FULL_RANGE(NLA_U32,
+							&symphony_twin_range),
+	[TCA_SYMPHONY_WARMUP]	= NLA_POLICY_FULL_RANGE(NLA_U32,
+							&symphony_warmup_range),
+	[TCA_SYMPHONY_SAMPLES]	= NLA_POLICY_FULL_RANGE(NLA_U32,
+							&symphony_samples_range),
+	[TCA_SYMPHONY_ALPHA_MAX] = NLA_POLICY_FULL_RANGE(NLA_U32,
+							 &symphony_alpha_max_range),
+	[TCA_SYMPHONY_JOB_FIELD] = NLA_POLICY_MAX(NLA_U8,
+						  __SYMPHONY_FIELD_MAX - 1),
+	[TCA_SYMPHONY_STEP_FIELD] = NLA_POLICY_MAX(NLA_U8,
+						   __SYMPHONY_FIELD_MAX - 1),
+	[TCA_SYMPHONY_JOBS]	= NLA_POLICY_FULL_RANGE(NLA_U32,
+							&symphony_jobs_range),
 	[TCA_SYMPHONY_JOBS_FD]		= { .type = NLA_S32 },
 	[TCA_SYMPHONY_QMIN]		= { .type = NLA_U32 },
 	[TCA_SYMPHONY_JOBS_MAP_ID]	= {
@@ -470,77 +571,54 @@ static const struct nla_policy symphony_policy[TCA_SYMPHONY_MAX + 1] = {
 	},
 };
 
-/* Valid ranges of the numeric attributes, with the message that names
- * the parameter when a value falls outside.
+/*
+ * What the user reads when the policy refuses an attribute's value: the
+ * parameter's name, its range and unit, in tc's words.
  */
-struct symphony_range {
-	u32		min;
-	u32		max;
-	const char	*msg;
+static const char *const symphony_range_msgs[TCA_SYMPHONY_MAX + 1] = {
+	[TCA_SYMPHONY_LIMIT]	= "sch_symphony: limit must be 1..1000000 packets",
+	[TCA_SYMPHONY_PMAX]	= "sch_symphony: pmax must be 0..1000000 ppm (0..1)",
+	[TCA_SYMPHONY_NONECT]	= "sch_symphony: nonect must be drop (0) or pass (1)",
+	[TCA_SYMPHONY_MARKING]	= "sch_symphony: marking must be red (0) or symphony (1)",
+	[TCA_SYMPHONY_K]	= "sch_symphony: k must be 0..100000000 ppm (0..100)",
+	[TCA_SYMPHONY_TAU]	= "sch_symphony: tau must be 0..1000000 ppm (0..1)",
+	[TCA_SYMPHONY_TWIN]	= "sch_symphony: twin must be 1..10000000 us",
+	[TCA_SYMPHONY_WARMUP]	= "sch_symphony: warmup must be 0..16777216 PSN units",
+	[TCA_SYMPHONY_SAMPLES]	= "sch_symphony: samples must be below 4294967295 packets",
+	[TCA_SYMPHONY_ALPHA_MAX] = "sch_symphony: alpha_max must be 1..65536",
+	[TCA_SYMPHONY_JOB_FIELD] = "sch_symphony: job_field must be udp_sport (0), bth_rsvd (1) or bth_destqp (2)",
+	[TCA_SYMPHONY_STEP_FIELD] = "sch_symphony: step_field must be udp_sport (0), bth_rsvd (1) or bth_destqp (2)",
+	[TCA_SYMPHONY_JOBS]	= "sch_symphony: jobs must be 1..16777216 slots",
 };
 
-#define SYMPHONY_RANGE(attr, lo, hi, text)				\
-	[attr] = { .min = (lo), .max = (hi),				\
-		   .msg = "sch_symphony: " text }
-
-static const struct symphony_range symphony_ranges[TCA_SYMPHONY_MAX + 1] = {
-	SYMPHONY_RANGE(TCA_SYMPHONY_LIMIT, SYMPHONY_LIMIT_MIN_PACKETS,
-		       SYMPHONY_LIMIT_MAX_PACKETS,
-		       "limit must be 1..1000000 packets"),
-	SYMPHONY_RANGE(TCA_SYMPHONY_PMAX, 0, SYMPHONY_PPM,
-		       "pmax must be 0..1000000 ppm (0..1)"),
-	SYMPHONY_RANGE(TCA_SYMPHONY_NONECT, 0, __SYMPHONY_NONECT_MAX - 1,
-		       "nonect must be drop (0) or pass (1)"),
-	SYMPHONY_RANGE(TCA_SYMPHONY_MARKING, 0, __SYMPHONY_MARKING_MAX - 1,
-		       "marking must be red (0) or symphony (1)"),
-	SYMPHONY_RANGE(TCA_SYMPHONY_K, 0, SYMPHONY_K_MAX_PPM,
-		       "k must be 0..100000000 ppm (0..100)"),
-	SYMPHONY_RANGE(TCA_SYMPHONY_TAU, 0, SYMPHONY_PPM,
-		       "tau must be 0..1000000 ppm (0..1)"),
-	SYMPHONY_RANGE(TCA_SYMPHONY_TWIN, SYMPHONY_TWIN_MIN_US,
-		       SYMPHONY_TWIN_MAX_US,
-		       "twin must be 1..10000000 us"),
-	SYMPHONY_RANGE(TCA_SYMPHONY_WARMUP, 0, 1U << 24,
-		       "warmup must be 0..16777216 PSN units"),
-	SYMPHONY_RANGE(TCA_SYMPHONY_SAMPLES, 0, U32_MAX - 1,
-		       "samples must be below 4294967295 packets"),
-	SYMPHONY_RANGE(TCA_SYMPHONY_ALPHA_MAX, 1, SYMPHONY_ALPHA_MAX_LIMIT,
-		       "alpha_max must be 1..65536"),
-	SYMPHONY_RANGE(TCA_SYMPHONY_JOB_FIELD, 0, __SYMPHONY_FIELD_MAX - 1,
-		       "job_field must be udp_sport (0), bth_rsvd (1) or bth_destqp (2)"),
-	SYMPHONY_RANGE(TCA_SYMPHONY_STEP_FIELD, 0, __SYMPHONY_FIELD_MAX - 1,
-		       "step_field must be udp_sport (0), bth_rsvd (1) or bth_destqp (2)"),
-	SYMPHONY_RANGE(TCA_SYMPHONY_JOBS, SYMPHONY_JOBS_MIN, SYMPHONY_JOBS_MAX,
-		       "jobs must be 1..16777216 slots"),
-};
-
-static u32 symphony_nla_value(const struct nlattr *nla, int type)
+/*
+ * Parse @opt with the policy.  A value out of its range is refused by the
+ * policy, whose message names no parameter: say which one, and its value.
+ */
+static int symphony_parse_opt(struct nlattr **tb, struct nlattr *opt,
+			      struct netlink_ext_ack *extack)
 {
-	if (symphony_policy[type].type == NLA_U8)
-		return nla_get_u8(nla);
-	return nla_get_u32(nla);
+	const struct nlattr *bad;
+	int err, type;
+
+	err = nla_parse_nested(tb, TCA_SYMPHONY_MAX, opt, symphony_policy,
+			       extack);
+	if (err != -ERANGE || !extack || !extack->bad_attr)
+		return err;
+	bad = extack->bad_attr;
+	type = nla_type(bad);
+	if (type > TCA_SYMPHONY_MAX || !symphony_range_msgs[type])
+		return err;
+	symphony_reject_value(extack, bad, symphony_range_msgs[type],
+			      symphony_policy[type].type == NLA_U8 ?
+			      nla_get_u8(bad) : nla_get_u32(bad));
+	return err;
 }
 
-/* Check every attribute's range, then fill @cfg from the attributes. */
+/* Fill @cfg from the attributes, whose ranges the policy checked. */
 static int symphony_config_parse(struct nlattr **tb, struct symphony_config *cfg,
 				 struct netlink_ext_ack *extack)
 {
-	int type;
-
-	for (type = 1; type <= TCA_SYMPHONY_MAX; type++) {
-		const struct symphony_range *range = &symphony_ranges[type];
-		u32 value;
-
-		if (!tb[type] || !range->msg)
-			continue;
-		value = symphony_nla_value(tb[type], type);
-		if (value < range->min || value > range->max) {
-			symphony_reject_value(extack, tb[type], range->msg,
-					      value);
-			return -EINVAL;
-		}
-	}
-
 	if (tb[TCA_SYMPHONY_LIMIT])
 		cfg->limit = nla_get_u32(tb[TCA_SYMPHONY_LIMIT]);
 	if (tb[TCA_SYMPHONY_LIMIT_BYTES])
@@ -627,6 +705,26 @@ symphony_jobs_for_change(const struct symphony_jobs *cur, struct nlattr **tb,
 	return symphony_jobs_create_own(cfg->jobs_own, extack);
 }
 
+/*
+ * Take the head of the queue out of it, accounted: a packet a parent has
+ * peeked (qdisc_peek_dequeued()) or the driver requeued waits in
+ * sch->gso_skb, counted in qlen and backlog but not in the list.
+ */
+static struct sk_buff *symphony_dequeue_head(struct Qdisc *sch)
+{
+	struct sk_buff *skb = __skb_dequeue(&sch->gso_skb);
+
+	if (skb) {
+		sch->q.qlen--;
+	} else {
+		skb = __qdisc_dequeue_head(&sch->q);
+		if (!skb)
+			return NULL;
+	}
+	qdisc_qstats_backlog_dec(sch, skb);
+	return skb;
+}
+
 static int symphony_change(struct Qdisc *sch, struct nlattr *opt,
 			   struct netlink_ext_ack *extack)
 {
@@ -635,11 +733,11 @@ static int symphony_change(struct Qdisc *sch, struct nlattr *opt,
 	struct symphony_jobs *jobs, *old_jobs = NULL;
 	unsigned int dropped_packets = 0, dropped_bytes = 0;
 	struct symphony_config cfg = q->cfg;
+	bool twin_changed;
 	int err;
 
 	if (opt) {
-		err = nla_parse_nested(tb, TCA_SYMPHONY_MAX, opt,
-				       symphony_policy, extack);
+		err = symphony_parse_opt(tb, opt, extack);
 		if (err < 0)
 			return err;
 	}
@@ -652,29 +750,37 @@ static int symphony_change(struct Qdisc *sch, struct nlattr *opt,
 	if (IS_ERR(jobs))
 		return PTR_ERR(jobs);
 
+	twin_changed = cfg.params.twin_ns != q->cfg.params.twin_ns;
+
 	sch_tree_lock(sch);
 
 	q->cfg = cfg;
-	symphony_tick_set_period(&q->tick, cfg.params.twin_ns);
 	if (jobs) {
 		old_jobs = q->jobs;
 		q->jobs = jobs;
 	}
 
-	/* A lower limit takes effect at once: trim the queue's head. */
+	/* A lower limit takes effect at once: trim the queue's head, which
+	 * may be a packet a parent has peeked (or the driver requeued).
+	 */
 	while (sch->q.qlen > q->cfg.limit ||
 	       (q->cfg.limit_bytes && sch->qstats.backlog > q->cfg.limit_bytes)) {
-		struct sk_buff *skb = __qdisc_dequeue_head(&sch->q);
+		struct sk_buff *skb = symphony_dequeue_head(sch);
 
-		qdisc_qstats_backlog_dec(sch, skb);
+		if (WARN_ON_ONCE(!skb))
+			break;
 		dropped_packets++;
 		dropped_bytes += qdisc_pkt_len(skb);
-		q->stats.limit_drops++;
+		symphony_stat_add(q, limit_drops, 1);
 		rtnl_qdisc_drop(skb, sch);
 	}
 	qdisc_tree_reduce_backlog(sch, dropped_packets, dropped_bytes);
 
 	sch_tree_unlock(sch);
+
+	/* A new T_win applies from now, not from the old period's end. */
+	if (twin_changed)
+		symphony_tick_restart(&q->tick, cfg.params.twin_ns);
 
 	/* The datapath runs under the lock we held: nobody uses it now. */
 	symphony_jobs_destroy(old_jobs);
@@ -766,7 +872,19 @@ nla_put_failure:
 static int symphony_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 {
 	struct symphony_sched_data *q = qdisc_priv(sch);
-	struct tc_symphony_xstats st = q->stats;
+	const struct tc_symphony_xstats *qs = &q->stats;
+	struct tc_symphony_xstats st = {
+		.red_marks		= READ_ONCE(qs->red_marks),
+		.symphony_marks		= READ_ONCE(qs->symphony_marks),
+		.outpacing_packets	= READ_ONCE(qs->outpacing_packets),
+		.collective_packets	= READ_ONCE(qs->collective_packets),
+		.unclassified_packets	= READ_ONCE(qs->unclassified_packets),
+		.malformed_packets	= READ_ONCE(qs->malformed_packets),
+		.limit_drops		= READ_ONCE(qs->limit_drops),
+		.red_drops		= READ_ONCE(qs->red_drops),
+		.max_backlog_packets	= READ_ONCE(qs->max_backlog_packets),
+		.max_backlog_bytes	= READ_ONCE(qs->max_backlog_bytes),
+	};
 	unsigned int start;
 
 	/* Packets and bytes dequeued are the basic stats' own. */
@@ -780,11 +898,7 @@ static int symphony_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 
 static void symphony_reset(struct Qdisc *sch)
 {
-	struct symphony_sched_data *q = qdisc_priv(sch);
-
 	qdisc_reset_queue(sch);
-	q->pending_drops = 0;
-	q->pending_drop_bytes = 0;
 }
 
 static struct Qdisc_ops symphony_qdisc_ops __read_mostly = {
@@ -818,3 +932,4 @@ module_exit(symphony_module_exit);
 MODULE_AUTHOR("symphony-ofan developers");
 MODULE_DESCRIPTION("Symphony: step-aware ECN marking for ring collectives");
 MODULE_LICENSE("GPL");
+SYMPHONY_IMPORT_BPF_INTERNAL;

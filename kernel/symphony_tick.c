@@ -46,10 +46,19 @@ void symphony_tick_init(struct symphony_tick *tick, u64 period_ns)
 	tick->busy = false;
 }
 
-/* A new T_win: the timer takes it at its next expiry. */
-void symphony_tick_set_period(struct symphony_tick *tick, u64 period_ns)
+/*
+ * A new T_win: stop the timer, so that the next packet reads the clock and
+ * starts it again on the new period's grid.  Waiting for the old period's
+ * expiry instead would leave the clock stale for up to the old T_win (10 s
+ * at most).  Called without the qdisc lock: hrtimer_cancel() may wait for
+ * a running expiry.  A packet that meanwhile finds the timer still running
+ * reads the old period's start, as it would have a moment earlier.
+ */
+void symphony_tick_restart(struct symphony_tick *tick, u64 period_ns)
 {
 	WRITE_ONCE(tick->period_ns, period_ns);
+	hrtimer_cancel(&tick->timer);
+	WRITE_ONCE(tick->running, false);
 }
 
 void symphony_tick_cancel(struct symphony_tick *tick)

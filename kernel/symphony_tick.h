@@ -34,7 +34,7 @@ struct symphony_tick {
 };
 
 void symphony_tick_init(struct symphony_tick *tick, u64 period_ns);
-void symphony_tick_set_period(struct symphony_tick *tick, u64 period_ns);
+void symphony_tick_restart(struct symphony_tick *tick, u64 period_ns);
 void symphony_tick_cancel(struct symphony_tick *tick);
 u64 symphony_tick_start(struct symphony_tick *tick);
 

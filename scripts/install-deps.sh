@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # install-deps.sh - install what the project needs from Debian's packages and
-# fetch Debian's kernel image matching the installed linux-headers ABI, for
-# the QEMU runner.  Idempotent: when everything is present it only checks.
+# fetch Debian's kernel images for the QEMU runner: 6.1 matching the
+# installed linux-headers ABI, 6.12 and 6.12 PREEMPT_RT (with their
+# headers, to build the module for them).  The debug kernel is built from
+# linux-source-6.1 by scripts/build-debug-kernel.sh.  Idempotent: when
+# everything is present it only checks.
 #
 # Usage: scripts/install-deps.sh [--no-vm-kernel]
 #
-# The VM kernel is unpacked under $SYMOFAN_CACHE (default
+# The VM kernels are unpacked under $SYMOFAN_CACHE (default
 # ${XDG_CACHE_HOME:-$HOME/.cache}/symphony-ofan), never inside the tree.
 set -euo pipefail
 
@@ -18,7 +21,7 @@ want_vm_kernel=1
 for arg in "$@"; do
 	case "$arg" in
 	--no-vm-kernel) want_vm_kernel=0 ;;
-	-h|--help) sed -n '3,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '3,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "install-deps.sh: unknown argument '$arg'" >&2; exit 2 ;;
 	esac
 done
@@ -38,6 +41,13 @@ zlib1g-dev
 libmnl-dev
 pkg-config
 linux-headers-amd64
+linux-headers-6.12-amd64
+linux-headers-6.12-rt-amd64
+linux-source-6.1
+bc
+bison
+flex
+libssl-dev
 qemu-system-x86
 busybox-static
 iproute2
@@ -55,6 +65,7 @@ file
 ethtool
 iputils-ping
 bsdextrautils
+util-linux
 "
 
 missing=$(for p in $packages; do
@@ -71,33 +82,41 @@ fi
 
 [ "$want_vm_kernel" -eq 1 ] || exit 0
 
-abi=$(headers_abi) || die "cannot derive the kernel ABI from linux-headers-amd64"
-kdir_image=$(vm_kernel_dir "$abi")
-if [ ! -f "$kdir_image/boot/vmlinuz-$abi-amd64" ]; then
-	log "fetching linux-image-$abi-amd64-unsigned for the VM"
-	tmp=$(mktemp -d)
-	chmod 0755 "$tmp"	# apt's _apt user downloads into it
-	trap 'rm -rf "$tmp"' EXIT
-	(cd "$tmp" && apt-get download -qq "linux-image-$abi-amd64-unsigned" >/dev/null) ||
-		die "apt-get download linux-image-$abi-amd64-unsigned failed"
-	mkdir -p "$kdir_image.partial"
-	dpkg -x "$tmp"/linux-image-"$abi"-amd64-unsigned_*.deb "$kdir_image.partial"
-	rm -rf "$kdir_image"
-	mv "$kdir_image.partial" "$kdir_image"
-fi
-kver="$abi-amd64"
-[ -f "$kdir_image/lib/modules/$kver/modules.dep" ] ||
-	depmod -b "$kdir_image" "$kver" || die "depmod for the VM kernel failed"
-# Under TCG, unpacking the xz-compressed bzImage takes seconds at every
-# boot; QEMU boots the uncompressed ELF vmlinux directly through its PVH
-# entry point (CONFIG_PVH), so unpack it once here.
-vmlinux="$kdir_image/boot/vmlinux-$kver"
-if [ ! -f "$vmlinux" ]; then
-	vmlinuz="$kdir_image/boot/vmlinuz-$kver"
-	offset=$(LC_ALL=C grep -obUaP '\xFD7zXZ\x00' "$vmlinuz" | head -n 1 | cut -d: -f1)
-	[ -n "$offset" ] || die "no xz payload in $vmlinuz"
-	tail -c +"$((offset + 1))" "$vmlinuz" | xz -dcq > "$vmlinux.tmp" 2>/dev/null || true
-	readelf -h "$vmlinux.tmp" >/dev/null 2>&1 || die "cannot unpack $vmlinuz"
-	mv "$vmlinux.tmp" "$vmlinux"
-fi
-log "VM kernel: $vmlinux"
+# fetch_vm_kernel NAME: unpack the image of VM kernel NAME (lib.sh
+# vm_kernel), index its modules, and unpack its vmlinux.
+fetch_vm_kernel() {
+	local tmp vmlinux vmlinuz offset
+
+	vm_kernel "$1" || die "cannot derive the $1 kernel's ABI from its headers package"
+	if [ ! -f "$VMK_IMAGE/boot/vmlinuz-$VMK_KVER" ]; then
+		log "fetching $VMK_PKG for the VM"
+		tmp=$(mktemp -d)
+		chmod 0755 "$tmp"	# apt's _apt user downloads into it
+		(cd "$tmp" && apt-get download -qq "$VMK_PKG" >/dev/null) ||
+			{ rm -rf "$tmp"; die "apt-get download $VMK_PKG failed"; }
+		rm -rf "$VMK_IMAGE.partial"
+		mkdir -p "$VMK_IMAGE.partial"
+		dpkg -x "$tmp"/"$VMK_PKG"_*.deb "$VMK_IMAGE.partial"
+		rm -rf "$tmp" "$VMK_IMAGE"
+		mv "$VMK_IMAGE.partial" "$VMK_IMAGE"
+	fi
+	[ -f "$VMK_IMAGE/lib/modules/$VMK_KVER/modules.dep" ] ||
+		depmod -b "$VMK_IMAGE" "$VMK_KVER" || die "depmod for the $1 kernel failed"
+	# Under TCG, unpacking the xz-compressed bzImage takes seconds at
+	# every boot; QEMU boots the uncompressed ELF vmlinux directly through
+	# its PVH entry point (CONFIG_PVH), so unpack it once here.
+	vmlinux="$VMK_IMAGE/boot/vmlinux-$VMK_KVER"
+	if [ ! -f "$vmlinux" ]; then
+		vmlinuz="$VMK_IMAGE/boot/vmlinuz-$VMK_KVER"
+		offset=$(LC_ALL=C grep -obUaP '\xFD7zXZ\x00' "$vmlinuz" | head -n 1 | cut -d: -f1)
+		[ -n "$offset" ] || die "no xz payload in $vmlinuz"
+		tail -c +"$((offset + 1))" "$vmlinuz" | xz -dcq > "$vmlinux.tmp" 2>/dev/null || true
+		readelf -h "$vmlinux.tmp" >/dev/null 2>&1 || die "cannot unpack $vmlinuz"
+		mv "$vmlinux.tmp" "$vmlinux"
+	fi
+	log "VM kernel $1: $vmlinux"
+}
+
+for k in 6.1 6.12 6.12-rt; do
+	fetch_vm_kernel "$k"
+done

@@ -10,19 +10,96 @@ symofan_cache() {
 	echo "${SYMOFAN_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/symphony-ofan}"
 }
 
-# The ABI ("6.1.0-42") of the linux-headers-<abi>-amd64 package that the
-# linux-headers-amd64 metapackage depends on.
+# The ABI ("6.1.0-42", "6.12.117+deb12") of the headers package that the
+# metapackage $1 (default linux-headers-amd64) depends on; $2 is the
+# flavour (default amd64, or rt-amd64).
 headers_abi() {
-	local dep
-	dep=$(dpkg-query -W -f='${Depends}\n' linux-headers-amd64 2>/dev/null |
-		tr ',' '\n' | sed -n 's/^ *linux-headers-\([0-9][^ ]*\)-amd64.*/\1/p' | head -n 1)
+	local meta=${1:-linux-headers-amd64} flavour=${2:-amd64} dep
+	dep=$(dpkg-query -W -f='${Depends}\n' "$meta" 2>/dev/null |
+		tr ',' '\n' | sed -n "s/^ *linux-headers-\([0-9][^ ]*\)-$flavour.*/\1/p" | head -n 1)
 	[ -n "$dep" ] || return 1
 	echo "$dep"
 }
 
-# Where the unpacked linux-image-<abi>-amd64-unsigned lives.
+# Where the unpacked linux-image-<abi>-<flavour>-unsigned lives.
 vm_kernel_dir() {
-	echo "$(symofan_cache)/linux-image-$1-amd64"
+	echo "$(symofan_cache)/linux-image-$1-${2:-amd64}"
+}
+
+# The kernels the VM tier boots (vm-run.sh --kernel NAME):
+#   6.1        Debian's stock kernel, the ABI of linux-headers-amd64
+#   6.1-debug  the debug kernel built from linux-source-6.1
+#              (scripts/build-debug-kernel.sh)
+#   6.12       Debian's 6.12 (linux-headers-6.12-amd64)
+#   6.12-rt    Debian's 6.12 PREEMPT_RT (linux-headers-6.12-rt-amd64)
+VM_KERNELS="6.1 6.1-debug 6.12 6.12-rt"
+
+# vm_kernel NAME: set VMK_KVER (release), VMK_IMAGE (root of the unpacked
+# image: boot/vmlinux-KVER, lib/modules/KVER), VMK_KDIR (build tree the
+# module is built against) and VMK_PKG (the image package, "" if built
+# here).  Fails when the kernel's headers are not installed.
+vm_kernel() {
+	local abi
+
+	VMK_PKG=
+	case "$1" in
+	6.1|stock)
+		abi=$(headers_abi) || return 1
+		VMK_KVER=$abi-amd64
+		VMK_IMAGE=$(vm_kernel_dir "$abi")
+		VMK_PKG=linux-image-$abi-amd64-unsigned ;;
+	6.1-debug|debug)
+		VMK_IMAGE=$(debug_kernel_dir) || return 1
+		VMK_KVER=$(cat "$VMK_IMAGE/.kver" 2>/dev/null) || VMK_KVER=
+		VMK_KDIR=$VMK_IMAGE/build
+		return 0 ;;
+	6.12)
+		abi=$(headers_abi linux-headers-6.12-amd64) || return 1
+		VMK_KVER=$abi-amd64
+		VMK_IMAGE=$(vm_kernel_dir "$abi")
+		VMK_PKG=linux-image-$abi-amd64-unsigned ;;
+	6.12-rt)
+		abi=$(headers_abi linux-headers-6.12-rt-amd64 rt-amd64) || return 1
+		VMK_KVER=$abi-rt-amd64
+		VMK_IMAGE=$(vm_kernel_dir "$abi" rt-amd64)
+		VMK_PKG=linux-image-$abi-rt-amd64-unsigned ;;
+	*)
+		return 2 ;;
+	esac
+	VMK_KDIR=/usr/src/linux-headers-$VMK_KVER
+}
+
+# Where the module and the test modules built for kernel NAME are: the
+# top of the tree for the stock kernel (plain 'make'), else
+# build/kmod/NAME, a copy of the module's sources (scripts/build-module.sh).
+module_tree() {
+	local top
+
+	top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+	case "$1" in
+	6.1|stock) echo "$top" ;;
+	*) echo "$top/build/kmod/$1" ;;
+	esac
+}
+
+# The source tarball of Debian's linux-source-6.1, the debug kernel's.
+debug_kernel_tarball() {
+	local t=/usr/src/linux-source-6.1.tar.xz
+
+	[ -f "$t" ] || return 1
+	echo "$t"
+}
+
+# Where the debug kernel (scripts/build-debug-kernel.sh) is cached: named
+# by the source package's version and a hash of its config fragment, so
+# that a change of either builds a new one.
+debug_kernel_dir() {
+	local here ver sum
+
+	here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+	ver=$(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null) || return 1
+	sum=$(cat "$here/vm-kernel/debug.config" | md5sum | cut -c1-8)
+	echo "$(symofan_cache)/linux-debug-$ver-$sum"
 }
 
 # The kernel build folder the module is built against: the running

@@ -3,7 +3,8 @@
 # vm-init.sh - /init of the runner's initramfs.  Loads the 9p modules,
 # mounts the host root read-only under an overlay that keeps writes in
 # guest memory, mounts the run folder (and extra writable folders) from the host,
-# runs the command the host wrote there and records its exit status.
+# runs the command the host wrote there and records its exit status (and,
+# on a kernel with kmemleak, what it found).
 # Output of the command goes to the second serial port, which the host
 # streams; kernel messages go to the first.
 
@@ -91,6 +92,14 @@ echo "vm-init: booted in $(cut -d' ' -f1 /proc/uptime) s" > /dev/console
 chroot $r /bin/sh -c "ip link set lo up; cd / && exec /bin/bash $rundir/run.sh" \
 	< /dev/null > /dev/ttyS1 2>&1
 rc=$?
+# A kernel with kmemleak (the debug kernel): objects leaked during the run,
+# once they are old enough (5 s) for a scan to report them.
+leaks=$r/sys/kernel/debug/kmemleak
+if [ -w "$leaks" ]; then
+	sleep 6
+	echo scan > "$leaks"
+	cat "$leaks" > $r$rundir/kmemleak
+fi
 echo "$rc" > $r$rundir/status
 dmesg > $r$rundir/dmesg 2>/dev/null
 sync

@@ -1,17 +1,21 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# vm-run.sh - run a command inside QEMU (TCG) booting Debian's 6.1 kernel,
-# with the project's module loaded.  The host root is shared read-only over
+# vm-run.sh - run a command inside QEMU (TCG) booting one of the VM tier's
+# kernels (Debian's 6.1, the 6.1 debug build, Debian's 6.12 and 6.12-rt),
+# with the project's module for that kernel loaded.  The host root is shared read-only over
 # virtio-9p under an overlay whose writes stay in guest memory; /run is
 # a fresh tmpfs.
 # The command's output is streamed; the script exits with its status.  It
 # fails (exit 125) when the kernel panics, oopses, WARNs, hits a BUG, a
-# KASAN/UBSAN/lockdep splat or a hung task, or when the command times out.
+# KASAN/UBSAN/lockdep splat or a hung task, when kmemleak (debug kernel)
+# finds a leak at the end, or when the command times out.
 #
 # Usage: scripts/vm-run.sh [options] [--] command [args...]
+#   --kernel NAME      6.1 (default, or $SYMOFAN_VM_KERNEL), 6.1-debug,
+#                      6.12 or 6.12-rt
 #   --timeout SEC      kill the VM after SEC seconds (default 300)
 #   --module PATH      insmod PATH before the command (repeatable; default
-#                      the project's kernel/sch_symphony.ko)
+#                      the project's sch_symphony.ko built for the kernel)
 #   --no-module        load no module of the project
 #   --rw DIR           share host folder DIR writable at the same path
 #                      (repeatable)
@@ -27,9 +31,10 @@ top=$(cd "$here/.." && pwd)
 # shellcheck source=scripts/lib.sh
 . "$here/lib.sh"
 
-usage() { sed -n '11,22p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
+usage() { sed -n '13,26p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
 
 timeout_s=300
+kernel=${SYMOFAN_VM_KERNEL:-6.1}
 mem_mb=2048
 smp=$(nproc); [ "$smp" -le 4 ] || smp=4
 modules=()
@@ -40,6 +45,7 @@ plugin=
 verbose=0
 while [ $# -gt 0 ]; do
 	case "$1" in
+	--kernel) kernel=${2:?}; shift 2 ;;
 	--timeout) timeout_s=${2:?}; shift 2 ;;
 	--module) modules+=("$(realpath "${2:?}")"); default_module=0; shift 2 ;;
 	--no-module) default_module=0; shift ;;
@@ -58,30 +64,39 @@ done
 [ $# -gt 0 ] || { echo "vm-run.sh: no command given" >&2; usage; }
 case "$timeout_s" in ''|*[!0-9]*) die "--timeout wants seconds, got '$timeout_s'" ;; esac
 
+rc=0
+vm_kernel "$kernel" || rc=$?
+[ "$rc" -ne 2 ] || die "--kernel: no kernel '$kernel' (one of: $VM_KERNELS)"
+[ "$rc" -eq 0 ] || die "the $kernel kernel's headers are not installed: run scripts/install-deps.sh"
+image=$VMK_IMAGE
+kver=$VMK_KVER
+vmlinux="$image/boot/vmlinux-$kver"
+moddir="$image/lib/modules/$kver"
+if [ -z "$kver" ] || [ ! -f "$vmlinux" ] || [ ! -f "$moddir/modules.dep" ]; then
+	case "$kernel" in
+	*debug) die "the debug kernel is not built: run scripts/build-debug-kernel.sh" ;;
+	*) die "no VM kernel at $vmlinux: run scripts/install-deps.sh" ;;
+	esac
+fi
+
 if [ "$default_module" -eq 1 ]; then
-	[ -f "$top/kernel/sch_symphony.ko" ] ||
-		die "$top/kernel/sch_symphony.ko is not built: run 'make' first"
-	modules=("$top/kernel/sch_symphony.ko")
+	ko=$(module_tree "$kernel")/kernel/sch_symphony.ko
+	[ -f "$ko" ] || die "$ko is not built: run 'make modules-$kernel' (or 'make' for 6.1)"
+	modules=("$ko")
 fi
 command -v qemu-system-x86_64 >/dev/null ||
 	die "qemu-system-x86_64 not found: run scripts/install-deps.sh"
 
-abi=$(headers_abi) || die "linux-headers-amd64 is not installed: run scripts/install-deps.sh"
-image=$(vm_kernel_dir "$abi")
-kver="$abi-amd64"
-vmlinux="$image/boot/vmlinux-$kver"
-moddir="$image/lib/modules/$kver"
-[ -f "$vmlinux" ] && [ -f "$moddir/modules.dep" ] ||
-	die "no VM kernel at $vmlinux: run scripts/install-deps.sh"
-
-# The initramfs: busybox, /init and the modules that reach the 9p share,
-# rebuilt when the init script or the kernel changes.
+# The initramfs: busybox, /init and the modules that reach the 9p share
+# (none where the kernel has them built in), rebuilt when the init script
+# or the kernel changes.
 initrd_modules="virtio_pci 9pnet_virtio 9p overlay"
 stamp=$(cat "$here/vm-init.sh" /bin/busybox "$moddir/modules.dep" | md5sum | cut -c1-12)
 initrd="$(symofan_cache)/initramfs-$kver-$stamp.cpio.gz"
 if [ ! -f "$initrd" ]; then
 	stage=$(mktemp -d)
 	mkdir -p "$stage"/{bin,proc,sys,dev,modules,host}
+	: > "$stage/modules/order"
 	cp /bin/busybox "$stage/bin/busybox"
 	cp "$here/vm-init.sh" "$stage/init"
 	chmod 0755 "$stage/init"
@@ -92,7 +107,10 @@ if [ ! -f "$initrd" ]; then
 			cp "$ko" "$stage/modules/"
 			basename "$ko" >> "$stage/modules/order"
 		done
-	[ -s "$stage/modules/order" ] || die "cannot resolve the 9p modules in $moddir"
+	# shellcheck disable=SC2086
+	[ -s "$stage/modules/order" ] ||
+		modprobe -d "$image" -S "$kver" -a --show-depends $initrd_modules >/dev/null ||
+		die "cannot resolve the 9p modules in $moddir"
 	(cd "$stage" && find . | cpio -o -H newc --quiet | gzip -1) > "$initrd.tmp"
 	mv "$initrd.tmp" "$initrd"
 	rm -rf "$stage"
@@ -103,7 +121,7 @@ chmod 0755 "$rundir"
 {
 	echo "# generated by vm-run.sh"
 	echo "export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
-	echo "export HOME=/root TERM=dumb SYMOFAN_IN_VM=1"
+	echo "export HOME=/root TERM=dumb SYMOFAN_IN_VM=1 SYMOFAN_VM_KERNEL=$kernel"
 	[ -z "${CI:-}" ] || echo "export CI=$(printf %q "$CI")"
 	for m in "${modules[@]}"; do
 		echo "insmod $(printf %q "$m") || { echo 'vm-run: insmod $m failed'; exit 125; }"
@@ -171,6 +189,8 @@ splat+='|refcount_t: |list_add corruption|list_del corruption|Call Trace'
 problem=""
 if grep -Eq "$splat" "$rundir/console.log" "$rundir/dmesg" 2>/dev/null; then
 	problem="kernel splat"
+elif [ -s "$rundir/kmemleak" ]; then
+	problem="kmemleak: $(grep -c '^unreferenced object' "$rundir/kmemleak") unreferenced objects"
 elif [ "$qrc" -eq 124 ] || [ "$qrc" -eq 137 ]; then
 	problem="timed out after $timeout_s s"
 elif [ ! -s "$rundir/status" ]; then
@@ -182,7 +202,9 @@ if [ -n "$problem" ]; then
 	{
 		echo "vm-run: FAILED: $problem"
 		echo "vm-run: kernel console (relevant lines, $rundir/console.log):"
-		if grep -Eq "$splat" "$rundir/console.log" "$rundir/dmesg" 2>/dev/null; then
+		if [ -s "$rundir/kmemleak" ]; then
+			head -n 60 "$rundir/kmemleak" | sed 's/^/  | /'
+		elif grep -Eq "$splat" "$rundir/console.log" "$rundir/dmesg" 2>/dev/null; then
 			cat "$rundir/console.log" "$rundir/dmesg" 2>/dev/null |
 				grep -E -A 25 "$splat" | head -n 80 | sed 's/^/  | /'
 		else
@@ -195,6 +217,6 @@ fi
 
 rc=$(cat "$rundir/status")
 boot=$(sed -n 's/.*vm-init: booted in \([0-9.]*\) s.*/\1/p' "$rundir/console.log")
-echo "vm-run: command exited $rc (guest boot ${boot:-?} s, wall $((elapsed_ms / 1000)).$((elapsed_ms % 1000 / 100)) s)" >&2
+echo "vm-run: command exited $rc ($kernel kernel $kver, guest boot ${boot:-?} s, wall $((elapsed_ms / 1000)).$((elapsed_ms % 1000 / 100)) s)" >&2
 [ "$keep" -eq 1 ] || rm -rf "$rundir"
 exit "$rc"

@@ -2,13 +2,19 @@
 # SPDX-License-Identifier: GPL-2.0
 # run_tests.sh - the project's selftest runner.  Runs the host tier
 # (host/test_*: BPF, userspace, netns) directly and the VM tier
-# (vm/test_*: the qdisc module) inside scripts/vm-run.sh, in one boot.
-# Prints TAP; ends with the line "N passed, N failed".
+# (vm/test_*: the qdisc module) inside scripts/vm-run.sh, one boot per
+# kernel.  On a kernel with kmemleak (the debug kernel) each VM test is
+# followed by a scan, and a leak fails it.  Prints TAP; ends with the line
+# "N passed, N failed".
 #
-# Usage: selftests/run_tests.sh [--tier host|vm|all] [-t PATTERN] [--list]
-#   --tier T       run only that tier (default all)
-#   -t PATTERN     run only tests whose name contains PATTERN
-#   --list         print the tests that would run
+# Usage: selftests/run_tests.sh [--tier host|vm|all] [--kernels LIST]
+#                               [-t PATTERN] [--list]
+#   --tier T        run only that tier (default all)
+#   --kernels LIST  the VM tier's kernels, space-separated, from
+#                   scripts/lib.sh VM_KERNELS (default "6.1", or
+#                   $SYMOFAN_VM_KERNELS)
+#   -t PATTERN      run only tests whose name contains PATTERN
+#   --list          print the tests that would run
 # Internal: --in-vm N runs the VM tier inside the VM, numbering from N.
 set -u
 
@@ -20,16 +26,18 @@ splat+='|inconsistent lock state|INFO: task .* blocked|soft lockup|hard LOCKUP|R
 splat+='|refcount_t: |list_add corruption|list_del corruption|Call Trace'
 
 tier=all
+kernels=${SYMOFAN_VM_KERNELS:-6.1}
 pattern=""
 list=0
 in_vm_start=0
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--tier) tier=${2:?}; shift 2 ;;
+	--kernels) kernels=${2:?}; shift 2 ;;
 	-t) pattern=${2:?}; shift 2 ;;
 	--list) list=1; shift ;;
 	--in-vm) in_vm_start=${2:?}; shift 2 ;;
-	-h|--help) sed -n '7,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '9,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "run_tests.sh: unknown argument '$1'" >&2; exit 2 ;;
 	esac
 done
@@ -50,15 +58,33 @@ vm_tests=()
 [ "$tier" = vm ] || mapfile -t host_tests < <(tests_of host)
 [ "$tier" = host ] || mapfile -t vm_tests < <(tests_of vm)
 
+read -r -a kernel_list <<<"$kernels"
+[ "${#kernel_list[@]}" -gt 0 ] || { echo "run_tests.sh: --kernels is empty" >&2; exit 2; }
+
 if [ "$list" -eq 1 ]; then
-	printf '%s\n' "${host_tests[@]}" "${vm_tests[@]}" | sed '/^$/d'
+	printf '%s\n' "${host_tests[@]}" | sed '/^$/d'
+	for k in "${kernel_list[@]}"; do
+		[ "${#vm_tests[@]}" -eq 0 ] || printf '%s\n' "${vm_tests[@]/%/ [$k]}"
+	done
 	exit 0
 fi
 
+# kmemleak, where the kernel has it: scanned after each VM test.
+kmemleak=/sys/kernel/debug/kmemleak
+
+# kmemleak_report: the leaks a scan finds now, then forget them.  Objects
+# younger than 5 s are not reported yet: the next scan reports them.
+kmemleak_report() {
+	[ -w "$kmemleak" ] || return 0
+	echo scan > "$kmemleak" 2>/dev/null
+	cat "$kmemleak" 2>/dev/null
+	echo clear > "$kmemleak" 2>/dev/null
+}
+
 # run_one N NAME: run one test, indent its output, print its TAP line.
 run_one() {
-	local n=$1 name=$2 rc reason=""
-	echo "# selftests: $name"
+	local n=$1 name=$2 rc reason="" label=$2${3:+ [$3]}
+	echo "# selftests: $label"
 	timeout --foreground -k 10 "$timeout_s" "$here/$name" 2>&1 | sed -u 's/^/# /'
 	rc=${PIPESTATUS[0]}
 	if [ -n "${SYMOFAN_IN_VM:-}" ]; then
@@ -69,26 +95,33 @@ run_one() {
 			reason="kernel splat"
 			rc=1
 		fi
+		lines=$(kmemleak_report | head -n 40)
+		if [ -n "$lines" ]; then
+			echo "$lines" | sed 's/^/# kmemleak: /'
+			reason="${reason:+$reason, }kmemleak"
+			rc=1
+		fi
 	fi
 	case "$rc" in
-	0) echo "ok $n $name" ;;
-	4) echo "ok $n $name # SKIP" ;;
-	124|137) echo "not ok $n $name # TIMEOUT after $timeout_s s" ;;
-	*) echo "not ok $n $name # exit=$rc${reason:+ ($reason)}" ;;
+	0) echo "ok $n $label" ;;
+	4) echo "ok $n $label # SKIP" ;;
+	124|137) echo "not ok $n $label # TIMEOUT after $timeout_s s" ;;
+	*) echo "not ok $n $label # exit=$rc${reason:+ ($reason)}" ;;
 	esac
 }
 
 if [ "$in_vm_start" -gt 0 ]; then
 	dmesg -c >/dev/null 2>&1
+	kmemleak_report >/dev/null	# what booting left
 	n=$in_vm_start
 	for t in "${vm_tests[@]}"; do
-		run_one "$n" "$t"
+		run_one "$n" "$t" "${SYMOFAN_VM_KERNEL:-}"
 		n=$((n + 1))
 	done
 	exit 0
 fi
 
-total=$((${#host_tests[@]} + ${#vm_tests[@]}))
+total=$((${#host_tests[@]} + ${#vm_tests[@]} * ${#kernel_list[@]}))
 log=$(mktemp /tmp/selftests.XXXXXX)
 trap 'rm -f "$log"' EXIT
 
@@ -100,28 +133,37 @@ for t in "${host_tests[@]}"; do
 	n=$((n + 1))
 done
 
-if [ "${#vm_tests[@]}" -gt 0 ]; then
-	echo "# VM tier: ${#vm_tests[@]} tests in one boot of scripts/vm-run.sh"
+# run_vm_tier KERNEL: the VM tier in one boot of KERNEL, numbering from $n.
+run_vm_tier() {
+	local k=$1 vm_log vm_rc vm_timeout t
+	echo "# VM tier on $k: ${#vm_tests[@]} tests in one boot of scripts/vm-run.sh"
 	vm_log=$(mktemp /tmp/selftests-vm.XXXXXX)
 	vm_timeout=$(( (timeout_s + 15) * ${#vm_tests[@]} + 60 ))
-	"$top/scripts/vm-run.sh" --timeout "$vm_timeout" -- \
+	"$top/scripts/vm-run.sh" --kernel "$k" --timeout "$vm_timeout" -- \
 		"$here/run_tests.sh" --tier vm ${pattern:+-t "$pattern"} \
 		--in-vm "$n" 2>&1 | tee "$vm_log"
 	vm_rc=${PIPESTATUS[0]}
 	grep -E '^(not )?ok [0-9]+ ' "$vm_log" >> "$log"
 	for t in "${vm_tests[@]}"; do
 		if ! grep -Eq "^(not )?ok $n $t( |$)" "$vm_log"; then
-			echo "not ok $n $t # did not report: VM runner exited $vm_rc" |
+			echo "not ok $n $t [$k] # did not report: VM runner exited $vm_rc" |
 				tee -a "$log"
 		fi
 		n=$((n + 1))
 	done
 	if [ "$vm_rc" -eq 125 ]; then
-		echo "not ok $n vm-run # the VM failed (see the runner's message above)" |
+		echo "not ok $n vm-run [$k] # the VM failed (see the runner's message above)" |
 			tee -a "$log"
 		total=$((total + 1))
+		n=$((n + 1))
 	fi
 	rm -f "$vm_log"
+}
+
+if [ "${#vm_tests[@]}" -gt 0 ]; then
+	for k in "${kernel_list[@]}"; do
+		run_vm_tier "$k"
+	done
 fi
 
 skipped=$(grep -Ec '^ok [0-9]+ .* # SKIP' "$log")

@@ -533,7 +533,11 @@ symphony_job_update(struct symphony_job *job, const struct symphony_pkt *pkt,
 		job->psn_rec = pkt->psn;
 	}
 
-	psn_rec = job->psn_rec;
+	/* Read once: tools rewrite a shared map's entries without the
+	 * qdisc's lock (a "job del" zeroes it), and the value checked here
+	 * against warm-up must be the divisor of symphony_mark_prob().
+	 */
+	psn_rec = SYMPHONY_READ_ONCE(job->psn_rec);
 	warmup = SYMPHONY_JOB_PARAM(job, params, warmup_psn);
 	if (!symphony_before(job->step_min, pkt->step, sb) || psn_rec <= warmup)
 		return 0;

@@ -2,28 +2,83 @@
 /*
  * symofan_splat.c - test-only module: on load it raises the kernel splat
  * chosen by its "kind" parameter and then refuses to stay loaded.  The
- * VM runner's self-test uses it to prove that a WARN fails a run.
+ * VM runner's self-test uses it to prove that each class of bug the runner
+ * claims to catch fails a run: a WARN on every kernel, and on the debug
+ * kernel a lockdep lock inversion, a KASAN out-of-bounds access and a
+ * kmemleak leak.
  *
- *	insmod symofan_splat.ko kind=warn
+ *	insmod symofan_splat.ko kind=warn|lockdep|kasan|leak
  */
 #include <linux/module.h>
 #include <linux/kernel.h>
+#include <linux/mutex.h>
+#include <linux/slab.h>
 #include <linux/string.h>
 
 static char *kind = "warn";
 module_param(kind, charp, 0444);
-MODULE_PARM_DESC(kind, "splat to raise at load: warn");
+MODULE_PARM_DESC(kind, "splat to raise at load: warn, lockdep, kasan or leak");
+
+static DEFINE_MUTEX(symofan_splat_a);
+static DEFINE_MUTEX(symofan_splat_b);
+
+/* A then B, later B then A: lockdep reports the inversion at the second
+ * order without any deadlock happening (one thread takes both).
+ */
+static void symofan_splat_lockdep(void)
+{
+	mutex_lock(&symofan_splat_a);
+	mutex_lock(&symofan_splat_b);
+	mutex_unlock(&symofan_splat_b);
+	mutex_unlock(&symofan_splat_a);
+
+	mutex_lock(&symofan_splat_b);
+	mutex_lock(&symofan_splat_a);
+	mutex_unlock(&symofan_splat_a);
+	mutex_unlock(&symofan_splat_b);
+}
+
+/* One byte past a 16-byte kmalloc object: KASAN's slab-out-of-bounds. */
+static noinline void symofan_splat_kasan(void)
+{
+	volatile char *buf = kmalloc(16, GFP_KERNEL);
+	size_t past = 16;
+
+	if (!buf)
+		return;
+	OPTIMIZER_HIDE_VAR(past);
+	buf[past] = 1;
+	kfree((void *)buf);
+}
+
+/* An object nothing points to any more: kmemleak's unreferenced object. */
+static noinline void symofan_splat_leak(void)
+{
+	void *buf = kmalloc(1024, GFP_KERNEL);
+
+	if (buf)
+		memset(buf, 0x5a, 1024);
+	buf = NULL;
+	OPTIMIZER_HIDE_VAR(buf);
+}
 
 static int __init symofan_splat_init(void)
 {
-	if (!strcmp(kind, "warn")) {
+	if (!strcmp(kind, "warn"))
 		WARN(1, "symofan_splat: warning injected for the runner's self-test\n");
-		return -ECANCELED;
+	else if (!strcmp(kind, "lockdep"))
+		symofan_splat_lockdep();
+	else if (!strcmp(kind, "kasan"))
+		symofan_splat_kasan();
+	else if (!strcmp(kind, "leak"))
+		symofan_splat_leak();
+	else {
+		pr_err("symofan_splat: unknown kind '%s'\n", kind);
+		return -EINVAL;
 	}
-	pr_err("symofan_splat: unknown kind '%s'\n", kind);
-	return -EINVAL;
+	return -ECANCELED;
 }
 
 module_init(symofan_splat_init);
-MODULE_DESCRIPTION("Test-only: raises a kernel WARN on load");
+MODULE_DESCRIPTION("Test-only: raises a kernel splat (WARN, lockdep, KASAN, kmemleak) on load");
 MODULE_LICENSE("GPL");

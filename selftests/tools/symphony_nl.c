@@ -2,13 +2,20 @@
 /*
  * symphony_nl.c - selftest helper: configure a symphony qdisc with raw
  * netlink (libmnl), bypassing the tc plugin's own checks, so that the
- * kernel's validation can be tested.  Prints the kernel's extack message.
+ * kernel's validation can be tested.  Prints the kernel's extack message
+ * and, when the kernel reports it, the policy of the refused attribute.
  *
  *	symphony_nl DEV add|change [--no-nested-flag] ATTR=VALUE...
  *	ATTR := limit | limit_bytes | kmin | kmax | pmax | nonect | marking |
  *		k | tau | twin | warmup | samples | alpha_max | job_field |
  *		step_field | jobs | jobs_fd | jobs_map_id | qmin | TYPE:u8 |
- *		TYPE:u32
+ *		TYPE:u32 | jobs_map=PATH[:ro|:wo]
+ *	jobs_map opens the pinned map at PATH (read-only or write-only with
+ *	:ro or :wo) and passes its fd as jobs_fd.
+ *
+ *	symphony_nl --mkmap-spinlock PATH
+ *	creates and pins at PATH an array map whose value has the size of
+ *	struct symphony_job but starts with a bpf_spin_lock (in its BTF).
  *
  * Exit: 0 accepted, 1 rejected by the kernel, 2 bad usage.
  */
@@ -22,8 +29,11 @@
 #include <linux/pkt_sched.h>
 #include <linux/rtnetlink.h>
 #include <libmnl/libmnl.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
 
 #include "../../include/uapi/linux/pkt_sched_symphony.h"
+#include "../../include/symphony/symphony_map.h"
 
 struct attr_name {
 	const char	*name;
@@ -88,13 +98,106 @@ static int parse_attr(const char *arg, int *type, int *width, long long *value)
 	return -1;
 }
 
+/* jobs_map=PATH[:ro|:wo]: the pinned map's fd, opened as asked. */
+static int open_jobs_map(const char *arg)
+{
+	LIBBPF_OPTS(bpf_obj_get_opts, opts);
+	char path[4096];
+	const char *colon = strrchr(arg, ':');
+	size_t len = colon ? (size_t)(colon - arg) : strlen(arg);
+	int fd;
+
+	if (len >= sizeof(path))
+		return -1;
+	memcpy(path, arg, len);
+	path[len] = '\0';
+	if (colon && !strcmp(colon, ":ro"))
+		opts.file_flags = BPF_F_RDONLY;
+	else if (colon && !strcmp(colon, ":wo"))
+		opts.file_flags = BPF_F_WRONLY;
+	else if (colon)
+		return -1;
+	fd = bpf_obj_get_opts(path, &opts);
+	if (fd < 0)
+		fprintf(stderr, "symphony_nl: cannot open map %s: %s\n", path,
+			strerror(errno));
+	return fd;
+}
+
+/*
+ * An array map of struct symphony_job's size whose value, per its BTF,
+ * starts with a bpf_spin_lock: the kernel manages that field.
+ */
+static int make_spinlock_map(const char *pin)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, opts);
+	int int_id, lock_id, pad_id, val_id, btf_fd, fd;
+	struct btf *btf = btf__new_empty();
+
+	if (!btf)
+		return 2;
+	int_id = btf__add_int(btf, "int", 4, BTF_INT_SIGNED);
+	lock_id = btf__add_struct(btf, "bpf_spin_lock", 4);
+	btf__add_field(btf, "val", int_id, 0, 0);
+	pad_id = btf__add_array(btf, int_id, int_id,
+				(sizeof(struct symphony_job) - 4) / 4);
+	val_id = btf__add_struct(btf, "symphony_job_locked",
+				 sizeof(struct symphony_job));
+	btf__add_field(btf, "lock", lock_id, 0, 0);
+	btf__add_field(btf, "pad", pad_id, 32, 0);
+	if (val_id < 0 || btf__load_into_kernel(btf)) {
+		fprintf(stderr, "symphony_nl: cannot load the BTF\n");
+		return 2;
+	}
+	btf_fd = btf__fd(btf);
+	opts.btf_fd = btf_fd;
+	opts.btf_key_type_id = int_id;
+	opts.btf_value_type_id = val_id;
+	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "locked_jobs", 4,
+			    sizeof(struct symphony_job), 16, &opts);
+	if (fd < 0 || bpf_obj_pin(fd, pin)) {
+		fprintf(stderr, "symphony_nl: cannot create and pin %s: %s\n",
+			pin, strerror(errno));
+		return 2;
+	}
+	btf__free(btf);
+	return 0;
+}
+
+struct extack {
+	const char	*msg;
+	const struct nlattr *policy;
+};
+
+static int policy_attr_cb(const struct nlattr *attr, void *data)
+{
+	(void)data;
+	switch (mnl_attr_get_type(attr)) {
+	case NL_POLICY_TYPE_ATTR_MIN_VALUE_U:
+		printf(" min=%llu", (unsigned long long)mnl_attr_get_u64(attr));
+		break;
+	case NL_POLICY_TYPE_ATTR_MAX_VALUE_U:
+		printf(" max=%llu", (unsigned long long)mnl_attr_get_u64(attr));
+		break;
+	case NL_POLICY_TYPE_ATTR_MIN_VALUE_S:
+		printf(" min=%lld", (long long)mnl_attr_get_u64(attr));
+		break;
+	case NL_POLICY_TYPE_ATTR_MAX_VALUE_S:
+		printf(" max=%lld", (long long)mnl_attr_get_u64(attr));
+		break;
+	}
+	return MNL_CB_OK;
+}
+
 static int extack_attr_cb(const struct nlattr *attr, void *data)
 {
-	const char **msg = data;
+	struct extack *ext = data;
 
 	if (mnl_attr_get_type(attr) == NLMSGERR_ATTR_MSG &&
 	    mnl_attr_validate(attr, MNL_TYPE_NUL_STRING) >= 0)
-		*msg = mnl_attr_get_str(attr);
+		ext->msg = mnl_attr_get_str(attr);
+	if (mnl_attr_get_type(attr) == NLMSGERR_ATTR_POLICY)
+		ext->policy = attr;
 	return MNL_CB_OK;
 }
 
@@ -107,11 +210,13 @@ int main(int argc, char **argv)
 	struct nlmsgerr *err;
 	struct nlattr *opts;
 	unsigned int ifindex;
-	const char *msg = NULL;
+	struct extack ext = {};
 	struct tcmsg *tcm;
 	int one = 1, i, ret;
 	ssize_t n;
 
+	if (argc == 3 && !strcmp(argv[1], "--mkmap-spinlock"))
+		return make_spinlock_map(argv[2]);
 	if (argc < 3)
 		return usage();
 	ifindex = if_nametoindex(argv[1]);
@@ -150,6 +255,13 @@ int main(int argc, char **argv)
 		long long value;
 		int type, width;
 
+		if (!strncmp(argv[i], "jobs_map=", 9)) {
+			value = open_jobs_map(argv[i] + 9);
+			if (value < 0)
+				return 2;
+			mnl_attr_put_u32(nlh, TCA_SYMPHONY_JOBS_FD, value);
+			continue;
+		}
 		if (parse_attr(argv[i], &type, &width, &value)) {
 			fprintf(stderr, "symphony_nl: bad attribute '%s'\n",
 				argv[i]);
@@ -186,13 +298,18 @@ int main(int argc, char **argv)
 	}
 	err = mnl_nlmsg_get_payload(nlh);
 	if (nlh->nlmsg_flags & NLM_F_ACK_TLVS)
-		mnl_attr_parse(nlh, sizeof(*err), extack_attr_cb, &msg);
+		mnl_attr_parse(nlh, sizeof(*err), extack_attr_cb, &ext);
 	ret = err->error ? 1 : 0;
 	if (ret)
 		printf("error %d (%s): %s\n", -err->error, strerror(-err->error),
-		       msg ? msg : "(no message)");
+		       ext.msg ? ext.msg : "(no message)");
 	else
-		printf("ok%s%s\n", msg ? ": " : "", msg ? msg : "");
+		printf("ok%s%s\n", ext.msg ? ": " : "", ext.msg ? ext.msg : "");
+	if (ext.policy) {
+		printf("policy:");
+		mnl_attr_parse_nested(ext.policy, policy_attr_cb, NULL);
+		printf("\n");
+	}
 	mnl_socket_close(nl);
 	return ret;
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
 /*
  * pkt_sched_symphony.h - netlink uAPI of the symphony qdisc, shared by the
- * kernel module (kernel/sch_symphony.c) and the tc plugin
+ * kernel module (kernel/symphony_qdisc.c) and the tc plugin
  * (userspace/q_symphony.c).
  *
  * Units are part of every name: packets, bytes, ppm (parts per million,
@@ -90,6 +90,7 @@ enum symphony_field {
 #define SYMPHONY_JOBS_MIN		1
 #define SYMPHONY_JOBS_MAX		(1 << 24)
 #define SYMPHONY_JOBS_DEFAULT		4096
+#define SYMPHONY_WARMUP_MAX_PSN		(1 << 24)
 
 /* Returned in TCA_STATS_APP (tc -s qdisc show).  Packet counts count GSO
  * segments.
