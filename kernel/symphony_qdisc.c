@@ -612,6 +612,8 @@ static int symphony_parse_opt(struct nlattr **tb, struct nlattr *opt,
 	symphony_reject_value(extack, bad, symphony_range_msgs[type],
 			      symphony_policy[type].type == NLA_U8 ?
 			      nla_get_u8(bad) : nla_get_u32(bad));
+	/* The ack still reports the attribute's policy, with its range. */
+	extack->policy = &symphony_policy[type];
 	return err;
 }
 

@@ -4,7 +4,9 @@
 # with the symphony qdisc: lagging steps are never marked, outpacing steps
 # are (once the lagging step is past warm-up), LAST advances step_min, jobs
 # do not interfere, non-collective and malformed packets pass unmarked,
-# and what the qdisc counts as marked arrives CE at the receiver.
+# a LAST in any segment of a GSO packet counts, a packet whose IP header
+# the qdisc cannot rewrite is neither marked nor counted as marked, and
+# what the qdisc counts as marked arrives CE at the receiver.
 . "$(dirname "$0")/../lib.sh"
 
 in_vm || ktap_skip_all "runs in the VM (scripts/vm-run.sh)"
@@ -16,7 +18,7 @@ export TC_LIB_DIR=$BUILD_DIR/tc
 rocegen=$BUILD_DIR/rocegen
 ecnstat=$BUILD_DIR/ecnstat
 
-ktap_plan 20
+ktap_plan 24
 
 netns_create a b
 veth_pair "$a" va 10.252.0.1/24 "$b" vb 10.252.0.2/24
@@ -95,6 +97,14 @@ check_eq "GSO packets count as their segments" $((before + 140)) \
 	"$(stat collective_packets)"
 check_eq "every segment of a marked GSO packet is marked" 40 \
 	$(( $(stat symphony_marks) - marks ))
+# A GSO packet is accounted segment by segment: its second segment's
+# LAST (packets 5 and 6 of the step go as one GSO send) ends step 1, and
+# step 2 is then the lowest in flight, not outpacing.
+outpacing=$(stat outpacing_packets)
+send --gso 4 10.252.0.2 job=12,step=1,psn=1,count=6,last
+send 10.252.0.2 job=12,step=2,psn=1,count=20
+check_eq "a LAST in a GSO packet's later segment advances step_min" 0 \
+	$(( $(stat outpacing_packets) - outpacing ))
 # 20000 jobs in the own table; UEC's 24-bit JobID reaches the last one.
 tc -n "$a" qdisc change dev va root symphony jobs 20000
 marks=$(stat symphony_marks)
@@ -108,6 +118,25 @@ outpacing=$(stat outpacing_packets)
 send --proto uec 10.252.0.2 job=19998,step=1,psn=1000,count=100 job=19998,step=2,psn=100,count=50
 check_eq "below qmin the outpacing step is tracked but not marked" "50 0" \
 	"$(( $(stat outpacing_packets) - outpacing )) $(( $(stat symphony_marks) - marks ))"
+# Packets of an outpacing step whose IP header lies outside the linear
+# head (AF_PACKET with a virtio-net header): CE cannot be set, so they
+# are neither marked nor counted as marks.
+tc -n "$a" qdisc change dev va root symphony qmin 0
+ip -n "$a" link set va mtu 9000
+ip -n "$b" link set vb mtu 9000
+send 10.252.0.2 job=15,step=1,psn=1000,count=100
+marks=$(stat symphony_marks)
+collective=$(stat collective_packets)
+ip netns exec "$a" "$SELFTESTS_DIR/tools/afpacket_frags.py" va \
+	"$(ip -n "$b" -br link show vb | awk '{ print $3 }')" 10.252.0.1 10.252.0.2 \
+	--job 15 --step 2 --psn 100 --count 20 --lead 1:1100
+check_eq "packets with a non-linear IP header are parsed" 40 \
+	$(( $(stat collective_packets) - collective ))
+check_eq "... and, unmarkable, not counted as Symphony marks" 0 \
+	$(( $(stat symphony_marks) - marks ))
+send 10.252.0.2 job=15,step=1,psn=1101,count=10 job=15,step=2,psn=200,count=10
+check_eq "the same step's linear packets are marked" 10 \
+	$(( $(stat symphony_marks) - marks ))
 check_eq "no RED marks below kmin" 0 "$(stat red_marks)"
 check_eq "qdisc marks and receiver CE agree" "$(stat symphony_marks)" "$(ce)"
 

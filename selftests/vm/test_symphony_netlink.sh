@@ -42,7 +42,7 @@ cases=(
 	"limit=100 pmax=2000000|pmax must be"
 )
 
-ktap_plan $(( ${#cases[@]} + 6 ))
+ktap_plan $(( ${#cases[@]} + 9 ))
 
 netns_create a
 ip -n "$a" link add d0 type dummy
@@ -76,6 +76,18 @@ for c in "${cases[@]}"; do
 done
 
 check_fails "a nest without NLA_F_NESTED is refused" run change --no-nested-flag limit=10
+
+# The ranges live in the policy: the kernel reports the refused
+# attribute's policy with the error.
+check "the policy of a refused value comes with the error (min 1, max 1000000)" \
+	sh -c "ip netns exec $a $nl d0 change limit=0 | grep -qx 'policy: min=1 max=1000000'"
+out=$(run change jobs_fd=-2 2>&1)
+check_fails "no message repeats the module's name" grep -q 'sch_symphony: sch_symphony:' <<<"$out"
+# Kernels from 6.2 format the value into the message (6.1 cannot).
+case "${SYMOFAN_VM_KERNEL:-6.1}" in
+6.1*) ktap_skip "a negative fd is shown as negative" "6.1 has no formatted extack" ;;
+*) check "a negative fd is shown as negative" grep -qF '(got -2)' <<<"$out" ;;
+esac
 check_eq "no refused change altered the configuration" "$config" \
 	"$(tc -n "$a" -j qdisc show dev d0 | jq -c '.[0].options')"
 check "tc shows the configuration in text with units" sh -c \

@@ -3,8 +3,8 @@
 # test_symphony_red.sh - RED on the instantaneous backlog, OR-ed with
 # Symphony: a queue above kmin gets RED marks (also on lagging steps, which
 # Symphony never marks), the receiver sees them as CE, "marking red" is the
-# plain RED baseline, and non-ECT packets are dropped or passed as
-# "nonect" says.
+# plain RED baseline, and non-ECT packets, and ECT packets whose IP header
+# cannot be rewritten, are dropped or passed as "nonect" says.
 . "$(dirname "$0")/../lib.sh"
 
 in_vm || ktap_skip_all "runs in the VM (scripts/vm-run.sh)"
@@ -16,7 +16,7 @@ export TC_LIB_DIR=$BUILD_DIR/tc
 rocegen=$BUILD_DIR/rocegen
 ecnstat=$BUILD_DIR/ecnstat
 
-ktap_plan 9
+ktap_plan 11
 
 netns_create a b
 veth_pair "$a" va 10.254.0.1/24 "$b" vb 10.254.0.2/24
@@ -56,6 +56,27 @@ check_jq "nonect drop: non-ECT packets RED would mark are dropped" \
 drops=$(jq .red_drops <<<"$s")
 marks=$(jq .red_marks <<<"$s")
 check_eq "... and never marked" "$marks" "$(ce)"
+
+# ECT packets whose IP header is outside the linear head cannot carry
+# CE: RED treats them as non-ECT, as sch_red does.
+ip -n "$a" link set va mtu 9000
+ip -n "$b" link set vb mtu 9000
+s=$(stats)
+before_drops=$(jq .red_drops <<<"$s")
+before_marks=$(jq .red_marks <<<"$s")
+ip netns exec "$a" "$SELFTESTS_DIR/tools/afpacket_frags.py" va \
+	"$(ip -n "$b" -br link show vb | awk '{ print $3 }')" 10.254.0.1 10.254.0.2 \
+	--job 4 --step 1 --count 60
+sleep 1
+s=$(stats)
+ktap_print "unmarkable ECT burst: $s"
+check_jq "unmarkable ECT packets above kmax are dropped as non-ECT" \
+	".red_drops > $before_drops" "$s"
+check_eq "... and not counted as marks" "$before_marks $(jq .red_marks <<<"$s")" \
+	"$(jq .red_marks <<<"$s") $(ce)"
+ip -n "$a" link set va mtu 1500
+ip -n "$b" link set vb mtu 1500
+drops=$(jq .red_drops <<<"$s")
 
 leaf change nonect pass
 burst --ecn 0 10.254.0.2 job=2,step=1,psn=301,count=300
