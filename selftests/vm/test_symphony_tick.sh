@@ -5,7 +5,8 @@
 # start of each T_win period, jobs' windows start and roll on multiples
 # of T_win, the timer stops after an idle period and restarts with the
 # next packet, windows below 20 us read the clock per packet and arm no
-# timer, and a qdisc deleted with its timer armed leaves nothing behind.
+# timer, a new T_win applies at once (not at the old period's end), and a
+# qdisc deleted with its timer armed leaves nothing behind.
 . "$(dirname "$0")/../lib.sh"
 
 in_vm || ktap_skip_all "runs in the VM (scripts/vm-run.sh)"
@@ -16,7 +17,7 @@ require_bpffs
 export TC_LIB_DIR=$BUILD_DIR/tc
 rocegen=$BUILD_DIR/rocegen
 
-ktap_plan 10
+ktap_plan 12
 
 bpffs_pin_dir tick
 "$BUILD_DIR/symjobs" create "$pins/jobs" --jobs 16
@@ -60,6 +61,25 @@ send job=2,step=10,psn=1,count=20
 check_eq "a 10 us window arms no timer" 0 "$(timer_armed)"
 check "its packets are still accounted to the job" \
 	test "$(job 2 packets)" -eq 20
+
+# From a 10 s T_win to 100 ms: the clock restarts on the new grid at
+# once, rather than staying at the old period's start for up to 10 s.
+# Started just after a multiple of 10 s of CLOCK_MONOTONIC (/proc/uptime
+# runs with it here), so that the old period would outlast the checks.
+while awk '{ exit !($1 % 10 >= 1) }' /proc/uptime; do sleep 0.1; done
+in_ns "$a" tc qdisc change dev va1 root symphony twin 10s
+send job=4,step=10,psn=1,count=5
+in_ns "$a" tc qdisc change dev va1 root symphony twin 100ms
+send job=5,step=10,psn=1,count=5
+first=$(job 5 window_start_ns)
+sleep 0.4
+send job=5,step=10,psn=6,count=5
+second=$(job 5 window_start_ns)
+ktap_print "job 5 window starts: $first then $second (ns)"
+check_eq "after the change a window starts on a 100 ms multiple" 0 \
+	"$((second % 100000000))"
+check "and rolls within 100 ms periods, not after the old 10 s one" \
+	test "$((second - first))" -ge 300000000
 
 # Delete the qdisc with its timer armed: destroy cancels it.
 in_ns "$a" tc qdisc change dev va1 root symphony twin 1s
