@@ -70,7 +70,10 @@ vm_kernel "$kernel" || rc=$?
 [ "$rc" -eq 0 ] || die "the $kernel kernel's headers are not installed: run scripts/install-deps.sh"
 image=$VMK_IMAGE
 kver=$VMK_KVER
+# The uncompressed ELF vmlinux boots through QEMU's PVH entry, without
+# unpacking under TCG; the debug kernel has only its bzImage (vmlinuz).
 vmlinux="$image/boot/vmlinux-$kver"
+[ -f "$vmlinux" ] || vmlinux="$image/boot/vmlinuz-$kver"
 moddir="$image/lib/modules/$kver"
 if [ -z "$kver" ] || [ ! -f "$vmlinux" ] || [ ! -f "$moddir/modules.dep" ]; then
 	case "$kernel" in
