@@ -4,7 +4,14 @@
 # userspace tools; installs them; runs the demonstration and the tests.
 #
 #   make                 build everything (KDIR=... to pick kernel headers)
-#   make check           install dependencies, build, run all selftests
+#   make check           install dependencies, build, run all selftests: the
+#                        host tier, and the VM tier on Debian's 6.1, the 6.1
+#                        debug kernel (built on first use) and Debian's 6.12
+#   make check-debug     the VM tier on the debug kernel only
+#   make check-matrix    the host tier, and the VM tier on every kernel:
+#                        6.1, 6.1-debug, 6.12, 6.12-rt
+#   make debug-kernel    build the debug kernel (cached; one-off)
+#   make modules-NAME    the module for VM kernel NAME (scripts/lib.sh)
 #   make demo            install dependencies, build, run the demonstration
 #   make bench           install dependencies, build, run the benchmarks
 #   make eval            install dependencies, build, run the full evaluation
@@ -50,7 +57,7 @@ TOOL_BINS	:= $(patsubst %,$(BUILD)/%,$(TOOLS))
 PLUGIN_SOS	:= $(patsubst %,$(BUILD)/tc/%.so,$(TC_PLUGINS))
 BENCH_BINS	:= $(patsubst %,$(BUILD)/%,$(BENCH_TOOLS)) $(BUILD)/tcg_insns.so
 
-.PHONY: all module bpf userspace deps check demo bench eval eval-symphony eval-ofan install uninstall \
+.PHONY: all module bpf userspace deps check check-debug check-matrix debug-kernel demo bench eval eval-symphony eval-ofan install uninstall \
 	dkms-src dkms-install clean
 
 all: module bpf userspace
@@ -122,9 +129,38 @@ $(BUILD)/tc/%.so: userspace/%.c userspace/tc_iproute2.h userspace/symphony_ppm.h
 deps:
 	scripts/install-deps.sh
 
+# The VM tier's kernels (scripts/lib.sh vm_kernel) for each check target.
+CHECK_KERNELS		?= 6.1 6.1-debug 6.12
+CHECK_MATRIX_KERNELS	:= 6.1 6.1-debug 6.12 6.12-rt
+
 check: deps
 	$(MAKE) all
-	$(MAKE) -C selftests run_tests
+	$(MAKE) $(patsubst %,modules-%,$(CHECK_KERNELS))
+	$(MAKE) -C selftests run_tests KERNELS="$(CHECK_KERNELS)"
+
+check-debug: deps
+	$(MAKE) all
+	$(MAKE) modules-6.1-debug
+	$(MAKE) -C selftests run_tests TIER=vm KERNELS=6.1-debug
+
+check-matrix: deps
+	$(MAKE) all
+	$(MAKE) $(patsubst %,modules-%,$(CHECK_MATRIX_KERNELS))
+	$(MAKE) -C selftests run_tests KERNELS="$(CHECK_MATRIX_KERNELS)"
+
+debug-kernel:
+	scripts/build-debug-kernel.sh
+
+# The module and the test modules for each VM kernel: the stock 6.1's in
+# place (make module, make -C selftests kmod), the others' under
+# build/kmod/NAME; the debug kernel is built first if it is not cached.
+modules-6.1: module
+
+modules-6.1-debug: debug-kernel
+	scripts/build-module.sh 6.1-debug
+
+modules-%:
+	scripts/build-module.sh $*
 
 demo: deps
 	$(MAKE) all

@@ -102,17 +102,21 @@ fetch_vm_kernel() {
 	fi
 	[ -f "$VMK_IMAGE/lib/modules/$VMK_KVER/modules.dep" ] ||
 		depmod -b "$VMK_IMAGE" "$VMK_KVER" || die "depmod for the $1 kernel failed"
-	# Under TCG, unpacking the xz-compressed bzImage takes seconds at
-	# every boot; QEMU boots the uncompressed ELF vmlinux directly through
-	# its PVH entry point (CONFIG_PVH), so unpack it once here.
+	# Under TCG, unpacking the xz-compressed bzImage of 6.1 takes seconds
+	# at every boot; QEMU boots the uncompressed ELF vmlinux directly
+	# through its PVH entry point (CONFIG_PVH), so unpack it once here.
+	# Other payloads (6.12's zstd unpacks fast) boot as the bzImage.
 	vmlinux="$VMK_IMAGE/boot/vmlinux-$VMK_KVER"
+	vmlinuz="$VMK_IMAGE/boot/vmlinuz-$VMK_KVER"
 	if [ ! -f "$vmlinux" ]; then
-		vmlinuz="$VMK_IMAGE/boot/vmlinuz-$VMK_KVER"
-		offset=$(LC_ALL=C grep -obUaP '\xFD7zXZ\x00' "$vmlinuz" | head -n 1 | cut -d: -f1)
-		[ -n "$offset" ] || die "no xz payload in $vmlinuz"
-		tail -c +"$((offset + 1))" "$vmlinuz" | xz -dcq > "$vmlinux.tmp" 2>/dev/null || true
-		readelf -h "$vmlinux.tmp" >/dev/null 2>&1 || die "cannot unpack $vmlinuz"
-		mv "$vmlinux.tmp" "$vmlinux"
+		offset=$(LC_ALL=C grep -obUaP '\xFD7zXZ\x00' "$vmlinuz" | head -n 1 | cut -d: -f1 || true)
+		if [ -n "$offset" ]; then
+			tail -c +"$((offset + 1))" "$vmlinuz" | xz -dcq > "$vmlinux.tmp" 2>/dev/null || true
+			readelf -h "$vmlinux.tmp" >/dev/null 2>&1 || die "cannot unpack $vmlinuz"
+			mv "$vmlinux.tmp" "$vmlinux"
+		else
+			vmlinux=$vmlinuz
+		fi
 	fi
 	log "VM kernel $1: $vmlinux"
 }
