@@ -3,7 +3,9 @@
 # test_vm_runner.sh - scripts/vm-run.sh passes the command's exit status
 # and output through, shares a writable folder, boots fast enough, and
 # fails loudly (exit 125 with the console lines) on a kernel WARN, a panic
-# and a timeout.
+# and a timeout; on the debug kernel, a lock inversion (lockdep), an
+# out-of-bounds access (KASAN) and a leak (kmemleak) raised by a test-only
+# module each fail the run too; an unknown --kernel is refused.
 . "$(dirname "$0")/../lib.sh"
 
 require_root
@@ -11,7 +13,7 @@ require_cmd qemu-system-x86_64
 require_built "$TOP_DIR/kernel/sch_symphony.ko" "$SELFTESTS_DIR/kmod/symofan_splat.ko"
 
 vm_run=$TOP_DIR/scripts/vm-run.sh
-ktap_plan 7
+ktap_plan 11
 
 # run_vm OUTFILE ARGS...: vm-run's exit status, its output in OUTFILE.
 run_vm() {
@@ -60,5 +62,24 @@ run_vm "$tmp/timeout.log" --no-module --timeout 15 -- sleep 600
 rc=$?
 check_eq "a command that hangs times out" "125 yes" \
 	"$rc $(grep -q 'timed out after 15 s' "$tmp/timeout.log" && echo yes)"
+
+check_fails "an unknown --kernel is refused" "$vm_run" --kernel 5.10 -- true
+
+# The debug kernel's detectors, proven live with the test-only module
+# built for it (make modules-6.1-debug).
+splat_ko=$TOP_DIR/build/kmod/6.1-debug/selftests/kmod/symofan_splat.ko
+for kind in "lockdep:possible circular locking" "kasan:BUG: KASAN: slab-out-of-bounds" \
+	    "leak:unreferenced object"; do
+	name="an injected ${kind%%:*} splat fails a debug-kernel run"
+	if [ ! -f "$splat_ko" ]; then
+		ktap_skip "$name" "the debug kernel's modules are not built (make modules-6.1-debug)"
+		continue
+	fi
+	run_vm "$tmp/${kind%%:*}.log" --kernel 6.1-debug --no-module --timeout 240 -- \
+		insmod "$splat_ko" kind="${kind%%:*}"
+	rc=$?
+	check_eq "$name" "125 yes" \
+		"$rc $(grep -qF "${kind#*:}" "$tmp/${kind%%:*}.log" && echo yes)"
+done
 
 ktap_finished

@@ -41,14 +41,15 @@ static void symofan_splat_lockdep(void)
 /* One byte past a 16-byte kmalloc object: KASAN's slab-out-of-bounds. */
 static noinline void symofan_splat_kasan(void)
 {
-	volatile char *buf = kmalloc(16, GFP_KERNEL);
+	char *buf = kmalloc(16, GFP_KERNEL);
 	size_t past = 16;
 
 	if (!buf)
 		return;
 	OPTIMIZER_HIDE_VAR(past);
-	buf[past] = 1;
-	kfree((void *)buf);
+	OPTIMIZER_HIDE_VAR(buf);
+	WRITE_ONCE(buf[past], 1);
+	kfree(buf);
 }
 
 /* An object nothing points to any more: kmemleak's unreferenced object. */
