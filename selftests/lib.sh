@@ -161,6 +161,15 @@ run_unit_test() {
 
 in_vm() { [ -n "${SYMOFAN_IN_VM:-}" ]; }
 
+# The sch_symphony.ko built for the kernel the VM runs (scripts/lib.sh
+# module_tree): the tree's own for 6.1, build/kmod/NAME's for the others.
+symphony_ko() {
+	case "${SYMOFAN_VM_KERNEL:-6.1}" in
+	6.1|stock) echo "$TOP_DIR/kernel/sch_symphony.ko" ;;
+	*) echo "$TOP_DIR/build/kmod/$SYMOFAN_VM_KERNEL/kernel/sch_symphony.ko" ;;
+	esac
+}
+
 require_bpffs() {
 	mountpoint -q /sys/fs/bpf || mount -t bpf bpf /sys/fs/bpf ||
 		ktap_skip_all "cannot mount bpffs on /sys/fs/bpf"

@@ -6,7 +6,7 @@
 
 in_vm || ktap_skip_all "runs in the VM (scripts/vm-run.sh)"
 require_root
-ko=$TOP_DIR/kernel/sch_symphony.ko
+ko=$(symphony_ko)
 require_built "$ko"
 
 ktap_plan 6

@@ -13,7 +13,7 @@ require_cmd tc jq bpftool
 require_built "$BUILD_DIR/tc/q_symphony.so" "$BUILD_DIR/rocegen" "$BUILD_DIR/symjobs"
 require_bpffs
 export TC_LIB_DIR=$BUILD_DIR/tc
-ko=$TOP_DIR/kernel/sch_symphony.ko
+ko=$(symphony_ko)
 
 ktap_plan 6
 
