@@ -18,7 +18,7 @@ export TC_LIB_DIR=$BUILD_DIR/tc
 rocegen=$BUILD_DIR/rocegen
 ecnstat=$BUILD_DIR/ecnstat
 
-ktap_plan 24
+ktap_plan 28
 
 netns_create a b
 veth_pair "$a" va 10.252.0.1/24 "$b" vb 10.252.0.2/24
@@ -136,6 +136,34 @@ check_eq "... and, unmarkable, not counted as Symphony marks" 0 \
 	$(( $(stat symphony_marks) - marks ))
 send 10.252.0.2 job=15,step=1,psn=1101,count=10 job=15,step=2,psn=200,count=10
 check_eq "the same step's linear packets are marked" 10 \
+	$(( $(stat symphony_marks) - marks ))
+# IPv6 with a 64-byte Destination Options header, all of it past the
+# 14-byte linear head: the parser follows the extension header through
+# the fragments; the packets, unmarkable, are not counted as marked.
+marks=$(stat symphony_marks)
+collective=$(stat collective_packets)
+ip netns exec "$a" "$SELFTESTS_DIR/tools/afpacket_frags.py" va \
+	"$(ip -n "$b" -br link show vb | awk '{ print $3 }')" fd00:252::1 fd00:252::2 \
+	--job 16 --step 2 --psn 100 --count 10 --lead 1:1000 --dest-opts 64
+check_eq "IPv6 through an extension header in the fragments is parsed" 20 \
+	$(( $(stat collective_packets) - collective ))
+check_eq "... and, unmarkable, not counted as marked" 0 \
+	$(( $(stat symphony_marks) - marks ))
+# VLAN: the tag travels in the skb's metadata past the qdisc.
+ip -n "$a" link add link va name va.10 type vlan id 10
+ip -n "$b" link add link vb name vb.10 type vlan id 10
+ip -n "$a" addr add 10.252.10.1/24 dev va.10
+ip -n "$b" addr add 10.252.10.2/24 dev vb.10
+ip -n "$a" link set va.10 up
+ip -n "$b" link set vb.10 up
+ip -n "$a" neigh replace 10.252.10.2 dev va.10 lladdr \
+	"$(ip -n "$b" -br link show vb.10 | awk '{ print $3 }')"
+marks=$(stat symphony_marks)
+collective=$(stat collective_packets)
+send 10.252.10.2 job=17,step=1,psn=1000,count=20 job=17,step=2,psn=100,count=10
+check_eq "VLAN-tagged collective packets are parsed" 30 \
+	$(( $(stat collective_packets) - collective ))
+check_eq "... and their outpacing step is marked" 10 \
 	$(( $(stat symphony_marks) - marks ))
 check_eq "no RED marks below kmin" 0 "$(stat red_marks)"
 check_eq "qdisc marks and receiver CE agree" "$(stat symphony_marks)" "$(ce)"
