@@ -83,10 +83,11 @@ kmemleak_report() {
 
 # run_one N NAME: run one test, indent its output, print its TAP line.
 run_one() {
-	local n=$1 name=$2 rc reason="" label=$2${3:+ [$3]}
+	local n=$1 name=$2 rc reason="" label=$2${3:+ [$3]} start=$SECONDS
 	echo "# selftests: $label"
 	timeout --foreground -k 10 "$timeout_s" "$here/$name" 2>&1 | sed -u 's/^/# /'
 	rc=${PIPESTATUS[0]}
+	echo "# $label took $((SECONDS - start)) s"
 	if [ -n "${SYMOFAN_IN_VM:-}" ]; then
 		local lines
 		lines=$(dmesg -c 2>/dev/null | grep -E -A 12 "$splat" | head -n 40)
