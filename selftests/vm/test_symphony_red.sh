@@ -16,7 +16,7 @@ export TC_LIB_DIR=$BUILD_DIR/tc
 rocegen=$BUILD_DIR/rocegen
 ecnstat=$BUILD_DIR/ecnstat
 
-ktap_plan 11
+ktap_plan 12
 
 netns_create a b
 veth_pair "$a" va 10.254.0.1/24 "$b" vb 10.254.0.2/24
@@ -48,11 +48,25 @@ check_jq "marking red is the baseline: no parsing, no Symphony marks" \
 
 leaf change marking symphony nonect drop
 before=$(jq .red_drops <<<"$s")
+# Drops carry a reason for drop monitors: the skb:kfree_skb tracepoint.
+event=/sys/kernel/tracing/events/skb/kfree_skb
+if [ -w "$event/enable" ]; then
+	echo > /sys/kernel/tracing/trace
+	echo 1 > "$event/enable"
+fi
 burst --ecn 0 10.254.0.2 job=2,step=1,psn=1,count=300
 s=$(stats)
 ktap_print "non-ECT burst, nonect drop: $s"
 check_jq "nonect drop: non-ECT packets RED would mark are dropped" \
 	".red_drops > $before and .drops >= .red_drops" "$s"
+if [ -w "$event/enable" ]; then
+	echo 0 > "$event/enable"
+	reasons=$(grep -c 'reason: QDISC_DROP' /sys/kernel/tracing/trace)
+	check "each RED drop is freed with reason QDISC_DROP ($reasons traced)" \
+		test "$reasons" -ge "$(( $(jq .red_drops <<<"$s") - before ))"
+else
+	ktap_skip "each RED drop is freed with reason QDISC_DROP" "no skb:kfree_skb event"
+fi
 drops=$(jq .red_drops <<<"$s")
 marks=$(jq .red_marks <<<"$s")
 check_eq "... and never marked" "$marks" "$(ce)"
