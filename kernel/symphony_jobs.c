@@ -45,7 +45,8 @@ spinlock_t *symphony_job_lock(const struct symphony_job *job)
  * Charged to the memory cgroup of whoever configures the qdisc, which may
  * be a user namespace's root: a table too large for its limit fails with
  * ENOMEM instead of taking memory from the host, and fails rather than
- * call the OOM killer (__GFP_RETRY_MAYFAIL) when memory is short.
+ * call the OOM killer (__GFP_NORETRY: __GFP_RETRY_MAYFAIL still woke the
+ * memory cgroup's OOM killer through vmalloc on 6.12) when memory is short.
  */
 struct symphony_jobs *symphony_jobs_create_own(u32 nr,
 					       struct netlink_ext_ack *extack)
@@ -56,7 +57,7 @@ struct symphony_jobs *symphony_jobs_create_own(u32 nr,
 	if (!jobs)
 		goto nomem;
 	jobs->own = kvcalloc(nr, sizeof(*jobs->own),
-			     GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL |
+			     GFP_KERNEL_ACCOUNT | __GFP_NORETRY |
 			     __GFP_NOWARN);
 	if (!jobs->own) {
 		kfree(jobs);
