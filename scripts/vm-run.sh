@@ -126,6 +126,8 @@ chmod 0755 "$rundir"
 	echo "export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 	echo "export HOME=/root TERM=dumb SYMOFAN_IN_VM=1 SYMOFAN_VM_KERNEL=$kernel"
 	[ -z "${CI:-}" ] || echo "export CI=$(printf %q "$CI")"
+	[ -z "${SYMOFAN_VM_TESTS:-}" ] ||
+		echo "export SYMOFAN_VM_TESTS=$(printf %q "$SYMOFAN_VM_TESTS")"
 	for m in "${modules[@]}"; do
 		echo "insmod $(printf %q "$m") || { echo 'vm-run: insmod $m failed'; exit 125; }"
 	done

@@ -12,7 +12,9 @@
 #   --tier T        run only that tier (default all)
 #   --kernels LIST  the VM tier's kernels, space-separated, from
 #                   scripts/lib.sh VM_KERNELS (default "6.1", or
-#                   $SYMOFAN_VM_KERNELS)
+#                   $SYMOFAN_VM_KERNELS); NAME:quick leaves out on that
+#                   kernel the long workload tests that settings' "slow"
+#                   lists
 #   -t PATTERN      run only tests whose name contains PATTERN
 #   --list          print the tests that would run
 # Internal: --in-vm N runs the VM tier inside the VM, numbering from N.
@@ -44,6 +46,7 @@ done
 case "$tier" in host|vm|all) ;; *) echo "run_tests.sh: bad tier '$tier'" >&2; exit 2 ;; esac
 
 timeout_s=$(sed -n 's/^timeout=//p' "$here/settings")
+slow_tests=$(sed -n 's/^slow=//p' "$here/settings")
 
 tests_of() {
 	local f
@@ -59,12 +62,23 @@ vm_tests=()
 [ "$tier" = host ] || mapfile -t vm_tests < <(tests_of vm)
 
 read -r -a kernel_list <<<"$kernels"
+
+# vm_test_runs_on TEST KERNEL: whether TEST runs on KERNEL (NAME or
+# NAME:quick, which leaves out the "slow" tests of settings).
+vm_test_runs_on() {
+	case "$2" in
+	*:quick) case " $slow_tests " in *" ${1##*/} "*) return 1 ;; esac ;;
+	esac
+	return 0
+}
 [ "${#kernel_list[@]}" -gt 0 ] || { echo "run_tests.sh: --kernels is empty" >&2; exit 2; }
 
 if [ "$list" -eq 1 ]; then
 	printf '%s\n' "${host_tests[@]}" | sed '/^$/d'
 	for k in "${kernel_list[@]}"; do
-		[ "${#vm_tests[@]}" -eq 0 ] || printf '%s\n' "${vm_tests[@]/%/ [$k]}"
+		for t in "${vm_tests[@]}"; do
+			vm_test_runs_on "$t" "$k" && echo "$t [${k%:quick}]"
+		done
 	done
 	exit 0
 fi
@@ -115,6 +129,8 @@ if [ "$in_vm_start" -gt 0 ]; then
 	dmesg -c >/dev/null 2>&1
 	kmemleak_report >/dev/null	# what booting left
 	n=$in_vm_start
+	# the tests the host chose (SYMOFAN_VM_TESTS), in its order
+	[ -z "${SYMOFAN_VM_TESTS:-}" ] || read -r -a vm_tests <<<"$SYMOFAN_VM_TESTS"
 	for t in "${vm_tests[@]}"; do
 		run_one "$n" "$t" "${SYMOFAN_VM_KERNEL:-}"
 		n=$((n + 1))
@@ -122,7 +138,12 @@ if [ "$in_vm_start" -gt 0 ]; then
 	exit 0
 fi
 
-total=$((${#host_tests[@]} + ${#vm_tests[@]} * ${#kernel_list[@]}))
+total=${#host_tests[@]}
+for k in "${kernel_list[@]}"; do
+	for t in "${vm_tests[@]}"; do
+		! vm_test_runs_on "$t" "$k" || total=$((total + 1))
+	done
+done
 log=$(mktemp /tmp/selftests.XXXXXX)
 trap 'rm -f "$log"' EXIT
 
@@ -134,18 +155,22 @@ for t in "${host_tests[@]}"; do
 	n=$((n + 1))
 done
 
-# run_vm_tier KERNEL: the VM tier in one boot of KERNEL, numbering from $n.
+# run_vm_tier KERNEL: the VM tier in one boot of KERNEL (NAME or
+# NAME:quick), numbering from $n.
 run_vm_tier() {
-	local k=$1 vm_log vm_rc vm_timeout t
-	echo "# VM tier on $k: ${#vm_tests[@]} tests in one boot of scripts/vm-run.sh"
+	local k=${1%:quick} vm_log vm_rc vm_timeout t tests=()
+	for t in "${vm_tests[@]}"; do
+		! vm_test_runs_on "$t" "$1" || tests+=("$t")
+	done
+	echo "# VM tier on $k: ${#tests[@]} tests in one boot of scripts/vm-run.sh${1#"$k"}"
 	vm_log=$(mktemp /tmp/selftests-vm.XXXXXX)
-	vm_timeout=$(( (timeout_s + 15) * ${#vm_tests[@]} + 60 ))
-	"$top/scripts/vm-run.sh" --kernel "$k" --timeout "$vm_timeout" -- \
-		"$here/run_tests.sh" --tier vm ${pattern:+-t "$pattern"} \
-		--in-vm "$n" 2>&1 | tee "$vm_log"
+	vm_timeout=$(( (timeout_s + 15) * ${#tests[@]} + 120 ))
+	SYMOFAN_VM_TESTS="${tests[*]}" "$top/scripts/vm-run.sh" --kernel "$k" \
+		--timeout "$vm_timeout" -- \
+		"$here/run_tests.sh" --tier vm --in-vm "$n" 2>&1 | tee "$vm_log"
 	vm_rc=${PIPESTATUS[0]}
 	grep -E '^(not )?ok [0-9]+ ' "$vm_log" >> "$log"
-	for t in "${vm_tests[@]}"; do
+	for t in "${tests[@]}"; do
 		if ! grep -Eq "^(not )?ok $n $t( |$)" "$vm_log"; then
 			echo "not ok $n $t [$k] # did not report: VM runner exited $vm_rc" |
 				tee -a "$log"
