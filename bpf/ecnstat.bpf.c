@@ -5,15 +5,20 @@
  * and always lets it pass; the testbeds attach it at receivers to see how
  * many packets a qdisc marked CE and how many CNPs came back.
  */
-#include "vmlinux.h"
+/* uapi headers rather than vmlinux.h: no CO-RE relocation, so the
+ * program loads on kernels without BTF (the VM tier's debug kernel).
+ */
+#include <linux/bpf.h>
+#include <linux/if_ether.h>
+#include <linux/in.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/pkt_cls.h>
+#include <linux/udp.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_endian.h>
 #include "ecnstat.h"
 
-#define ETH_P_IP	0x0800
-#define ETH_P_IPV6	0x86DD
-#define IPPROTO_UDP	17
-#define TC_ACT_OK	0
 #define INET_ECN_MASK	3
 
 struct {
