@@ -19,7 +19,8 @@
 #   --no-module        load no module of the project
 #   --rw DIR           share host folder DIR writable at the same path
 #                      (repeatable)
-#   --mem MB           guest memory in MiB (default 2048)
+#   --mem MB           guest memory in MiB (default 2048; 1024 on the debug
+#                      kernel: its kmemleak scans take 11 s at 1 GiB, 17 s at 2)
 #   --smp N            guest CPUs (default: host CPUs, at most 4)
 #   --keep             keep the run folder (console log, dmesg) on success
 #   --plugin SO[,ARGS] load a QEMU TCG plugin (bench/tcg_insns.sh)
@@ -31,11 +32,11 @@ top=$(cd "$here/.." && pwd)
 # shellcheck source=scripts/lib.sh
 . "$here/lib.sh"
 
-usage() { sed -n '13,26p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
+usage() { sed -n '13,27p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
 
 timeout_s=300
 kernel=${SYMOFAN_VM_KERNEL:-6.1}
-mem_mb=2048
+mem_mb=
 smp=$(nproc); [ "$smp" -le 4 ] || smp=4
 modules=()
 default_module=1
@@ -63,6 +64,7 @@ while [ $# -gt 0 ]; do
 done
 [ $# -gt 0 ] || { echo "vm-run.sh: no command given" >&2; usage; }
 case "$timeout_s" in ''|*[!0-9]*) die "--timeout wants seconds, got '$timeout_s'" ;; esac
+case "$kernel" in *debug) : "${mem_mb:=1024}" ;; *) : "${mem_mb:=2048}" ;; esac
 
 rc=0
 vm_kernel "$kernel" || rc=$?
