@@ -75,7 +75,8 @@ fail_nth() {
 	bash -c 'echo "$0" > /proc/self/fail-nth && exec "$@"' "$n" "$@" >/dev/null 2>&1
 }
 
-bad="" refused=0 n
+bad=""
+refused=0
 jobs=4096
 for n in $(seq 1 120); do
 	want=$((5000 + n))
