@@ -5,13 +5,18 @@
  * kernel's validation can be tested.  Prints the kernel's extack message
  * and, when the kernel reports it, the policy of the refused attribute.
  *
- *	symphony_nl DEV add|change [--no-nested-flag] ATTR=VALUE...
+ *	symphony_nl [--fail-nth N] DEV add|change [--no-nested-flag] ATTR=VALUE...
  *	ATTR := limit | limit_bytes | kmin | kmax | pmax | nonect | marking |
  *		k | tau | twin | warmup | samples | alpha_max | job_field |
  *		step_field | jobs | jobs_fd | jobs_map_id | qmin | TYPE:u8 |
  *		TYPE:u32 | jobs_map=PATH[:ro|:wo]
  *	jobs_map opens the pinned map at PATH (read-only or write-only with
  *	:ro or :wo) and passes its fd as jobs_fd.
+ *
+ *	--fail-nth N makes the N-th fault-injectable allocation of the request
+ *	fail (CONFIG_FAULT_INJECTION: /proc/thread-self/fail-nth, armed just
+ *	before the request is sent) and prints "fail-nth: injected" or, when
+ *	the request made fewer than N allocations, "fail-nth: not reached".
  *
  *	symphony_nl --mkmap-spinlock PATH
  *	creates and pins at PATH an array map whose value has the size of
@@ -20,6 +25,8 @@
  * Exit: 0 accepted, 1 rejected by the kernel, 2 bad usage.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,7 +73,8 @@ static const struct attr_name attr_names[] = {
 static int usage(void)
 {
 	fprintf(stderr,
-		"Usage: symphony_nl DEV add|change [--no-nested-flag] ATTR=VALUE...\n");
+		"Usage: symphony_nl [--fail-nth N] DEV add|change [--no-nested-flag] ATTR=VALUE...\n"
+		"       symphony_nl --mkmap-spinlock PATH\n");
 	return 2;
 }
 
@@ -164,6 +172,34 @@ static int make_spinlock_map(const char *pin)
 	return 0;
 }
 
+/* Arm (@n > 0) or read back and disarm (@n == 0) this thread's fail-nth. */
+static int fail_nth(unsigned int n, bool *injected)
+{
+	const char *path = "/proc/thread-self/fail-nth";
+	char buf[16];
+	ssize_t len;
+	int fd;
+
+	fd = open(path, n ? O_WRONLY : O_RDWR);
+	if (fd < 0) {
+		fprintf(stderr, "symphony_nl: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	if (!n) {
+		len = read(fd, buf, sizeof(buf) - 1);
+		buf[len > 0 ? len : 0] = '\0';
+		*injected = strtoul(buf, NULL, 10) == 0;
+	}
+	len = snprintf(buf, sizeof(buf), "%u", n);
+	if (write(fd, buf, len) != len && n) {
+		fprintf(stderr, "symphony_nl: %s: %s\n", path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
 struct extack {
 	const char	*msg;
 	const struct nlattr *policy;
@@ -211,12 +247,21 @@ int main(int argc, char **argv)
 	struct nlattr *opts;
 	unsigned int ifindex;
 	struct extack ext = {};
+	unsigned int nth = 0;
+	bool injected = false;
 	struct tcmsg *tcm;
 	int one = 1, i, ret;
 	ssize_t n;
 
 	if (argc == 3 && !strcmp(argv[1], "--mkmap-spinlock"))
 		return make_spinlock_map(argv[2]);
+	if (argc > 3 && !strcmp(argv[1], "--fail-nth")) {
+		nth = strtoul(argv[2], NULL, 10);
+		if (!nth)
+			return usage();
+		argv += 2;
+		argc -= 2;
+	}
 	if (argc < 3)
 		return usage();
 	ifindex = if_nametoindex(argv[1]);
@@ -281,10 +326,16 @@ int main(int argc, char **argv)
 	}
 	mnl_socket_setsockopt(nl, NETLINK_EXT_ACK, &one, sizeof(one));
 	mnl_socket_setsockopt(nl, NETLINK_CAP_ACK, &one, sizeof(one));
+	if (nth && fail_nth(nth, NULL))
+		return 2;
 	if (mnl_socket_sendto(nl, nlh, nlh->nlmsg_len) < 0) {
+		if (nth && !fail_nth(0, &injected))
+			printf("fail-nth: %s\n", injected ? "injected" : "not reached");
 		perror("symphony_nl: send");
 		return 2;
 	}
+	if (nth && !fail_nth(0, &injected))
+		printf("fail-nth: %s\n", injected ? "injected" : "not reached");
 	n = mnl_socket_recvfrom(nl, buf, sizeof(buf));
 	if (n < (ssize_t)sizeof(*nlh)) {
 		perror("symphony_nl: receive");

@@ -12,7 +12,9 @@
 in_vm || ktap_skip_all "runs in the VM (scripts/vm-run.sh)"
 require_root
 require_cmd tc jq
-require_built "$BUILD_DIR/tc/q_symphony.so" "$BUILD_DIR/rocegen"
+require_built "$BUILD_DIR/tc/q_symphony.so" "$BUILD_DIR/rocegen" \
+	"$BUILD_DIR/selftests/symphony_nl" "$BUILD_DIR/symjobs"
+require_bpffs
 export TC_LIB_DIR=$BUILD_DIR/tc
 
 ktap_plan 8
@@ -68,42 +70,64 @@ for f in failslab fail_page_alloc; do
 done
 echo 0 > "$dbg/fail_page_alloc/min-order"
 
-# fail_nth N CMD...: run CMD with its N-th injectable allocation failing.
-fail_nth() {
-	local n=$1
-	shift
-	bash -c 'echo "$0" > /proc/self/fail-nth && exec "$@"' "$n" "$@" >/dev/null 2>&1
-}
+nl=$BUILD_DIR/selftests/symphony_nl
+pins=/sys/fs/bpf/symofan-alloc-$$
+mkdir -p "$pins"
+on_exit rm -rf "$pins"
+"$BUILD_DIR/symjobs" create "$pins/jobs" --jobs 64 >/dev/null
+ip -n "$a" link add d0 type dummy
+ip -n "$a" link set d0 up
+nl_run() { in_ns "$a" "$nl" "$@" 2>&1; }
+dump() { tc -n "$a" -j qdisc show dev d0 | jq -c '.[0] | {kind, jobs: .options.jobs, k: .options.k_ppm, map: (.options.jobs_map_id // 0)}'; }
 
+# The n-th allocation of the request fails, for n = 1, 2, ... until the
+# request makes fewer than n: a change then leaves the old configuration
+# or the new one whole, an add no qdisc or a whole one.
+nl_run d0 add jobs=64 >/dev/null
 bad=""
-refused=0
-jobs=4096
-for n in $(seq 1 120); do
-	want=$((5000 + n))
-	if fail_nth "$n" tc -n "$a" qdisc change dev va root symphony jobs "$want" \
-		k 0.$n; then
-		jobs=$want
+injected=0
+for n in $(seq 1 200); do
+	old=$(dump)
+	k=$((1000 + n))
+	out=$(nl_run --fail-nth "$n" d0 change jobs=$((100 + n)) k=$k)
+	new=$(dump)
+	case "$out" in *"fail-nth: not reached"*) break ;; esac
+	injected=$((injected + 1))
+	if grep -q '^ok' <<<"$out"; then
+		[ "$(jq -c '[.jobs, .k]' <<<"$new")" = "[$((100 + n)),$k]" ] || bad+=" change#$n:$new"
 	else
-		refused=$((refused + 1))
+		[ "$new" = "$old" ] || bad+=" change#$n:$old->$new"
 	fi
-	got=$(jobs_of)
-	[ "$got" = "$jobs" ] || bad+=" n=$n:$got!=$jobs"
 done
-ktap_print "changes: $refused of 120 failed by injection"
+ktap_print "a change's allocations: $injected failed one by one"
+for n in $(seq 1 200); do
+	old=$(dump)
+	out=$(nl_run --fail-nth "$n" d0 change "jobs_map=$pins/jobs")
+	new=$(dump)
+	case "$out" in *"fail-nth: not reached"*) break ;; esac
+	if grep -q '^ok' <<<"$out"; then
+		[ "$(jq .map <<<"$new")" != 0 ] || bad+=" map#$n:$new"
+		nl_run d0 change jobs_fd=-1 >/dev/null
+	else
+		[ "$new" = "$old" ] || bad+=" map#$n:$old->$new"
+	fi
+done
 check_eq "every failed allocation of a change leaves a whole configuration" "" "$bad"
 
-tc -n "$a" qdisc del dev va root
+tc -n "$a" qdisc del dev d0 root
 bad=""
-for n in $(seq 1 120); do
-	if fail_nth "$n" tc -n "$a" qdisc add dev va root handle 1: symphony jobs 100; then
-		[ "$(jobs_of)" = 100 ] || bad+=" n=$n:$(jobs_of)"
-		tc -n "$a" qdisc del dev va root
+for n in $(seq 1 200); do
+	out=$(nl_run --fail-nth "$n" d0 add jobs=100)
+	case "$out" in *"fail-nth: not reached"*) tc -n "$a" qdisc del dev d0 root; break ;; esac
+	new=$(dump)
+	if grep -q '^ok' <<<"$out"; then
+		[ "$(jq .jobs <<<"$new")" = 100 ] || bad+=" add#$n:$new"
+		tc -n "$a" qdisc del dev d0 root
 	else
-		[ "$(tc -n "$a" -j qdisc show dev va | jq -r '.[0].kind')" != symphony ] ||
-			bad+=" n=$n:left"
+		[ "$(jq -r .kind <<<"$new")" != symphony ] || bad+=" add#$n:left $new"
 	fi
 done
 check_eq "every failed allocation of an add leaves no qdisc or a whole one" "" "$bad"
-check "fault injection reached the qdisc's own allocations" test "$refused" -gt 0
+check "fault injection reached the qdisc's own allocations" test "$injected" -gt 2
 
 ktap_finished
