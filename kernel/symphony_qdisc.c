@@ -296,85 +296,122 @@ static u32 symphony_gso_segment_headers(const struct sk_buff *skb, int noff,
 	return hdr_len + pay_len;
 }
 
+/* A packet's (or segment's) job had no slot: it stays unclassified. */
+#define SYMPHONY_NO_JOB		-1
+
 /*
- * Run Algorithm 1 for a dequeued collective packet and account it to its
- * job; a UDP GSO packet segment by segment, each with its own header
- * (@pkt is the first segment's).  Returns whether Symphony marks it.
- * @backlog: bytes, as RED sees it; below qmin the job's state advances
- * but nothing is marked.
+ * Algorithm 1 for @pkt, @segs segments of @len bytes, under the job's lock
+ * where other qdiscs share the jobs map.  Returns whether Symphony marks
+ * it, or SYMPHONY_NO_JOB; *outpacing tells whether its step ran ahead.
  */
-static bool symphony_step_decision(struct symphony_sched_data *q,
-				   struct sk_buff *skb,
-				   const struct symphony_pkt *pkt, bool ipv6,
-				   u32 backlog, bool markable, bool red)
+static int symphony_job_step(struct symphony_sched_data *q,
+			     const struct symphony_pkt *pkt, u64 now_ns,
+			     u32 segs, u32 len, bool markable, bool red,
+			     bool may_mark, bool *outpacing)
 {
-	u32 len = qdisc_pkt_len(skb), segs = symphony_segs(skb);
-	bool outpacing, mark, may_mark = backlog >= q->cfg.qmin;
+	struct symphony_job *job = symphony_jobs_slot(q->jobs, pkt->job);
+	spinlock_t *lock;
+	bool mark;
+
+	if (!job)
+		return SYMPHONY_NO_JOB;
+	if (!symphony_jobs_shared(q->jobs))
+		/* our own table: only our dequeue, under the qdisc lock */
+		return symphony_job_account(q, job, pkt, now_ns, segs, len,
+					    markable, red, may_mark, outpacing);
+
+	/* a jobs map: other qdiscs, on other CPUs, update it too */
+	lock = symphony_job_lock(job);
+	spin_lock(lock);
+	mark = symphony_job_account(q, job, pkt, now_ns, segs, len, markable,
+				    red, may_mark, outpacing);
+	spin_unlock(lock);
+	return mark;
+}
+
+/*
+ * A UDP GSO packet, segment by segment: each segment's own BTH (or PDS/SES)
+ * header runs Algorithm 1, so that a LAST in a later segment is seen.
+ * @pkt is the first segment's.  Apart from the common path so that only
+ * GSO packets pay for the copy buffer on the stack.
+ */
+static noinline bool
+symphony_step_decision_gso(struct symphony_sched_data *q, struct sk_buff *skb,
+			   const struct symphony_pkt *pkt, bool ipv6,
+			   u64 now_ns, bool markable, bool red, bool may_mark)
+{
+	u32 segs = skb_shinfo(skb)->gso_segs, len = qdisc_pkt_len(skb) / segs;
+	int noff = skb_network_offset(skb), ret;
 	u32 seg, outpacing_segs = 0, unknown_segs = 0;
 	struct symphony_pkt seg_pkt = *pkt;
 	u8 buf[SYMPHONY_PARSE_MAX_BYTES];
-	struct symphony_job *job;
-	bool shared, per_segment;
-	spinlock_t *lock = NULL;
-	u64 now_ns;
+	bool outpacing, mark = false;
 
-	/* The start of the current T_win period (symphony_tick.h): one load
-	 * rather than a clock read.  Qdiscs sharing a jobs map publish the
-	 * same multiples of T_win; one a little behind another is no roll.
-	 */
-	now_ns = symphony_tick_now(&q->tick);
-	shared = symphony_jobs_shared(q->jobs);
-	per_segment = segs > 1 &&
-		      (skb_shinfo(skb)->gso_type & SKB_GSO_UDP_L4);
-	if (!per_segment)
-		segs = 1;
-	else
-		len /= segs;
-	mark = false;
 	for (seg = 0; seg < segs; seg++) {
 		if (seg) {
-			u32 avail = symphony_gso_segment_headers(skb,
-					skb_network_offset(skb), seg, buf);
+			u32 avail = symphony_gso_segment_headers(skb, noff,
+								 seg, buf);
 
 			if (!avail ||
-			    symphony_parse(buf, avail, skb->len -
-					   skb_network_offset(skb), ipv6,
+			    symphony_parse(buf, avail, skb->len - noff, ipv6,
 					   &q->cfg.parse, &seg_pkt) !=
 			    SYMPHONY_PARSE_COLLECTIVE) {
 				unknown_segs++;
 				continue;
 			}
 		}
-		job = symphony_jobs_slot(q->jobs, seg_pkt.job);
-		if (!job) {
+		ret = symphony_job_step(q, &seg_pkt, now_ns, 1, len, markable,
+					red, may_mark, &outpacing);
+		if (ret == SYMPHONY_NO_JOB) {
 			unknown_segs++;
 			continue;
 		}
-		/* A jobs map: other qdiscs, on other CPUs, update it too.
-		 * Our own table: only our dequeue, under the qdisc lock.
-		 */
-		if (shared) {
-			lock = symphony_job_lock(job);
-			spin_lock(lock);
-		}
-		mark |= symphony_job_account(q, job, &seg_pkt, now_ns,
-					     per_segment ? 1 : symphony_segs(skb),
-					     len, markable, red, may_mark,
-					     &outpacing);
-		if (shared)
-			spin_unlock(lock);
-		if (outpacing)
-			outpacing_segs += per_segment ? 1 : symphony_segs(skb);
+		mark |= ret;
+		outpacing_segs += outpacing;
 	}
 
-	if (!per_segment)
-		segs = symphony_segs(skb);
 	symphony_stat_add(q, collective_packets, segs - unknown_segs);
 	if (unknown_segs)
 		symphony_stat_add(q, unclassified_packets, unknown_segs);
 	if (outpacing_segs)
 		symphony_stat_add(q, outpacing_packets, outpacing_segs);
 	return mark;
+}
+
+/*
+ * Run Algorithm 1 for a dequeued collective packet and account it to its
+ * job.  Returns whether Symphony marks it.  @backlog: bytes, as RED sees
+ * it; below qmin the job's state advances but nothing is marked.
+ */
+static bool symphony_step_decision(struct symphony_sched_data *q,
+				   struct sk_buff *skb,
+				   const struct symphony_pkt *pkt, bool ipv6,
+				   u32 backlog, bool markable, bool red)
+{
+	u32 segs = symphony_segs(skb);
+	bool outpacing, may_mark = backlog >= q->cfg.qmin;
+	u64 now_ns;
+	int ret;
+
+	/* The start of the current T_win period (symphony_tick.h): one load
+	 * rather than a clock read.  Qdiscs sharing a jobs map publish the
+	 * same multiples of T_win; one a little behind another is no roll.
+	 */
+	now_ns = symphony_tick_now(&q->tick);
+	if (segs > 1 && (skb_shinfo(skb)->gso_type & SKB_GSO_UDP_L4))
+		return symphony_step_decision_gso(q, skb, pkt, ipv6, now_ns,
+						  markable, red, may_mark);
+
+	ret = symphony_job_step(q, pkt, now_ns, segs, qdisc_pkt_len(skb),
+				markable, red, may_mark, &outpacing);
+	if (ret == SYMPHONY_NO_JOB) {
+		symphony_stat_add(q, unclassified_packets, segs);
+		return false;
+	}
+	symphony_stat_add(q, collective_packets, segs);
+	if (outpacing)
+		symphony_stat_add(q, outpacing_packets, segs);
+	return ret;
 }
 
 /* Whether the IP header lies in the linear head, where CE can be set. */
