@@ -68,11 +68,13 @@ check_fails "an unknown --kernel is refused" "$vm_run" --kernel 5.10 -- true
 # The debug kernel's detectors, proven live with the test-only module
 # built for it (make modules-6.1-debug).
 splat_ko=$TOP_DIR/build/kmod/6.1-debug/selftests/kmod/symofan_splat.ko
+debug_image=$(. "$TOP_DIR/scripts/lib.sh"; debug_kernel_dir)
+[ -f "$debug_image/.complete" ] || splat_ko=/nonexistent
 for kind in "lockdep:possible circular locking" "kasan:BUG: KASAN: slab-out-of-bounds" \
 	    "leak:unreferenced object"; do
 	name="an injected ${kind%%:*} splat fails a debug-kernel run"
 	if [ ! -f "$splat_ko" ]; then
-		ktap_skip "$name" "the debug kernel's modules are not built (make modules-6.1-debug)"
+		ktap_skip "$name" "the debug kernel or its modules are not built (make modules-6.1-debug)"
 		continue
 	fi
 	run_vm "$tmp/${kind%%:*}.log" --kernel 6.1-debug --no-module --timeout 240 -- \
