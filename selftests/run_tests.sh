@@ -46,6 +46,8 @@ done
 case "$tier" in host|vm|all) ;; *) echo "run_tests.sh: bad tier '$tier'" >&2; exit 2 ;; esac
 
 timeout_s=$(sed -n 's/^timeout=//p' "$here/settings")
+# The debug kernel runs everything several times slower under TCG.
+case "${SYMOFAN_VM_KERNEL:-}" in *debug) timeout_s=$((timeout_s * 4)) ;; esac
 slow_tests=$(sed -n 's/^slow=//p' "$here/settings")
 
 tests_of() {
@@ -165,6 +167,7 @@ run_vm_tier() {
 	echo "# VM tier on $k: ${#tests[@]} tests in one boot of scripts/vm-run.sh${1#"$k"}"
 	vm_log=$(mktemp /tmp/selftests-vm.XXXXXX)
 	vm_timeout=$(( (timeout_s + 15) * ${#tests[@]} + 120 ))
+	case "$k" in *debug) vm_timeout=$((vm_timeout * 4)) ;; esac
 	SYMOFAN_VM_TESTS="${tests[*]}" "$top/scripts/vm-run.sh" --kernel "$k" \
 		--timeout "$vm_timeout" -- \
 		"$here/run_tests.sh" --tier vm --in-vm "$n" 2>&1 | tee "$vm_log"

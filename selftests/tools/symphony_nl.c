@@ -26,6 +26,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -324,6 +326,11 @@ int main(int argc, char **argv)
 		perror("symphony_nl: netlink");
 		return 2;
 	}
+	/* A kernel that fails to allocate the ack (fault injection) sends
+	 * none: give up after 10 s rather than wait for ever.
+	 */
+	setsockopt(mnl_socket_get_fd(nl), SOL_SOCKET, SO_RCVTIMEO,
+		   &(struct timeval){ .tv_sec = 10 }, sizeof(struct timeval));
 	mnl_socket_setsockopt(nl, NETLINK_EXT_ACK, &one, sizeof(one));
 	mnl_socket_setsockopt(nl, NETLINK_CAP_ACK, &one, sizeof(one));
 	if (nth && fail_nth(nth, NULL))
