@@ -98,6 +98,7 @@ leaks=$r/sys/kernel/debug/kmemleak
 if [ -w "$leaks" ]; then
 	sleep 6
 	echo scan > "$leaks"
+	echo scan > "$leaks"
 	cat "$leaks" > $r$rundir/kmemleak
 fi
 echo "$rc" > $r$rundir/status

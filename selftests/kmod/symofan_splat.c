@@ -52,15 +52,23 @@ static noinline void symofan_splat_kasan(void)
 	kfree(buf);
 }
 
-/* An object nothing points to any more: kmemleak's unreferenced object. */
+/*
+ * Objects nothing points to any more: kmemleak's unreferenced objects.
+ * Several, each pointer overwriting the last in the same variable: a dead
+ * task's stack, which the kernel may cache and kmemleak then scans, keeps
+ * at most the last one referenced.
+ */
 static noinline void symofan_splat_leak(void)
 {
-	void *buf = kmalloc(1024, GFP_KERNEL);
+	void *buf;
+	int i;
 
-	if (buf)
-		memset(buf, 0x5a, 1024);
-	buf = NULL;
-	OPTIMIZER_HIDE_VAR(buf);
+	for (i = 0; i < 32; i++) {
+		buf = kmalloc(1024, GFP_KERNEL);
+		if (buf)
+			memset(buf, 0x5a, 1024);
+		OPTIMIZER_HIDE_VAR(buf);
+	}
 }
 
 static int __init symofan_splat_init(void)
