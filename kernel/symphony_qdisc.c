@@ -429,15 +429,13 @@ static bool symphony_ip_header_linear(const struct sk_buff *skb, bool ipv6)
  */
 static u8 symphony_skb_ecn(struct sk_buff *skb)
 {
-	const u8 *nh = skb_network_header(skb);
-
 	switch (skb_protocol(skb, true)) {
 	case htons(ETH_P_IP):
-		if (nh + sizeof(struct iphdr) <= skb_tail_pointer(skb))
+		if (symphony_ip_header_linear(skb, false))
 			return ipv4_get_dsfield(ip_hdr(skb)) & INET_ECN_MASK;
 		break;
 	case htons(ETH_P_IPV6):
-		if (nh + sizeof(struct ipv6hdr) <= skb_tail_pointer(skb))
+		if (symphony_ip_header_linear(skb, true))
 			return ipv6_get_dsfield(ipv6_hdr(skb)) & INET_ECN_MASK;
 		break;
 	}
@@ -448,8 +446,8 @@ static int symphony_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 			    struct sk_buff **to_free)
 {
 	struct symphony_sched_data *q = qdisc_priv(sch);
-	u32 len = qdisc_pkt_len(skb);
-	u32 backlog = symphony_backlog_with(sch, len);
+	u32 backlog = symphony_backlog_with(sch, qdisc_pkt_len(skb));
+	u32 prob;
 
 	if (unlikely(sch->q.qlen >= q->cfg.limit ||
 		     (q->cfg.limit_bytes && backlog > q->cfg.limit_bytes))) {
@@ -462,11 +460,10 @@ static int symphony_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	 * does, so that no parent ever holds a count of ours that we have
 	 * not reported.  Markable packets are marked at dequeue.
 	 */
-	if (q->cfg.nonect == SYMPHONY_NONECT_DROP &&
-	    symphony_skb_ecn(skb) == INET_ECN_NOT_ECT &&
-	    symphony_toss(q, symphony_red_prob_q32(q->cfg.kmin, q->cfg.kmax,
-						   q->cfg.red_pmax_q32,
-						   backlog))) {
+	prob = symphony_red_prob_q32(q->cfg.kmin, q->cfg.kmax,
+				     q->cfg.red_pmax_q32, backlog);
+	if (prob && q->cfg.nonect == SYMPHONY_NONECT_DROP &&
+	    symphony_skb_ecn(skb) == INET_ECN_NOT_ECT && symphony_toss(q, prob)) {
 		symphony_stat_add(q, red_drops, 1);
 		return symphony_qdisc_drop(skb, sch, to_free);
 	}
