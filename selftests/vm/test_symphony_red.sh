@@ -25,12 +25,35 @@ on_exit in_ns "$b" "$ecnstat" detach vb
 
 # 10 Mbit/s bottleneck; RED from 3 KB to 30 KB of backlog, P = 1 at kmax.
 tc -n "$a" qdisc add dev va root handle 1: htb default 1
-tc -n "$a" class add dev va parent 1: classid 1:1 htb rate 10mbit burst 3k
+bottleneck() { tc -n "$a" class "$1" dev va parent 1: classid 1:1 htb \
+	rate "$2" burst 3k; }
+bottleneck add 10mbit
 leaf() { tc -n "$a" qdisc "$1" dev va parent 1:1 handle 10: symphony \
 	kmin 3kb kmax 30kb pmax 1 "${@:2}"; }
 stats() { tc -n "$a" -j -s qdisc show dev va | jq -c '.[] | select(.kind == "symphony")'; }
 ce() { in_ns "$b" "$ecnstat" show vb --json | jq .ce; }
-burst() { ip netns exec "$a" "$rocegen" --payload 1000 "$@" >/dev/null; sleep 1; }
+# A burst builds its queue whatever the sender's speed (a KASAN kernel
+# under TCG sends slower than 10 Mbit/s): the bottleneck nearly stops
+# while it is sent, then drains it at 10 Mbit/s until the leaf is empty.
+# The senders' socket buffers must then hold a whole burst (300 packets
+# of 1 KB, 60 of 4 KB) rather than block on the closed gate.
+wmem_default=$(sysctl -n net.core.wmem_default)
+on_exit sysctl -qw net.core.wmem_default="$wmem_default"
+sysctl -qw net.core.wmem_default=4194304
+gated() {
+	local qlen tries=0
+
+	bottleneck change 8kbit
+	"$@"
+	bottleneck change 10mbit
+	while qlen=$(stats | jq .qlen) && [ "$qlen" -gt 0 ] && [ $tries -lt 100 ]; do
+		sleep 0.1
+		tries=$((tries + 1))
+	done
+	sleep 0.2	# the last packets' way to the receiver's counter
+}
+send_burst() { ip netns exec "$a" "$rocegen" --payload 1000 "$@" >/dev/null; }
+burst() { gated send_burst "$@"; }
 
 leaf add
 burst 10.254.0.2 job=1,step=5,psn=1,count=300
@@ -78,10 +101,9 @@ ip -n "$b" link set vb mtu 9000
 s=$(stats)
 before_drops=$(jq .red_drops <<<"$s")
 before_marks=$(jq .red_marks <<<"$s")
-ip netns exec "$a" "$SELFTESTS_DIR/tools/afpacket_frags.py" va \
+gated ip netns exec "$a" "$SELFTESTS_DIR/tools/afpacket_frags.py" va \
 	"$(ip -n "$b" -br link show vb | awk '{ print $3 }')" 10.254.0.1 10.254.0.2 \
 	--job 4 --step 1 --count 60
-sleep 1
 s=$(stats)
 ktap_print "unmarkable ECT burst: $s"
 check_jq "unmarkable ECT packets above kmax are dropped as non-ECT" \

@@ -33,9 +33,25 @@ in_ns "$a" tc qdisc add dev va1 root symphony kmin 50mb kmax 60mb \
 send() { ip netns exec "$a" "$rocegen" 10.253.5.2 "$@" >/dev/null; }
 job() { bpftool -j map lookup pinned "$pins/jobs" key "$1" 0 0 0 | jq -r ".formatted.value.$2"; }
 timer_armed() { grep -c symphony_tick_expire /proc/timer_list || true; }
+# Whether the timer is seen armed while a paced stream flows (50 packets/s,
+# so that a timer idle for a 300 ms period would stop: it must not), read
+# while the sender runs rather than after it, as starting a process takes
+# longer than a period on a debug kernel under TCG. Prints the count seen.
+armed_while_sending() {
+	local sender seen=0
 
-send job=1,step=10,psn=1,count=20
-check_eq "the timer is armed while packets flow" 1 "$(timer_armed)"
+	ip netns exec "$a" "$rocegen" --pps 50 10.253.5.2 "$@" >/dev/null &
+	sender=$!
+	while kill -0 $sender 2>/dev/null; do
+		seen=$(timer_armed)
+		[ "$seen" -eq 1 ] && break
+	done
+	wait $sender
+	echo "$seen"
+}
+
+check_eq "the timer is armed while packets flow" 1 \
+	"$(armed_while_sending job=1,step=10,psn=1,count=100)"
 start=$(job 1 window_start_ns)
 check_eq "a job's window starts on a multiple of T_win" 0 \
 	"$((start % twin_ns))"
@@ -45,12 +61,12 @@ check_eq "last_seen_ns is the start of the packet's period" 0 \
 sleep 0.8	# the timer stops at the end of the first period without packets
 check_eq "the timer stops when packets stop" 0 "$(timer_armed)"
 
-send job=1,step=10,psn=21,count=20
-check_eq "the next packet restarts it" 1 "$(timer_armed)"
+check_eq "the next packet restarts it" 1 \
+	"$(armed_while_sending job=1,step=10,psn=101,count=100)"
 next=$(job 1 window_start_ns)
 check "and rolls the job's window to a later multiple of T_win" \
 	test "$next" -gt "$start" -a "$((next % twin_ns))" -eq 0
-# (the first 20 packets may straddle a period boundary: one or two windows)
+# (2 s of packets at 50/s: several windows of more than 4 packets)
 check "the ended window (more packets than samples 4) counted" \
 	test "$(job 1 windows)" -ge 1
 
