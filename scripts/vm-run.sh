@@ -25,6 +25,8 @@
 #   --keep             keep the run folder (console log, dmesg) on success
 #   --plugin SO[,ARGS] load a QEMU TCG plugin (bench/tcg_insns.sh)
 #   -v, --verbose      stream the kernel console too
+# $SYMOFAN_VM_APPEND is added to the guest kernel's command line (for a
+# one-off experiment, say kmemleak=off to time what kmemleak costs).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -32,7 +34,7 @@ top=$(cd "$here/.." && pwd)
 # shellcheck source=scripts/lib.sh
 . "$here/lib.sh"
 
-usage() { sed -n '13,27p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
+usage() { sed -n '13,29p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
 
 timeout_s=300
 kernel=${SYMOFAN_VM_KERNEL:-6.1}
@@ -153,6 +155,7 @@ append+=" softlockup_panic=1 hung_task_timeout_secs=60 rdinit=/init"
 # limit on each PCI routing table under TCG (30 s a device): route the
 # interrupts through the BIOS's PIR table instead.
 case "$kernel" in *debug) append+=" acpi=noirq" ;; esac
+append+="${SYMOFAN_VM_APPEND:+ $SYMOFAN_VM_APPEND}"
 append+=" symofan.run=$rundir symofan.modules=$image"
 [ -z "$rwlist" ] || append+=" symofan.rw=$rwlist"
 
