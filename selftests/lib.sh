@@ -106,6 +106,22 @@ check_jq() {
 	fi
 }
 
+# json_uint KEY JSON: the unsigned number of the first "KEY": in JSON,
+# read without starting a process (a process start costs about a second
+# on the debug kernel under TCG); prints nothing when KEY is absent.
+json_uint() {
+	[[ $2 =~ \"$1\":([0-9]+) ]] && echo "${BASH_REMATCH[1]}"
+}
+
+# sleep_past_period_start SECONDS: sleep until just after the next
+# multiple of SECONDS of CLOCK_MONOTONIC (which /proc/uptime follows in
+# the VM, never suspended), so that the commands after it run early in a
+# T_win period of that length.  One process, not a polling loop: a
+# process start takes up to a second on the debug kernel under TCG.
+sleep_past_period_start() {
+	sleep "$(awk -v p="$1" '{ print p - $1 % p + 0.1 }' /proc/uptime)"
+}
+
 # check_eq NAME EXPECTED ACTUAL
 check_eq() {
 	if [ "$2" = "$3" ]; then

@@ -54,6 +54,9 @@ check "a job's k is written into the map with bpftool" \
 	bpftool map update pinned "$pins/jobs" key 3 0 0 0 value $(hex_value)
 check_eq "bpftool shows the job's fields by name" 100000000 "$(job 3 k_ppm)"
 
+# Both sends in one T_win: a window roll between them would reset psn_rec
+# and hold Symphony in warm-up (they are seconds apart on the debug kernel).
+sleep_past_period_start 10
 send 10.253.1.2 job=3,step=10,psn=1,count=100
 send 10.253.2.2 job=3,step=11,psn=50,count=40
 check_eq "state is shared: step 10 via va1 makes step 11 via va2 outpacing" \

@@ -30,8 +30,9 @@ in_ns "$b" "$ecnstat" attach vb >/dev/null
 on_exit in_ns "$b" "$ecnstat" detach vb
 
 send() { ip netns exec "$a" "$rocegen" "$@" >/dev/null; }
-stat() { tc -n "$a" -j -s qdisc show dev va | jq ".[0].$1"; }
-ce() { in_ns "$b" "$ecnstat" show vb --json | jq .ce; }
+# one process per reading: this test reads counters some 40 times
+stat() { json_uint "$1" "$(tc -n "$a" -j -s qdisc show dev va)"; }
+ce() { json_uint ce "$(in_ns "$b" "$ecnstat" show vb --json)"; }
 
 send 10.252.0.2 job=1,step=10,psn=1,count=200
 check_eq "200 packets of the lagging step are collective" 200 "$(stat collective_packets)"

@@ -82,7 +82,7 @@ check "its packets are still accounted to the job" \
 # once, rather than staying at the old period's start for up to 10 s.
 # Started just after a multiple of 10 s of CLOCK_MONOTONIC (/proc/uptime
 # runs with it here), so that the old period would outlast the checks.
-while awk '{ exit !($1 % 10 >= 1) }' /proc/uptime; do sleep 0.1; done
+sleep_past_period_start 10
 in_ns "$a" tc qdisc change dev va1 root symphony twin 10s
 send job=4,step=10,psn=1,count=5
 in_ns "$a" tc qdisc change dev va1 root symphony twin 100ms
