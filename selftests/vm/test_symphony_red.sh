@@ -46,7 +46,7 @@ gated() {
 	bottleneck change 8kbit
 	"$@"
 	bottleneck change 10mbit
-	while qlen=$(stats | jq .qlen) && [ "$qlen" -gt 0 ] && [ $tries -lt 100 ]; do
+	while qlen=$(json_uint qlen "$(stats)") && [ "$qlen" -gt 0 ] && [ $tries -lt 100 ]; do
 		sleep 0.1
 		tries=$((tries + 1))
 	done
