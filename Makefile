@@ -39,15 +39,16 @@ BTF_VMLINUX	?= /sys/kernel/btf/vmlinux
 BUILD		:= build
 WARN_FLAGS	:= -Wall -Wextra -Werror=implicit-function-declaration
 CFLAGS		?= -O2 -g
-USER_CFLAGS	 = $(CFLAGS) $(WARN_FLAGS) -I$(BUILD) -Iinclude
+USER_CFLAGS	 = $(CFLAGS) $(WARN_FLAGS) -I$(BUILD) -Iinclude -Iinclude/uapi \
+		   -Iuserspace/lib
 BPF_CFLAGS	:= -O2 -g -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 $(WARN_FLAGS) \
-		   -Wno-unused-parameter -I$(BUILD) -Ibpf -Iinclude \
+		   -Wno-unused-parameter -I$(BUILD) -Ibpf -Iinclude -Iinclude/uapi \
 		   -idirafter /usr/include/$(MULTIARCH)
 LIBBPF_LIBS	:= $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz)
 MNL_LIBS	:= -lmnl
 
 BPF_PROGS	:= ecnstat symphony_jobs ofan ofan_bench
-TOOLS		:= ecnstat rocegen symjobs symofan ringcoll permsend
+TOOLS		:= ecnstat rocegen symofan ringcoll permsend
 TC_PLUGINS	:= q_symphony
 BENCH_TOOLS	:= roceblast ofan_bpf_bench
 
@@ -70,8 +71,21 @@ bpf: $(BPF_OBJS) $(SKELETONS)
 
 userspace: $(TOOL_BINS) $(PLUGIN_SOS) $(BENCH_BINS)
 
-$(BUILD) $(BUILD)/tc:
+$(BUILD) $(BUILD)/tc $(BUILD)/lib:
 	mkdir -p $@
+
+# userspace/lib: the helpers every tool, the tc plugin, the benchmarks
+# and the unit tests share, as one static library (position-independent,
+# for the plugin too).
+LIB_SRCS	:= $(wildcard userspace/lib/*.c)
+LIB_OBJS	:= $(patsubst userspace/lib/%.c,$(BUILD)/lib/%.o,$(LIB_SRCS))
+LIBSYMOFAN	:= $(BUILD)/libsymofan.a
+
+$(BUILD)/lib/%.o: userspace/lib/%.c $(wildcard userspace/lib/*.h include/*/*.h include/uapi/linux/*.h) | $(BUILD)/lib
+	$(CC) $(USER_CFLAGS) -fPIC -c $< -o $@
+
+$(LIBSYMOFAN): $(LIB_OBJS)
+	$(AR) rcs $@ $^
 
 $(BUILD)/vmlinux.h: | $(BUILD)
 	$(BPFTOOL) btf dump file $(BTF_VMLINUX) format c > $@.tmp
@@ -87,21 +101,18 @@ $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 	$(BPFTOOL) gen skeleton $< name $(notdir $*)_bpf > $@.tmp
 	mv $@.tmp $@
 
-$(BUILD)/ecnstat: userspace/ecnstat.c $(BUILD)/ecnstat.skel.h bpf/ecnstat.h userspace/tool_util.h
-	$(CC) $(USER_CFLAGS) $< -o $@ $(LIBBPF_LIBS)
-
-$(BUILD)/symjobs: userspace/symjobs.c $(BUILD)/symphony_jobs.skel.h userspace/tool_util.h
+$(BUILD)/ecnstat: userspace/ecnstat.c $(BUILD)/ecnstat.skel.h $(wildcard include/ecnstat/*.h) userspace/lib/tool_util.h
 	$(CC) $(USER_CFLAGS) $< -o $@ $(LIBBPF_LIBS)
 
 # the agent: symofan.c and its parts symofan_*.c (one per command group)
 SYMOFAN_SRCS	:= userspace/symofan.c userspace/ofan_config.c \
 		   $(wildcard userspace/symofan_*.c)
 
-$(BUILD)/symofan: $(SYMOFAN_SRCS) userspace/symofan.h userspace/tool_util.h \
+$(BUILD)/symofan: $(SYMOFAN_SRCS) userspace/symofan.h userspace/lib/tool_util.h \
 		userspace/ofan_config.h $(BUILD)/ofan.skel.h \
 		$(BUILD)/symphony_jobs.skel.h $(wildcard include/ofan/*.h) \
-		$(wildcard include/symphony/*.h)
-	$(CC) $(USER_CFLAGS) $(filter %.c,$^) -o $@ $(LIBBPF_LIBS) $(MNL_LIBS)
+		$(wildcard include/symphony/*.h) $(LIBSYMOFAN)
+	$(CC) $(USER_CFLAGS) $(filter %.c,$^) -o $@ $(LIBSYMOFAN) $(LIBBPF_LIBS) $(MNL_LIBS)
 
 SHARED_HDRS	:= $(wildcard include/symphony/*.h include/uapi/linux/*.h)
 
@@ -120,11 +131,11 @@ $(BUILD)/roceblast: bench/roceblast.c $(SHARED_HDRS) | $(BUILD)
 $(BUILD)/tcg_insns.so: bench/tcg_insns.c bench/qemu_plugin_v1.h | $(BUILD)
 	$(CC) $(USER_CFLAGS) -shared -fPIC $< -o $@ -lpthread
 
-$(BUILD)/ofan_bpf_bench: bench/ofan_bpf_bench.c userspace/tool_util.h include/workload/roce_frame.h $(BUILD)/ofan_bench.skel.h $(SHARED_HDRS)
+$(BUILD)/ofan_bpf_bench: bench/ofan_bpf_bench.c userspace/lib/tool_util.h include/workload/roce_frame.h $(BUILD)/ofan_bench.skel.h $(SHARED_HDRS)
 	$(CC) $(USER_CFLAGS) $< -o $@ $(LIBBPF_LIBS)
 
-$(BUILD)/tc/%.so: userspace/%.c userspace/tc_iproute2.h userspace/symphony_ppm.h $(SHARED_HDRS) | $(BUILD)/tc
-	$(CC) $(USER_CFLAGS) -Wno-unused-parameter -shared -fPIC $< -o $@ $(LIBBPF_LIBS)
+$(BUILD)/tc/%.so: userspace/%.c userspace/tc_iproute2.h $(SHARED_HDRS) $(LIBSYMOFAN) | $(BUILD)/tc
+	$(CC) $(USER_CFLAGS) -Wno-unused-parameter -shared -fPIC $< -o $@ $(LIBSYMOFAN) $(LIBBPF_LIBS)
 
 deps:
 	scripts/install-deps.sh

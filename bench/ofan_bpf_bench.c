@@ -32,11 +32,11 @@
 #include <bpf/libbpf.h>
 
 #include "ofan_bench.skel.h"
-#include "../userspace/tool_util.h"
+#include "tool_util.h"
 
 const char *tool_name = "ofan_bpf_bench";
-#include "../include/ofan/ofan_maps.h"
-#include "../include/workload/roce_frame.h"
+#include "ofan/ofan_maps.h"
+#include "workload/roce_frame.h"
 
 #define W		4
 #define MAX_RUNS	31

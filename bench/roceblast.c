@@ -43,7 +43,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../include/symphony/symphony_wire.h"
+#include "symphony/symphony_wire.h"
 
 #define RB_ETH_LEN		14
 #define RB_IP_LEN		20

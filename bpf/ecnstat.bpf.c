@@ -17,7 +17,8 @@
 #include <linux/udp.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_endian.h>
-#include "ecnstat.h"
+#include "ecnstat/ecnstat_map.h"
+#include "symphony/symphony_wire.h"
 
 #define INET_ECN_MASK	3
 
@@ -46,12 +47,12 @@ static __always_inline void count_udp(struct ecnstat_counters *c,
 		return;
 
 	switch (bpf_ntohs(udp->dest)) {
-	case ECNSTAT_UDP_PORT_ROCEV2:
+	case SYMPHONY_UDP_PORT_ROCEV2:
 		c->rocev2 += segs;
-		if (bth_opcode(udp, data_end) == ECNSTAT_BTH_OPCODE_CNP)
+		if (bth_opcode(udp, data_end) == SYMPHONY_OP_CNP)
 			c->rocev2_cnp += segs;
 		break;
-	case ECNSTAT_UDP_PORT_UEC:
+	case SYMPHONY_UDP_PORT_UEC:
 		c->uec += segs;
 		break;
 	}

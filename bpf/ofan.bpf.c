@@ -26,7 +26,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_endian.h>
 
-#include "../include/ofan/ofan_maps.h"
+#include "ofan/ofan_maps.h"
 
 #define ETH_P_IP	0x0800
 #define ETH_P_IPV6	0x86DD

@@ -10,8 +10,8 @@
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 
-#include "../include/symphony/symphony_map.h"
-#include "../include/uapi/linux/pkt_sched_symphony.h"
+#include "symphony/symphony_map.h"
+#include "symphony/symphony_params.h"
 
 /* mmapable: the agent changes one job's parameter with one store, without
  * a read-modify-write of the state block the qdisc updates meanwhile

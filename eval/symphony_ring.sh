@@ -187,7 +187,7 @@ switch_ports() {	# switch_ports: "NS DEV" of every switch egress port
 
 # jobs_map NS: the pinned jobs map of switch NS (--state switch)
 jobs_map() {
-	echo "/sys/fs/bpf/$1-symphony-jobs"
+	echo "/sys/fs/bpf/$1-symphony/jobs"
 }
 
 # set_marking red|symphony: a fresh symphony qdisc (no job state, zero
@@ -200,8 +200,9 @@ set_marking() {
 		if [ "$state" = switch ]; then
 			map=$(jobs_map "$ns")
 			if [ "$ns" != "$prev" ]; then
-				rm -f "$map"
-				"$top/build/symjobs" create "$map" --jobs 256 >/dev/null
+				rm -rf "${map%/jobs}"
+				"$top/build/symofan" job init --pin-dir "${map%/jobs}" \
+					--jobs 256 >/dev/null
 				prev=$ns
 			fi
 			state_args=(jobs_map "$map")
@@ -258,8 +259,8 @@ run_inside() {
 	inside_cleanup() {
 		stop_background
 		"$ls_sh" down --prefix "$prefix" >/dev/null 2>&1 || true
-		# shellcheck disable=SC2046 # the glob of every switch's map
-		rm -f $(jobs_map "$prefix-*")
+		# every switch's jobs folder (symofan job init)
+		rm -rf "/sys/fs/bpf/$prefix-"*-symphony
 		rm -rf "$work"
 	}
 	trap inside_cleanup EXIT

@@ -11,7 +11,7 @@
 #include <linux/spinlock.h>
 #include <linux/types.h>
 
-#include "../include/symphony/symphony_map.h"
+#include "symphony/symphony_map.h"
 
 struct symphony_jobs {
 	struct symphony_job	*own;	/* own table, or NULL */

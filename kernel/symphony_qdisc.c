@@ -65,7 +65,8 @@
 #include <net/pkt_sched.h>
 #include <net/sch_generic.h>
 
-#include "../include/symphony/symphony_core.h"
+#include "symphony/symphony_core.h"
+#include "symphony/symphony_params.h"
 #include "symphony_compat.h"
 #include "symphony_jobs.h"
 #include "symphony_tick.h"
@@ -551,54 +552,34 @@ static struct sk_buff *symphony_dequeue(struct Qdisc *sch)
 
 /* netlink */
 
-/* The ranges of the u32 attributes too wide for a policy's s16 bounds. */
-#define SYMPHONY_U32_RANGE(name, lo, hi)				\
-	static struct netlink_range_validation symphony_##name##_range = { \
-		.min = (lo), .max = (hi),				\
-	}
+/*
+ * The policy is generated from the parameter table (symphony_params.h):
+ * each u32 attribute's range (too wide for a policy's s16 bounds, so in a
+ * netlink_range_validation, one per attribute), each enum's largest value.
+ */
+#define SYMPHONY_RANGE(id, kw, json, kind, unit, lo, hi, dflt, flags,	\
+		       names, help)					\
+	[TCA_SYMPHONY_##id] = { .min = (lo), .max = (hi) },
+static struct netlink_range_validation symphony_ranges[TCA_SYMPHONY_MAX + 1] = {
+	SYMPHONY_PARAMS(SYMPHONY_RANGE)
+};
 
-SYMPHONY_U32_RANGE(limit, SYMPHONY_LIMIT_MIN_PACKETS, SYMPHONY_LIMIT_MAX_PACKETS);
-SYMPHONY_U32_RANGE(ppm, 0, SYMPHONY_PPM);
-SYMPHONY_U32_RANGE(k, 0, SYMPHONY_K_MAX_PPM);
-SYMPHONY_U32_RANGE(twin, SYMPHONY_TWIN_MIN_US, SYMPHONY_TWIN_MAX_US);
-SYMPHONY_U32_RANGE(warmup, 0, SYMPHONY_WARMUP_MAX_PSN);
-SYMPHONY_U32_RANGE(samples, 0, U32_MAX - 1);
-SYMPHONY_U32_RANGE(alpha_max, 1, SYMPHONY_ALPHA_MAX_LIMIT);
-SYMPHONY_U32_RANGE(jobs, SYMPHONY_JOBS_MIN, SYMPHONY_JOBS_MAX);
+#define SYMPHONY_POLICY_RANGE(id, max)					\
+	NLA_POLICY_FULL_RANGE(NLA_U32, &symphony_ranges[TCA_SYMPHONY_##id])
+#define SYMPHONY_POLICY_PACKETS		SYMPHONY_POLICY_RANGE
+#define SYMPHONY_POLICY_COUNT		SYMPHONY_POLICY_RANGE
+#define SYMPHONY_POLICY_BYTES		SYMPHONY_POLICY_RANGE
+#define SYMPHONY_POLICY_PPM		SYMPHONY_POLICY_RANGE
+#define SYMPHONY_POLICY_US		SYMPHONY_POLICY_RANGE
+#define SYMPHONY_POLICY_ENUM(id, max)	NLA_POLICY_MAX(NLA_U8, max)
+#define SYMPHONY_POLICY(id, kw, json, kind, unit, min, max, dflt, flags,	\
+			names, help)					\
+	[TCA_SYMPHONY_##id] = SYMPHONY_POLICY_##kind(id, max),
 
 /* Every attribute's type and valid range: a policy dump shows them. */
 static const struct nla_policy symphony_policy[TCA_SYMPHONY_MAX + 1] = {
-	[TCA_SYMPHONY_LIMIT]	= NLA_POLICY_FULL_RANGE(NLA_U32,
-							&symphony_limit_range),
-	[TCA_SYMPHONY_LIMIT_BYTES]	= { .type = NLA_U32 },
-	[TCA_SYMPHONY_KMIN]		= { .type = NLA_U32 },
-	[TCA_SYMPHONY_KMAX]		= { .type = NLA_U32 },
-	[TCA_SYMPHONY_PMAX]	= NLA_POLICY_FULL_RANGE(NLA_U32,
-							&symphony_ppm_range),
-	[TCA_SYMPHONY_NONECT]	= NLA_POLICY_MAX(NLA_U8,
-						 __SYMPHONY_NONECT_MAX - 1),
-	[TCA_SYMPHONY_MARKING]	= NLA_POLICY_MAX(NLA_U8,
-						 __SYMPHONY_MARKING_MAX - 1),
-	[TCA_SYMPHONY_K]	= NLA_POLICY_FULL_RANGE(NLA_U32,
-							&symphony_k_range),
-	[TCA_SYMPHONY_TAU]	= NLA_POLICY_FULL_RANGE(NLA_U32,
-							&symphony_ppm_range),
-	[TCA_SYMPHONY_TWIN]	= NLA_POLICY_FULL_RANGE(NLA_U32,
-							&symphony_twin_range),
-	[TCA_SYMPHONY_WARMUP]	= NLA_POLICY_FULL_RANGE(NLA_U32,
-							&symphony_warmup_range),
-	[TCA_SYMPHONY_SAMPLES]	= NLA_POLICY_FULL_RANGE(NLA_U32,
-							&symphony_samples_range),
-	[TCA_SYMPHONY_ALPHA_MAX] = NLA_POLICY_FULL_RANGE(NLA_U32,
-							 &symphony_alpha_max_range),
-	[TCA_SYMPHONY_JOB_FIELD] = NLA_POLICY_MAX(NLA_U8,
-						  __SYMPHONY_FIELD_MAX - 1),
-	[TCA_SYMPHONY_STEP_FIELD] = NLA_POLICY_MAX(NLA_U8,
-						   __SYMPHONY_FIELD_MAX - 1),
-	[TCA_SYMPHONY_JOBS]	= NLA_POLICY_FULL_RANGE(NLA_U32,
-							&symphony_jobs_range),
+	SYMPHONY_PARAMS(SYMPHONY_POLICY)
 	[TCA_SYMPHONY_JOBS_FD]		= { .type = NLA_S32 },
-	[TCA_SYMPHONY_QMIN]		= { .type = NLA_U32 },
 	[TCA_SYMPHONY_JOBS_MAP_ID]	= {
 		.type = NLA_REJECT,
 		.reject_message = "sch_symphony: jobs_map_id is read-only: pass jobs_fd",
@@ -609,20 +590,13 @@ static const struct nla_policy symphony_policy[TCA_SYMPHONY_MAX + 1] = {
  * What the user reads when the policy refuses an attribute's value: the
  * parameter's name, its range and unit, in tc's words.
  */
+#define SYMPHONY_RANGE_MSG(id, kw, json, kind, unit, min, max, dflt,	\
+			   flags, names, help)				\
+	[TCA_SYMPHONY_##id] = "sch_symphony: "				\
+		SYMPHONY_RANGE_TEXT(id, kw, json, kind, unit, min, max,	\
+				    dflt, flags, names, help),
 static const char *const symphony_range_msgs[TCA_SYMPHONY_MAX + 1] = {
-	[TCA_SYMPHONY_LIMIT]	= "sch_symphony: limit must be 1..1000000 packets",
-	[TCA_SYMPHONY_PMAX]	= "sch_symphony: pmax must be 0..1000000 ppm (0..1)",
-	[TCA_SYMPHONY_NONECT]	= "sch_symphony: nonect must be drop (0) or pass (1)",
-	[TCA_SYMPHONY_MARKING]	= "sch_symphony: marking must be red (0) or symphony (1)",
-	[TCA_SYMPHONY_K]	= "sch_symphony: k must be 0..100000000 ppm (0..100)",
-	[TCA_SYMPHONY_TAU]	= "sch_symphony: tau must be 0..1000000 ppm (0..1)",
-	[TCA_SYMPHONY_TWIN]	= "sch_symphony: twin must be 1..10000000 us",
-	[TCA_SYMPHONY_WARMUP]	= "sch_symphony: warmup must be 0..16777216 PSN units",
-	[TCA_SYMPHONY_SAMPLES]	= "sch_symphony: samples must be below 4294967295 packets",
-	[TCA_SYMPHONY_ALPHA_MAX] = "sch_symphony: alpha_max must be 1..65536",
-	[TCA_SYMPHONY_JOB_FIELD] = "sch_symphony: job_field must be udp_sport (0), bth_rsvd (1) or bth_destqp (2)",
-	[TCA_SYMPHONY_STEP_FIELD] = "sch_symphony: step_field must be udp_sport (0), bth_rsvd (1) or bth_destqp (2)",
-	[TCA_SYMPHONY_JOBS]	= "sch_symphony: jobs must be 1..16777216 slots",
+	SYMPHONY_PARAMS(SYMPHONY_RANGE_MSG)
 };
 
 /*
@@ -829,24 +803,26 @@ static int symphony_init(struct Qdisc *sch, struct nlattr *opt,
 	struct symphony_sched_data *q = qdisc_priv(sch);
 
 	q->cfg = (struct symphony_config) {
-		.limit		= SYMPHONY_LIMIT_DEFAULT_PACKETS,
-		.kmin		= SYMPHONY_KMIN_DEFAULT_BYTES,
-		.kmax		= SYMPHONY_KMAX_DEFAULT_BYTES,
-		.pmax_ppm	= SYMPHONY_PMAX_DEFAULT_PPM,
-		.nonect		= SYMPHONY_NONECT_DROP,
-		.marking	= SYMPHONY_MARKING_SYMPHONY,
+		.limit		= SYMPHONY_LIMIT_DEFAULT,
+		.limit_bytes	= SYMPHONY_LIMIT_BYTES_DEFAULT,
+		.kmin		= SYMPHONY_KMIN_DEFAULT,
+		.kmax		= SYMPHONY_KMAX_DEFAULT,
+		.qmin		= SYMPHONY_QMIN_DEFAULT,
+		.pmax_ppm	= SYMPHONY_PMAX_DEFAULT,
+		.nonect		= SYMPHONY_NONECT_DEFAULT,
+		.marking	= SYMPHONY_MARKING_DEFAULT,
 		.jobs_own	= SYMPHONY_JOBS_DEFAULT,
 		.parse = {
-			.job_field	= SYMPHONY_FIELD_BTH_RSVD,
-			.step_field	= SYMPHONY_FIELD_UDP_SPORT,
+			.job_field	= SYMPHONY_JOB_FIELD_DEFAULT,
+			.step_field	= SYMPHONY_STEP_FIELD_DEFAULT,
 		},
 		.params = {
-			.k_ppm		= SYMPHONY_K_DEFAULT_PPM,
-			.tau_ppm	= SYMPHONY_TAU_DEFAULT_PPM,
+			.k_ppm		= SYMPHONY_K_DEFAULT,
+			.tau_ppm	= SYMPHONY_TAU_DEFAULT,
 			.warmup_psn	= SYMPHONY_WARMUP_DEFAULT,
 			.sample_min_packets = SYMPHONY_SAMPLES_DEFAULT,
 			.alpha_max	= SYMPHONY_ALPHA_MAX_DEFAULT,
-			.twin_ns	= SYMPHONY_TWIN_DEFAULT_US *
+			.twin_ns	= SYMPHONY_TWIN_DEFAULT *
 					  NSEC_PER_USEC,
 		},
 	};

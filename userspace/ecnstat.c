@@ -28,7 +28,7 @@
 #include "tool_util.h"
 
 const char *tool_name = "ecnstat";
-#include "../bpf/ecnstat.h"
+#include "ecnstat/ecnstat_map.h"
 
 #define ECNSTAT_BPFFS		"/sys/fs/bpf"
 #define ECNSTAT_PIN_DIR		ECNSTAT_BPFFS "/symphony-ofan/ecnstat"

@@ -12,7 +12,7 @@
 #include <net/if.h>
 #include <linux/types.h>
 
-#include "../include/ofan/ofan_maps.h"
+#include "ofan/ofan_maps.h"
 
 #define OFAN_CONF_PIN_DIR	"/sys/fs/bpf/ofan"
 #define OFAN_CONF_PIN_DIR_MAX	200	/* room for "/<map name>" in a path */

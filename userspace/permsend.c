@@ -23,7 +23,7 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
-#include "../include/workload/permutation_lb.h"
+#include "workload/permutation_lb.h"
 #include "workload_util.h"
 
 const char *tool_name = "permsend";

@@ -59,8 +59,8 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 
-#include "../include/workload/dcqcn.h"
-#include "../include/workload/roce_frame.h"
+#include "workload/dcqcn.h"
+#include "workload/roce_frame.h"
 #include "workload_util.h"
 
 const char *tool_name = "ringcoll";

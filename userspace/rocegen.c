@@ -28,9 +28,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../include/symphony/symphony_core.h"
-#include "../include/symphony/symphony_names.h"
-#include "../include/uapi/linux/pkt_sched_symphony.h"
+#include "symphony/symphony_core.h"
+#include "symphony/symphony_names.h"
+#include <linux/pkt_sched_symphony.h>
 
 #define ROCEGEN_MAX_FLOWS	64
 #define ROCEGEN_MAX_PAYLOAD	9000

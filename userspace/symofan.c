@@ -41,8 +41,8 @@
 
 #include "ofan.skel.h"
 #include "ofan_config.h"
-#include "../include/ofan/ofan_maps.h"
-#include "../include/ofan/ofan_perm.h"
+#include "ofan/ofan_maps.h"
+#include "ofan/ofan_perm.h"
 #include "tool_util.h"
 #include "symofan.h"
 
@@ -78,6 +78,8 @@ void usage_cmd(FILE *f, const struct command *cmd)
 		cmd->synopsis, cmd->help);
 	if (cmd->details)
 		fputs(cmd->details, f);
+	if (cmd->print_details)
+		cmd->print_details(f);
 }
 
 /*

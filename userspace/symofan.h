@@ -29,6 +29,7 @@ struct command {
 	const char		*synopsis;	/* arguments after the name */
 	const char		*help;		/* what it does, one line */
 	const char		*details;	/* printed by --help, or NULL */
+	void			(*print_details)(FILE *f);	/* more, or NULL */
 	int			(*run)(const struct command *cmd, int argc,
 				       char **argv);
 	const struct command	*sub;		/* or a table of subcommands */

@@ -43,7 +43,7 @@
 #include <bpf/bpf.h>
 
 #include "ofan_config.h"
-#include "../include/ofan/ofan_maps.h"
+#include "ofan/ofan_maps.h"
 #include "tool_util.h"
 #include "symofan.h"
 

@@ -35,11 +35,10 @@
 #include <linux/capability.h>
 
 #include "symofan.h"
-#include "symphony_ppm.h"
+#include "symphony_param.h"
 #include "symphony_jobs.skel.h"
 #include "tool_util.h"
-#include "../include/symphony/symphony_map.h"
-#include "../include/uapi/linux/pkt_sched_symphony.h"
+#include "symphony/symphony_map.h"
 
 #define JOBS_PIN_DIR		"/sys/fs/bpf/symphony"
 #define JOBS_PIN		"jobs"
@@ -80,8 +79,6 @@ struct job_opts {
 
 enum job_param { PARAM_K, PARAM_TAU, PARAM_WARMUP, PARAM_SAMPLES };
 
-static const char *const param_names[] = { "k", "tau", "warmup", "samples" };
-
 enum job_opt {
 	JOPT_PIN_DIR	= 0x01,
 	JOPT_JSON	= 0x02,
@@ -106,32 +103,31 @@ static bool parse_u32(const char *s, __u32 min, __u32 max, __u32 *out)
 	return true;
 }
 
-/* A parameter's value: "default" (0: the qdisc's own) or its units. */
+/* Each per-job parameter's row of the qdisc's parameter table. */
+static const struct symphony_param *job_param(enum job_param p)
+{
+	static const int attrs[] = {
+		[PARAM_K]	= TCA_SYMPHONY_K,
+		[PARAM_TAU]	= TCA_SYMPHONY_TAU,
+		[PARAM_WARMUP]	= TCA_SYMPHONY_WARMUP,
+		[PARAM_SAMPLES]	= TCA_SYMPHONY_SAMPLES,
+	};
+
+	return symphony_param_by_attr(attrs[p]);
+}
+
+/*
+ * A parameter's value: "default" (0: the qdisc's own) or a value in the
+ * qdisc's range, from 1 up (0 is "default" in the jobs map).
+ */
 static bool parse_param(enum job_param p, const char *s, __u32 *out)
 {
 	if (!strcmp(s, "default")) {
 		*out = 0;
 		return true;
 	}
-	switch (p) {
-	case PARAM_K:
-		return !symphony_get_ppm(out, s, SYMPHONY_K_MAX_PPM) && *out;
-	case PARAM_TAU:
-		return !symphony_get_ppm(out, s, SYMPHONY_PPM) && *out;
-	case PARAM_WARMUP:
-		return parse_u32(s, 1, (1U << 24) - 1, out);
-	case PARAM_SAMPLES:
-		return parse_u32(s, 1, UINT_MAX, out);
-	}
-	return false;
+	return !symphony_param_parse(job_param(p), s, 1, out);
 }
-
-static const char *const param_units[] = {
-	"a gain 0.000001..100, or default",
-	"a fraction 0.000001..1, or default",
-	"PSNs 1..16777215, or default",
-	"packets >= 1, or default",
-};
 
 /*
  * Parses argv[1..] into @o, accepting the options in @allowed and
@@ -241,8 +237,14 @@ static int parse_job_opts(const struct command *cmd, int argc, char **argv,
 			p = c == 'k' ? PARAM_K : c == 't' ? PARAM_TAU :
 			    c == 'w' ? PARAM_WARMUP : PARAM_SAMPLES;
 			if (!parse_param(p, optarg, &o->param[p])) {
-				error("--%s wants %s, got '%s'", param_names[p],
-				      param_units[p], optarg);
+				char range[64];
+
+				symphony_param_range_text(job_param(p), 1, range,
+							  sizeof(range));
+				error("--%s wants %s, %s, or default, got '%s'",
+				      job_param(p)->keyword, job_param(p)->help,
+				      range,
+				      optarg);
 				goto usage;
 			}
 			if (!o->set[p])
@@ -1106,12 +1108,22 @@ out:
 /* ---- the command table ---------------------------------------------- */
 
 #define PARAM_SYNOPSIS	"[--k GAIN] [--tau FRACTION] [--warmup PSN] [--samples PACKETS]"
-#define PARAM_DETAILS \
-	"  --k GAIN           Symphony's gain k (0.000001..100)\n" \
-	"  --tau FRACTION     tolerance tau of eq. (5) (0.000001..1)\n" \
-	"  --warmup PSN       N_warmup: PSNs before a step is judged\n" \
-	"  --samples PACKETS  N_sample: packets a window needs to update alpha\n" \
-	"  Each also takes 'default': the value of the qdisc using the map.\n"
+
+/* The per-job parameters' help, from the qdisc's parameter table. */
+static void print_param_details(FILE *f)
+{
+	char range[64];
+	int p;
+
+	for (p = PARAM_K; p <= PARAM_SAMPLES; p++) {
+		symphony_param_range_text(job_param(p), 1, range,
+					  sizeof(range));
+		fprintf(f, "  --%-8s %s (%s)\n", job_param(p)->keyword,
+			job_param(p)->help, range);
+	}
+	fputs("  Each also takes 'default': the value of the qdisc using the map.\n",
+	      f);
+}
 
 const struct command job_commands[] = {
 	{
@@ -1127,13 +1139,13 @@ const struct command job_commands[] = {
 		.name = "add",
 		.synopsis = "[--id ID] [--name NAME] " PARAM_SYNOPSIS " [--pin-dir DIR] [--json]",
 		.help = "register a job: the lowest free id from 1 up, or ID; prints the id",
-		.details = PARAM_DETAILS,
+		.print_details = print_param_details,
 		.run = cmd_add,
 	},
 	{
 		.name = "set", .synopsis = "ID " PARAM_SYNOPSIS " [--pin-dir DIR]",
 		.help = "change a job's parameters; qdiscs use them from the next packet on",
-		.details = PARAM_DETAILS,
+		.print_details = print_param_details,
 		.run = cmd_set,
 	},
 	{

@@ -21,7 +21,7 @@
 #include <sys/socket.h>
 #include <linux/types.h>
 
-#include "../include/workload/roce_frame.h"
+#include "workload/roce_frame.h"
 
 extern const char *tool_name;
 

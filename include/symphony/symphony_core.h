@@ -44,7 +44,7 @@
 #endif
 #include <linux/types.h>
 
-#include "../uapi/linux/pkt_sched_symphony.h"
+#include <linux/pkt_sched_symphony.h>
 #include "symphony_map.h"
 #include "symphony_wire.h"
 

@@ -1,30 +1,28 @@
 /* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
 /*
  * symphony_names.h - the names userspace gives the symphony qdisc's enum
- * values (tc plugin, tools), one table each, so that every tool spells
- * them the same way.
+ * values (tc plugin, agent, tools), built from the lists in
+ * symphony_params.h, so that every tool spells them the same way.
  */
 #ifndef _SYMPHONY_NAMES_H
 #define _SYMPHONY_NAMES_H
 
 #include <string.h>
 
-#include "../uapi/linux/pkt_sched_symphony.h"
+#include "symphony_params.h"
+
+#define SYMPHONY_NAME_ENTRY(enumerator, number, name)	[enumerator] = name,
 
 static const char *const symphony_field_names[__SYMPHONY_FIELD_MAX] = {
-	[SYMPHONY_FIELD_UDP_SPORT]	= "udp_sport",
-	[SYMPHONY_FIELD_BTH_RSVD]	= "bth_rsvd",
-	[SYMPHONY_FIELD_BTH_DESTQP]	= "bth_destqp",
+	SYMPHONY_FIELD_NAMES(SYMPHONY_NAME_ENTRY)
 };
 
 static const char *const symphony_nonect_names[__SYMPHONY_NONECT_MAX] = {
-	[SYMPHONY_NONECT_DROP]	= "drop",
-	[SYMPHONY_NONECT_PASS]	= "pass",
+	SYMPHONY_NONECT_NAMES(SYMPHONY_NAME_ENTRY)
 };
 
 static const char *const symphony_marking_names[__SYMPHONY_MARKING_MAX] = {
-	[SYMPHONY_MARKING_RED]		= "red",
-	[SYMPHONY_MARKING_SYMPHONY]	= "symphony",
+	SYMPHONY_MARKING_NAMES(SYMPHONY_NAME_ENTRY)
 };
 
 /* The value named @name in @names[0..nr-1], or -1. */

@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <linux/types.h>
 
-#include "../symphony/symphony_wire.h"
+#include "symphony/symphony_wire.h"
 
 #define ROCE_IPV4_LEN		20
 #define ROCE_UDP_LEN		8

@@ -16,7 +16,7 @@
  *			reads, else min(packet, byte - 1)
  *	byte 2		GSO segments - 1
  *	byte 3		microseconds between the job updates
- *	bytes 4-7	k, ppm (big endian, modulo SYMPHONY_K_MAX_PPM + 1)
+ *	bytes 4-7	k, ppm (big endian, modulo SYMPHONY_K_MAX + 1)
  *	bytes 8-11	preset step_min; also RED kmin or kmax
  *	bytes 12-15	preset psn_rec; also RED kmax or kmin
  *	bytes 16-19	preset alpha; also RED backlog
@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include "symphony/symphony_core.h"
+#include "symphony/symphony_params.h"
 
 #define HDR_LEN		20
 #define TWIN_NS		100000ULL
@@ -188,7 +189,7 @@ static void check_red_prob(uint32_t kmin, uint32_t kmax, uint32_t pmax_ppm,
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct symphony_params params = {
-		.tau_ppm = SYMPHONY_TAU_DEFAULT_PPM,
+		.tau_ppm = SYMPHONY_TAU_DEFAULT,
 		.warmup_psn = SYMPHONY_WARMUP_DEFAULT,
 		.sample_min_packets = 2,
 		.alpha_max = 8,
@@ -216,7 +217,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		avail = pkt_len < SYMPHONY_PARSE_MAX_BYTES ?
 			pkt_len : SYMPHONY_PARSE_MAX_BYTES;
 	segs = data[2] + 1U;
-	params.k_ppm = be32(data + 4) % (SYMPHONY_K_MAX_PPM + 1);
+	params.k_ppm = be32(data + 4) % (SYMPHONY_K_MAX + 1);
 
 	/* The arithmetic, on the header's numbers. */
 	a = be32(data + 8);

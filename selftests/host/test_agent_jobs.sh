@@ -17,7 +17,7 @@ symofan=$BUILD_DIR/symofan
 pins=/sys/fs/bpf/symofan-jobs-test-$$
 on_exit rm -rf "$pins"
 
-ktap_plan 42
+ktap_plan 45
 
 job() { "$symofan" job "$@" --pin-dir "$pins"; }
 map_field() {	# ID FIELD: a field of the jobs map's entry, by bpftool
@@ -120,7 +120,13 @@ check_jq "migrate keeps the job's id, name and parameters" \
 
 r=$(status_of job add --k 500)
 check "a parameter out of range exits 2, naming value and range" \
-	grep -q "^2: .*--k wants a gain 0.000001..100, or default, got '500'" <<<"$r"
+	grep -q "^2: .*--k wants .*gain.*, 0.000001..100, or default, got '500'" <<<"$r"
+check "a job's warmup takes the qdisc's whole range, up to 16777216 PSN units" \
+	job set 1 --warmup 16777216
+check_jq "... and the job shows it" '.warmup_psn == 16777216' "$(job show 1 --json)"
+r=$(status_of job set 1 --warmup 16777217)
+check "a warmup past the qdisc's range exits 2, naming the range" \
+	grep -q "^2: .*--warmup wants .*1..16777216 PSN units, or default" <<<"$r"
 r=$(status_of job list --frobnicate)
 check "an unknown option exits 2" grep -q "^2: .*unknown option" <<<"$r"
 r=$(status_of "$symofan" job list --pin-dir /tmp)

@@ -41,8 +41,8 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 
-#include "../../include/uapi/linux/pkt_sched_symphony.h"
-#include "../../include/symphony/symphony_map.h"
+#include "symphony/symphony_map.h"
+#include "symphony/symphony_params.h"
 
 struct attr_name {
 	const char	*name;
@@ -50,26 +50,15 @@ struct attr_name {
 	int		width;		/* bytes: 1 or 4 */
 };
 
+/* The parameters' attributes by keyword, from the parameter table. */
+#define ATTR_NAME(id, kw, json, kind, unit, min, max, dflt, flags,	\
+		  names, help)						\
+	{ kw, TCA_SYMPHONY_##id,					\
+	  SYMPHONY_KIND_##kind == SYMPHONY_KIND_ENUM ? 1 : 4 },
 static const struct attr_name attr_names[] = {
-	{ "limit",	 TCA_SYMPHONY_LIMIT,	   4 },
-	{ "limit_bytes", TCA_SYMPHONY_LIMIT_BYTES, 4 },
-	{ "kmin",	 TCA_SYMPHONY_KMIN,	   4 },
-	{ "kmax",	 TCA_SYMPHONY_KMAX,	   4 },
-	{ "pmax",	 TCA_SYMPHONY_PMAX,	   4 },
-	{ "nonect",	 TCA_SYMPHONY_NONECT,	   1 },
-	{ "marking",	 TCA_SYMPHONY_MARKING,	   1 },
-	{ "k",		 TCA_SYMPHONY_K,	   4 },
-	{ "tau",	 TCA_SYMPHONY_TAU,	   4 },
-	{ "twin",	 TCA_SYMPHONY_TWIN,	   4 },
-	{ "warmup",	 TCA_SYMPHONY_WARMUP,	   4 },
-	{ "samples",	 TCA_SYMPHONY_SAMPLES,	   4 },
-	{ "alpha_max",	 TCA_SYMPHONY_ALPHA_MAX,   4 },
-	{ "job_field",	 TCA_SYMPHONY_JOB_FIELD,   1 },
-	{ "step_field",	 TCA_SYMPHONY_STEP_FIELD,  1 },
-	{ "jobs",	 TCA_SYMPHONY_JOBS,	   4 },
+	SYMPHONY_PARAMS(ATTR_NAME)
 	{ "jobs_fd",	 TCA_SYMPHONY_JOBS_FD,	   4 },
 	{ "jobs_map_id", TCA_SYMPHONY_JOBS_MAP_ID, 4 },
-	{ "qmin",	 TCA_SYMPHONY_QMIN,	   4 },
 };
 
 static int usage(void)

@@ -26,11 +26,11 @@
 #include <bpf/libbpf.h>
 
 #include "ofan.skel.h"
-#include "../../userspace/tool_util.h"
+#include "tool_util.h"
 
 const char *tool_name = "test_ofan_prog";
-#include "../../include/ofan/ofan_maps.h"
-#include "../../include/workload/roce_frame.h"
+#include "ofan/ofan_maps.h"
+#include "workload/roce_frame.h"
 
 #define W		4
 #define NR_KEYS		8

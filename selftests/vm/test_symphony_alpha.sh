@@ -9,7 +9,7 @@
 in_vm || ktap_skip_all "runs in the VM (scripts/vm-run.sh)"
 require_root
 require_cmd tc jq bpftool
-require_built "$BUILD_DIR/tc/q_symphony.so" "$BUILD_DIR/rocegen" "$BUILD_DIR/symjobs"
+require_built "$BUILD_DIR/tc/q_symphony.so" "$BUILD_DIR/rocegen" "$BUILD_DIR/symofan"
 require_bpffs
 export TC_LIB_DIR=$BUILD_DIR/tc
 
@@ -18,7 +18,7 @@ ktap_plan 5
 pins=/sys/fs/bpf/symofan-alpha-$$
 mkdir -p "$pins"
 on_exit rm -rf "$pins"
-"$BUILD_DIR/symjobs" create "$pins/jobs" --jobs 16 >/dev/null
+"$BUILD_DIR/symofan" job init --pin-dir "$pins" --jobs 16 >/dev/null
 
 netns_create a b
 veth_pair "$a" va 10.254.1.1/24 "$b" vb 10.254.1.2/24

@@ -10,7 +10,7 @@
 in_vm || ktap_skip_all "runs in the VM (scripts/vm-run.sh)"
 require_root
 require_cmd tc jq bpftool
-require_built "$BUILD_DIR/tc/q_symphony.so" "$BUILD_DIR/rocegen" "$BUILD_DIR/symjobs"
+require_built "$BUILD_DIR/tc/q_symphony.so" "$BUILD_DIR/rocegen" "$BUILD_DIR/symofan"
 require_bpffs
 export TC_LIB_DIR=$BUILD_DIR/tc
 rocegen=$BUILD_DIR/rocegen
@@ -23,8 +23,8 @@ netns_create a b
 veth_pair "$a" va1 10.253.1.1/24 "$b" vb1 10.253.1.2/24
 veth_pair "$a" va2 10.253.2.1/24 "$b" vb2 10.253.2.2/24
 
-check "symjobs creates and pins a 64-job map" \
-	"$BUILD_DIR/symjobs" create "$pins/jobs" --jobs 64
+check "symofan job init creates and pins a 64-job map" \
+	"$BUILD_DIR/symofan" job init --pin-dir "$pins" --jobs 64
 map_id=$(bpftool -j map show pinned "$pins/jobs" | jq .id)
 value_size=$(bpftool -j map show pinned "$pins/jobs" | jq .bytes_value)
 

@@ -12,7 +12,7 @@ in_vm || ktap_skip_all "runs in the VM (scripts/vm-run.sh)"
 require_root
 require_cmd tc jq bpftool setpriv
 nl=$BUILD_DIR/selftests/symphony_nl
-require_built "$nl" "$BUILD_DIR/symjobs" "$BUILD_DIR/tc/q_symphony.so"
+require_built "$nl" "$BUILD_DIR/symofan" "$BUILD_DIR/tc/q_symphony.so"
 require_bpffs
 export TC_LIB_DIR=$BUILD_DIR/tc
 
@@ -25,7 +25,7 @@ ip -n "$a" link set d0 up
 run() { in_ns "$a" "$nl" d0 "$@"; }
 config() { tc -n "$a" -j qdisc show dev d0 | jq -c '.[0].options'; }
 
-"$BUILD_DIR/symjobs" create "$pins/jobs" --jobs 64 >/dev/null
+"$BUILD_DIR/symofan" job init --pin-dir "$pins" --jobs 64 >/dev/null
 value_size=$(bpftool -j map show pinned "$pins/jobs" | jq .bytes_value)
 check "the qdisc starts with its own table" run add jobs=128
 before=$(config)

@@ -10,7 +10,7 @@
 in_vm || ktap_skip_all "runs in the VM (scripts/vm-run.sh)"
 require_root
 require_cmd tc jq bpftool
-require_built "$BUILD_DIR/tc/q_symphony.so" "$BUILD_DIR/rocegen" "$BUILD_DIR/symjobs"
+require_built "$BUILD_DIR/tc/q_symphony.so" "$BUILD_DIR/rocegen" "$BUILD_DIR/symofan"
 require_bpffs
 export TC_LIB_DIR=$BUILD_DIR/tc
 ko=$(symphony_ko)
@@ -18,7 +18,7 @@ ko=$(symphony_ko)
 ktap_plan 7
 
 bpffs_pin_dir stress
-"$BUILD_DIR/symjobs" create "$pins/jobs" --jobs 64 >/dev/null
+"$BUILD_DIR/symofan" job init --pin-dir "$pins" --jobs 64 >/dev/null
 map_id=$(bpftool -j map show pinned "$pins/jobs" | jq .id)
 
 netns_create a b

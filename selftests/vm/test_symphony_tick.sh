@@ -12,7 +12,7 @@
 in_vm || ktap_skip_all "runs in the VM (scripts/vm-run.sh)"
 require_root
 require_cmd tc jq bpftool
-require_built "$BUILD_DIR/tc/q_symphony.so" "$BUILD_DIR/rocegen" "$BUILD_DIR/symjobs"
+require_built "$BUILD_DIR/tc/q_symphony.so" "$BUILD_DIR/rocegen" "$BUILD_DIR/symofan"
 require_bpffs
 export TC_LIB_DIR=$BUILD_DIR/tc
 rocegen=$BUILD_DIR/rocegen
@@ -20,7 +20,7 @@ rocegen=$BUILD_DIR/rocegen
 ktap_plan 12
 
 bpffs_pin_dir tick
-"$BUILD_DIR/symjobs" create "$pins/jobs" --jobs 16
+"$BUILD_DIR/symofan" job init --pin-dir "$pins" --jobs 16
 
 netns_create a b
 veth_pair "$a" va1 10.253.5.1/24 "$b" vb1 10.253.5.2/24

@@ -66,31 +66,10 @@ enum symphony_field {
 	__SYMPHONY_FIELD_MAX
 };
 
-/* Bounds and defaults.  The RED defaults are the paper's Kmin = 50 KB,
- * Kmax = 100 KB, Pmax = 0.2 for 10 Gbit/s links; scale kmin and kmax with
- * the link rate.
+/* Fractions travel as parts per million: 1000000 is 1.0.  Each attribute's
+ * range and default are in include/symphony/symphony_params.h.
  */
-#define SYMPHONY_LIMIT_MIN_PACKETS	1
-#define SYMPHONY_LIMIT_MAX_PACKETS	1000000
-#define SYMPHONY_LIMIT_DEFAULT_PACKETS	1000
-#define SYMPHONY_KMIN_DEFAULT_BYTES	50000
-#define SYMPHONY_KMAX_DEFAULT_BYTES	100000
 #define SYMPHONY_PPM			1000000
-#define SYMPHONY_PMAX_DEFAULT_PPM	200000
-#define SYMPHONY_K_MAX_PPM		100000000	/* k <= 100 */
-#define SYMPHONY_K_DEFAULT_PPM		10000		/* k = 0.01 */
-#define SYMPHONY_TAU_DEFAULT_PPM	250000		/* tau = 0.25 */
-#define SYMPHONY_TWIN_MIN_US		1
-#define SYMPHONY_TWIN_MAX_US		10000000	/* 10 s */
-#define SYMPHONY_TWIN_DEFAULT_US	100
-#define SYMPHONY_WARMUP_DEFAULT		16
-#define SYMPHONY_SAMPLES_DEFAULT	16
-#define SYMPHONY_ALPHA_MAX_LIMIT	65536
-#define SYMPHONY_ALPHA_MAX_DEFAULT	1024
-#define SYMPHONY_JOBS_MIN		1
-#define SYMPHONY_JOBS_MAX		(1 << 24)
-#define SYMPHONY_JOBS_DEFAULT		4096
-#define SYMPHONY_WARMUP_MAX_PSN		(1 << 24)
 
 /* Returned in TCA_STATS_APP (tc -s qdisc show).  Packet counts count GSO
  * segments.

@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * ecnstat.h - map layout of the ecnstat tc-BPF program, shared by
- * bpf/ecnstat.bpf.c and the userspace/ecnstat loader.
+ * ecnstat_map.h - map layout of the ecnstat tc-BPF program, shared by
+ * bpf/ecnstat.bpf.c and the userspace/ecnstat loader.  Ports and opcodes
+ * are symphony_wire.h's.
  */
-#ifndef SYMOFAN_ECNSTAT_H
-#define SYMOFAN_ECNSTAT_H
+#ifndef SYMOFAN_ECNSTAT_MAP_H
+#define SYMOFAN_ECNSTAT_MAP_H
+
+#include <linux/types.h>
 
 /* Per-CPU counters of one attachment (hook and interface), summed by the
  * loader.  All fields count packets (GSO packets as their segments)
@@ -17,14 +20,10 @@ struct ecnstat_counters {
 	__u64 ect1;		/* ECN field 01 */
 	__u64 ect0;		/* ECN field 10 */
 	__u64 ce;		/* ECN field 11 */
-	__u64 rocev2;		/* UDP to port 4791 */
-	__u64 rocev2_cnp;	/* of which BTH opcode 0x81 (CNP) */
-	__u64 uec;		/* UDP to port 4793 */
+	__u64 rocev2;		/* UDP to SYMPHONY_UDP_PORT_ROCEV2 */
+	__u64 rocev2_cnp;	/* of which SYMPHONY_OP_CNP */
+	__u64 uec;		/* UDP to SYMPHONY_UDP_PORT_UEC */
 	__u64 other;		/* not IPv4/IPv6 or truncated */
 };
 
-#define ECNSTAT_UDP_PORT_ROCEV2	4791
-#define ECNSTAT_UDP_PORT_UEC	4793
-#define ECNSTAT_BTH_OPCODE_CNP	0x81
-
-#endif /* SYMOFAN_ECNSTAT_H */
+#endif /* SYMOFAN_ECNSTAT_MAP_H */

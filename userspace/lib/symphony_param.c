@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * symphony_param.c - the symphony qdisc's parameter table as data, and
+ * the readers and writers of its values in a user's words.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "symphony/symphony_names.h"
+#include "symphony_param.h"
+
+#define SYMPHONY_NAMES_OF_NONE		NULL, 0
+#define SYMPHONY_NAMES_OF_NONECT	symphony_nonect_names, __SYMPHONY_NONECT_MAX
+#define SYMPHONY_NAMES_OF_MARKING	symphony_marking_names, __SYMPHONY_MARKING_MAX
+#define SYMPHONY_NAMES_OF_FIELD		symphony_field_names, __SYMPHONY_FIELD_MAX
+
+#define SYMPHONY_PARAM_ENTRY(id, kw, json, kind_, unit_, min_, max_,	\
+			     dflt_, flags_, names_, help_)		\
+	{								\
+		.attr = TCA_SYMPHONY_##id, .keyword = kw,		\
+		.json_key = json, .kind = SYMPHONY_KIND_##kind_,	\
+		.unit = unit_, .min = min_, .max = max_, .dflt = dflt_,	\
+		.flags = flags_, .help = help_,				\
+		SYMPHONY_PARAM_NAMES(SYMPHONY_NAMES_OF_##names_)	\
+	},
+#define SYMPHONY_PARAM_NAMES(...)	SYMPHONY_PARAM_NAMES_(__VA_ARGS__)
+#define SYMPHONY_PARAM_NAMES_(names_, nr_) .names = names_, .nr_names = nr_
+
+const struct symphony_param symphony_params[] = {
+	SYMPHONY_PARAMS(SYMPHONY_PARAM_ENTRY)
+};
+
+const int symphony_params_nr = sizeof(symphony_params) /
+			       sizeof(symphony_params[0]);
+
+const struct symphony_param *symphony_param_by_keyword(const char *keyword)
+{
+	int i;
+
+	for (i = 0; i < symphony_params_nr; i++)
+		if (!strcmp(symphony_params[i].keyword, keyword))
+			return &symphony_params[i];
+	return NULL;
+}
+
+const struct symphony_param *symphony_param_by_attr(int attr)
+{
+	int i;
+
+	for (i = 0; i < symphony_params_nr; i++)
+		if (symphony_params[i].attr == attr)
+			return &symphony_params[i];
+	return NULL;
+}
+
+int symphony_parse_ppm(__u32 *ppm, const char *str, __u32 max_ppm)
+{
+	unsigned long long value = 0;
+	const char *p = str;
+	int frac_digits = -1;
+
+	if (!*p)
+		return -1;
+	for (; *p; p++) {
+		if (*p == '.' && frac_digits < 0) {
+			frac_digits = 0;
+			continue;
+		}
+		if (*p < '0' || *p > '9')
+			return -1;
+		if (frac_digits >= 6)
+			continue;	/* beyond ppm resolution: truncate */
+		value = value * 10 + (*p - '0');
+		if (frac_digits >= 0)
+			frac_digits++;
+		if (value > 1000000ULL * max_ppm)
+			return -1;
+	}
+	if (frac_digits < 0)
+		frac_digits = 0;
+	for (; frac_digits < 6; frac_digits++)
+		value *= 10;
+	if (value > max_ppm)
+		return -1;
+	*ppm = value;
+	return 0;
+}
+
+static unsigned long long floor_of(const struct symphony_param *p,
+				   unsigned long long min_floor)
+{
+	return min_floor > p->min ? min_floor : p->min;
+}
+
+int symphony_param_in_range(const struct symphony_param *p,
+			    unsigned long long value)
+{
+	return value >= p->min && value <= p->max ? 0 : -1;
+}
+
+int symphony_param_parse(const struct symphony_param *p, const char *text,
+			 unsigned long long min_floor, __u32 *value)
+{
+	unsigned long long min = floor_of(p, min_floor), v;
+	char *end;
+	int i;
+
+	switch (p->kind) {
+	case SYMPHONY_KIND_ENUM:
+		i = symphony_lookup_name(p->names, p->nr_names, text);
+		if (i < 0)
+			return -1;
+		v = i;
+		break;
+	case SYMPHONY_KIND_PPM:
+		if (symphony_parse_ppm(value, text, p->max))
+			return -1;
+		v = *value;
+		break;
+	default:
+		if (text[0] < '0' || text[0] > '9')
+			return -1;
+		errno = 0;
+		v = strtoull(text, &end, 0);
+		if (errno || *end)
+			return -1;
+		break;
+	}
+	if (v < min || v > p->max)
+		return -1;
+	*value = v;
+	return 0;
+}
+
+/* A ppm as a decimal with no trailing zeros: 250000 is "0.25". */
+static void ppm_text(unsigned long long ppm, char *buf, size_t len)
+{
+	int n = snprintf(buf, len, "%llu.%06llu", ppm / 1000000,
+			 ppm % 1000000);
+
+	if (n <= 0 || (size_t)n >= len)
+		return;
+	while (buf[n - 1] == '0')
+		buf[--n] = '\0';
+	if (buf[n - 1] == '.')
+		buf[n - 1] = '\0';
+}
+
+void symphony_param_value_text(const struct symphony_param *p, __u32 value,
+			       char *buf, size_t len)
+{
+	switch (p->kind) {
+	case SYMPHONY_KIND_ENUM:
+		snprintf(buf, len, "%s",
+			 symphony_name_of(p->names, p->nr_names, value));
+		break;
+	case SYMPHONY_KIND_PPM:
+		ppm_text(value, buf, len);
+		break;
+	default:
+		snprintf(buf, len, "%u", value);
+		break;
+	}
+}
+
+void symphony_param_range_text(const struct symphony_param *p,
+			       unsigned long long min_floor, char *buf,
+			       size_t len)
+{
+	unsigned long long min = floor_of(p, min_floor);
+	char lo[32], hi[32];
+	size_t used = 0;
+	int i;
+
+	switch (p->kind) {
+	case SYMPHONY_KIND_ENUM:
+		buf[0] = '\0';
+		for (i = 0; i < p->nr_names && used < len; i++)
+			used += snprintf(buf + used, len - used, "%s%s",
+					 i == 0 ? "" :
+					 i == p->nr_names - 1 ? " or " : ", ",
+					 p->names[i]);
+		break;
+	case SYMPHONY_KIND_PPM:
+		ppm_text(min, lo, sizeof(lo));
+		ppm_text(p->max, hi, sizeof(hi));
+		snprintf(buf, len, "%s..%s", lo, hi);
+		break;
+	default:
+		snprintf(buf, len, "%llu..%llu%s", min, p->max, p->unit);
+		break;
+	}
+}
