@@ -101,40 +101,36 @@ $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 	$(BPFTOOL) gen skeleton $< name $(notdir $*)_bpf > $@.tmp
 	mv $@.tmp $@
 
-$(BUILD)/ecnstat: userspace/ecnstat.c $(BUILD)/ecnstat.skel.h $(wildcard include/ecnstat/*.h) userspace/lib/tool_util.h
-	$(CC) $(USER_CFLAGS) $< -o $@ $(LIBBPF_LIBS)
+# Every program: its own sources first, then the headers and the library
+# every one of them may use; extra libraries in LDLIBS.
+ALL_HDRS	:= $(wildcard include/*/*.h include/uapi/linux/*.h userspace/*.h \
+		     userspace/lib/*.h)
+PROGRAMS	:= $(TOOL_BINS) $(BUILD)/roceblast $(BUILD)/ofan_bpf_bench
+
+$(BUILD)/ecnstat: userspace/ecnstat.c $(BUILD)/ecnstat.skel.h
+$(BUILD)/ecnstat: LDLIBS = $(LIBBPF_LIBS)
 
 # the agent: symofan.c and its parts symofan_*.c (one per command group)
 SYMOFAN_SRCS	:= userspace/symofan.c userspace/ofan_config.c \
 		   $(wildcard userspace/symofan_*.c)
+$(BUILD)/symofan: $(SYMOFAN_SRCS) $(BUILD)/ofan.skel.h $(BUILD)/symphony_jobs.skel.h
+$(BUILD)/symofan: LDLIBS = $(LIBBPF_LIBS) $(MNL_LIBS)
 
-$(BUILD)/symofan: $(SYMOFAN_SRCS) userspace/symofan.h userspace/lib/tool_util.h \
-		userspace/ofan_config.h $(BUILD)/ofan.skel.h \
-		$(BUILD)/symphony_jobs.skel.h $(wildcard include/ofan/*.h) \
-		$(wildcard include/symphony/*.h) $(LIBSYMOFAN)
-	$(CC) $(USER_CFLAGS) $(filter %.c,$^) -o $@ $(LIBSYMOFAN) $(LIBBPF_LIBS) $(MNL_LIBS)
+$(BUILD)/rocegen: userspace/rocegen.c
+$(BUILD)/ringcoll: userspace/ringcoll.c
+$(BUILD)/permsend: userspace/permsend.c
+$(BUILD)/permsend: LDLIBS = -lm
+$(BUILD)/roceblast: bench/roceblast.c
+$(BUILD)/ofan_bpf_bench: bench/ofan_bpf_bench.c $(BUILD)/ofan_bench.skel.h
+$(BUILD)/ofan_bpf_bench: LDLIBS = $(LIBBPF_LIBS)
 
-SHARED_HDRS	:= $(wildcard include/symphony/*.h include/uapi/linux/*.h)
-
-$(BUILD)/rocegen: userspace/rocegen.c $(SHARED_HDRS) | $(BUILD)
-	$(CC) $(USER_CFLAGS) $< -o $@
-
-$(BUILD)/ringcoll: userspace/ringcoll.c userspace/workload_util.h $(wildcard include/workload/*.h) $(SHARED_HDRS) | $(BUILD)
-	$(CC) $(USER_CFLAGS) $< -o $@
-
-$(BUILD)/permsend: userspace/permsend.c userspace/workload_util.h $(wildcard include/workload/*.h) $(SHARED_HDRS) | $(BUILD)
-	$(CC) $(USER_CFLAGS) $< -o $@ -lm
-
-$(BUILD)/roceblast: bench/roceblast.c $(SHARED_HDRS) | $(BUILD)
-	$(CC) $(USER_CFLAGS) $< -o $@
+$(PROGRAMS): $(ALL_HDRS) $(LIBSYMOFAN) | $(BUILD)
+	$(CC) $(USER_CFLAGS) $(filter %.c,$^) -o $@ $(LIBSYMOFAN) $(LDLIBS)
 
 $(BUILD)/tcg_insns.so: bench/tcg_insns.c bench/qemu_plugin_v1.h | $(BUILD)
 	$(CC) $(USER_CFLAGS) -shared -fPIC $< -o $@ -lpthread
 
-$(BUILD)/ofan_bpf_bench: bench/ofan_bpf_bench.c userspace/lib/tool_util.h include/workload/roce_frame.h $(BUILD)/ofan_bench.skel.h $(SHARED_HDRS)
-	$(CC) $(USER_CFLAGS) $< -o $@ $(LIBBPF_LIBS)
-
-$(BUILD)/tc/%.so: userspace/%.c userspace/tc_iproute2.h $(SHARED_HDRS) $(LIBSYMOFAN) | $(BUILD)/tc
+$(BUILD)/tc/%.so: userspace/%.c $(ALL_HDRS) $(LIBSYMOFAN) | $(BUILD)/tc
 	$(CC) $(USER_CFLAGS) -Wno-unused-parameter -shared -fPIC $< -o $@ $(LIBSYMOFAN) $(LIBBPF_LIBS)
 
 deps:

@@ -43,6 +43,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "parse.h"
 #include "symphony/symphony_wire.h"
 
 #define RB_ETH_LEN		14
@@ -102,20 +103,6 @@ static void usage(FILE *f)
 		"  --count N        stop after N packets\n"
 		"Prints the packets sent, the seconds and the rate when it stops.\n",
 		RB_MAX_JOBS, RB_MIN_SIZE, RB_MAX_SIZE, RB_HDRS_LEN);
-}
-
-static int parse_num(const char *s, unsigned long long max,
-		     unsigned long long *out)
-{
-	unsigned long long v;
-	char *end;
-
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno || end == s || *end || v > max)
-		return -1;
-	*out = v;
-	return 0;
 }
 
 static double now_s(void)
@@ -308,23 +295,23 @@ int main(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'c':
-			if (parse_num(optarg, CPU_SETSIZE - 1, &cpu))
+			if (parse_ull(optarg, 0, CPU_SETSIZE - 1, &cpu))
 				goto usage;
 			break;
 		case 'j':
-			if (parse_num(optarg, RB_MAX_JOBS, &nr_jobs) || !nr_jobs)
+			if (parse_ull(optarg, 0, RB_MAX_JOBS, &nr_jobs) || !nr_jobs)
 				goto usage;
 			break;
 		case 'm':
-			if (parse_num(optarg, 1000, &middle) || !middle)
+			if (parse_ull(optarg, 0, 1000, &middle) || !middle)
 				goto usage;
 			break;
 		case 's':
-			if (parse_num(optarg, RB_MAX_SIZE, &size) || size < RB_MIN_SIZE)
+			if (parse_ull(optarg, 0, RB_MAX_SIZE, &size) || size < RB_MIN_SIZE)
 				goto usage;
 			break;
 		case 'l':
-			if (parse_num(optarg, RB_MAX_SIZE, &linear) ||
+			if (parse_ull(optarg, 0, RB_MAX_SIZE, &linear) ||
 			    linear < RB_HDRS_LEN)
 				goto usage;
 			break;
@@ -337,7 +324,7 @@ int main(int argc, char **argv)
 			break;
 		}
 		case 'n':
-			if (parse_num(optarg, ~0ULL, &count))
+			if (parse_ull(optarg, 0, ~0ULL, &count))
 				goto usage;
 			break;
 		case 'h':

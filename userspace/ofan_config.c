@@ -14,6 +14,7 @@
 #include <sys/socket.h>
 
 #include "ofan_config.h"
+#include "parse.h"
 
 #define OFAN_CONF_MAX_TOKENS	8
 #define OFAN_CONF_MAX_ERRORS	20
@@ -66,37 +67,6 @@ conf_error(struct parser *p, unsigned int line, const char *fmt, ...)
 	fputc('\n', p->err);
 }
 
-/* Decimal, or hexadecimal with 0x; no sign, no spaces, at most @max. */
-static int parse_u64(const char *s, __u64 max, __u64 *out)
-{
-	unsigned long long v;
-	int base = 10;
-	char *end;
-
-	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-		base = 16;
-		s += 2;
-	}
-	if (!isxdigit((unsigned char)s[0]))
-		return -1;
-	errno = 0;
-	v = strtoull(s, &end, base);
-	if (errno || *end || v > max)
-		return -1;
-	*out = v;
-	return 0;
-}
-
-static int parse_u32(const char *s, __u32 max, __u32 *out)
-{
-	__u64 v;
-
-	if (parse_u64(s, max, &v))
-		return -1;
-	*out = v;
-	return 0;
-}
-
 /* ADDR/LEN of either family, host bits clear; @addr 16 bytes. */
 static int parse_cidr(const char *s, __u32 *family, __u8 *addr, __u32 *len,
 		      const char **why)
@@ -125,7 +95,7 @@ static int parse_cidr(const char *s, __u32 *family, __u8 *addr, __u32 *len,
 		return -1;
 	}
 	*why = "bad prefix length";
-	if (parse_u32(slash + 1, max, len) || (slash[1] == '0' && slash[2]))
+	if (parse_u32(slash + 1, 0, max, len) || (slash[1] == '0' && slash[2]))
 		return -1;
 	*why = "host bits set after the prefix length";
 	for (i = *len; i < max; i++)
@@ -218,7 +188,7 @@ static void do_ack_max_bytes(struct parser *p, char **tok, int n __maybe_unused)
 {
 	if (!first_time(p, &p->ack_line, "ack-max-bytes"))
 		return;
-	if (parse_u32(tok[1], 0xffffffffU, &p->conf->ack_max_bytes))
+	if (parse_u32(tok[1], 0, 0xffffffffU, &p->conf->ack_max_bytes))
 		conf_error(p, p->line, "bad byte count '%s'", tok[1]);
 }
 
@@ -251,7 +221,7 @@ static void do_uplink(struct parser *p, char **tok, int n __maybe_unused)
 		conf_error(p, p->line, "expected 'uplink INDEX dev IFNAME via NEXTHOP'");
 		return;
 	}
-	if (parse_u32(tok[1], 0xffffffffU, &idx)) {
+	if (parse_u32(tok[1], 0, 0xffffffffU, &idx)) {
 		conf_error(p, p->line, "bad uplink index '%s'", tok[1]);
 		return;
 	}
@@ -295,7 +265,7 @@ static void do_downlink(struct parser *p, char **tok, int n)
 		conf_error(p, p->line, "expected 'downlink dev IFNAME [pipe N]'");
 		return;
 	}
-	if (n == 5 && (parse_u32(tok[4], 0xffffffffU, &pipe) ||
+	if (n == 5 && (parse_u32(tok[4], 0, 0xffffffffU, &pipe) ||
 		       pipe >= OFAN_MAX_PIPES)) {
 		conf_error(p, p->line, "pipe '%s' out of range 0..%d", tok[4],
 			   OFAN_MAX_PIPES - 1);
@@ -334,7 +304,7 @@ static int parse_ports(const char *s, struct ofan_conf_key *k)
 	strcpy(buf, s);
 	for (item = strtok_r(buf, ",", &save); item;
 	     item = strtok_r(NULL, ",", &save)) {
-		if (parse_u32(item, OFAN_MAX_W - 1, &port))
+		if (parse_u32(item, 0, OFAN_MAX_W - 1, &port))
 			return -1;
 		k->ports |= 1ULL << port;
 	}
@@ -347,7 +317,7 @@ static void do_key(struct parser *p, char **tok, int n)
 	struct ofan_conf_key *k, parsed = { .all_ports = true };
 	__u32 key;
 
-	if (parse_u32(tok[1], 0xffffffffU, &key)) {
+	if (parse_u32(tok[1], 0, 0xffffffffU, &key)) {
 		conf_error(p, p->line, "bad key '%s'", tok[1]);
 		return;
 	}
@@ -409,7 +379,7 @@ static void do_prefix(struct parser *p, char **tok, int n __maybe_unused)
 		conf_error(p, p->line, "bad CIDR '%s': %s", tok[1], why);
 		return;
 	}
-	if (parse_u32(tok[3], 0xffffffffU, &parsed.key)) {
+	if (parse_u32(tok[3], 0, 0xffffffffU, &parsed.key)) {
 		conf_error(p, p->line, "bad key '%s'", tok[3]);
 		return;
 	}
@@ -460,11 +430,11 @@ static void do_fast(struct parser *p, char **tok, int n __maybe_unused)
 		conf_error(p, p->line, "the fast path is IPv4 only: '%s'", tok[1]);
 		return;
 	}
-	if (parse_u32(tok[3], 31, &shift)) {
+	if (parse_u32(tok[3], 0, 31, &shift)) {
 		conf_error(p, p->line, "shift '%s' out of range 0..31", tok[3]);
 		return;
 	}
-	if (parse_u32(tok[5], 0xffffffffU, &mask)) {
+	if (parse_u32(tok[5], 0, 0xffffffffU, &mask)) {
 		conf_error(p, p->line, "bad mask '%s'", tok[5]);
 		return;
 	}
@@ -482,12 +452,16 @@ static void do_fast(struct parser *p, char **tok, int n __maybe_unused)
 
 static void do_seed(struct parser *p, char **tok, int n __maybe_unused)
 {
+	unsigned long long seed;
+
 	if (!first_time(p, &p->seed_line, "seed"))
 		return;
-	if (parse_u64(tok[1], ~0ULL, &p->conf->seed))
+	if (parse_ull(tok[1], 0, ~0ULL, &seed)) {
 		conf_error(p, p->line, "bad seed '%s'", tok[1]);
-	else
-		p->conf->has_seed = true;
+		return;
+	}
+	p->conf->seed = seed;
+	p->conf->has_seed = true;
 }
 
 struct directive {

@@ -43,7 +43,7 @@ static void symphony_want(const struct symphony_param *p, char *buf,
 
 static void symphony_explain(FILE *f)
 {
-	char range[160], dflt[32];
+	char range[160], dflt[32], synopsis[40];
 	int i;
 
 	fprintf(f, "Usage: ... symphony [ PARAMETER VALUE ]... [ jobs_map PATH|none ]\n");
@@ -52,12 +52,13 @@ static void symphony_explain(FILE *f)
 
 		symphony_param_range_text(p, 0, range, sizeof(range));
 		symphony_param_value_text(p, p->dflt, dflt, sizeof(dflt));
-		fprintf(f, "  %-11s %-8s %s\n  %20s %s (default %s)\n",
-			p->keyword, symphony_metavar[p->kind], p->help, "",
-			range, dflt);
+		snprintf(synopsis, sizeof(synopsis), "%s %s", p->keyword,
+			 symphony_metavar[p->kind]);
+		fprintf(f, "  %-20s %s\n  %-20s %s (default %s)\n", synopsis,
+			p->help, "", range, dflt);
 	}
 	fprintf(f,
-		"  jobs_map    PATH     keep job state in this pinned BPF array map\n"
+		"  jobs_map PATH        keep job state in this pinned BPF array map\n"
 		"                       (symofan job init); none: back to the own table\n"
 		"BYTES are tc sizes (50kb), TIME tc times (100us, 1ms), DECIMAL a\n"
 		"decimal fraction (0.25), NAME one of the names listed.\n");

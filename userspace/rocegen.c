@@ -28,6 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "parse.h"
 #include "symphony/symphony_core.h"
 #include "symphony/symphony_names.h"
 #include <linux/pkt_sched_symphony.h>
@@ -88,19 +89,6 @@ static void usage(FILE *f)
 		"Flows send round-robin, one packet each in turn.\n");
 }
 
-static int parse_u32(const char *s, uint32_t *out, uint32_t max)
-{
-	unsigned long long v;
-	char *end;
-
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno || end == s || *end || v > max)
-		return -1;
-	*out = v;
-	return 0;
-}
-
 static int parse_field(const char *s, uint8_t *out)
 {
 	int field = symphony_lookup_name(symphony_field_names,
@@ -142,25 +130,25 @@ static int parse_flow(struct rocegen *g, char *spec)
 		} else if (!val) {
 			goto bad;
 		} else if (!strcmp(tok, "job")) {
-			if (parse_u32(val, &f->job, 0xffffff))
+			if (parse_u32(val, 0, 0xffffff, &f->job))
 				goto bad;
 			have_job = true;
 		} else if (!strcmp(tok, "step")) {
-			if (parse_u32(val, &f->step, 0xffff))
+			if (parse_u32(val, 0, 0xffff, &f->step))
 				goto bad;
 			have_step = true;
 		} else if (!strcmp(tok, "psn")) {
-			if (parse_u32(val, &f->psn, UINT32_MAX))
+			if (parse_u32(val, 0, UINT32_MAX, &f->psn))
 				goto bad;
 		} else if (!strcmp(tok, "count")) {
-			if (parse_u32(val, &f->count, UINT32_MAX) || !f->count)
+			if (parse_u32(val, 0, UINT32_MAX, &f->count) || !f->count)
 				goto bad;
 		} else if (!strcmp(tok, "opcode")) {
-			if (parse_u32(val, &v, 0xff))
+			if (parse_u32(val, 0, 0xff, &v))
 				goto bad;
 			f->opcode = v;
 		} else if (!strcmp(tok, "truncate")) {
-			if (parse_u32(val, &v, SYMPHONY_PDS_LEN + SYMPHONY_SES_MIN_LEN))
+			if (parse_u32(val, 0, SYMPHONY_PDS_LEN + SYMPHONY_SES_MIN_LEN, &v))
 				goto bad;
 			f->truncate = v;
 		} else {
@@ -399,20 +387,20 @@ int main(int argc, char **argv)
 				goto usage;
 			break;
 		case 'e':
-			if (parse_u32(optarg, &v, 3))
+			if (parse_u32(optarg, 0, 3, &v))
 				goto usage;
 			g.ecn = v;
 			break;
 		case 'l':
-			if (parse_u32(optarg, &g.payload, ROCEGEN_MAX_PAYLOAD))
+			if (parse_u32(optarg, 0, ROCEGEN_MAX_PAYLOAD, &g.payload))
 				goto usage;
 			break;
 		case 'r':
-			if (parse_u32(optarg, &g.pps, 100000000))
+			if (parse_u32(optarg, 0, 100000000, &g.pps))
 				goto usage;
 			break;
 		case 'g':
-			if (parse_u32(optarg, &g.gso, 64) || !g.gso)
+			if (parse_u32(optarg, 0, 64, &g.gso) || !g.gso)
 				goto usage;
 			break;
 		case 'j':

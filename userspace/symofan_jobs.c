@@ -34,6 +34,7 @@
 #include <bpf/libbpf.h>
 #include <linux/capability.h>
 
+#include "parse.h"
 #include "symofan.h"
 #include "symphony_param.h"
 #include "symphony_jobs.skel.h"
@@ -89,19 +90,6 @@ enum job_opt {
 	JOPT_IDLE	= 0x40,
 	JOPT_DRY_RUN	= 0x80,
 };
-
-static bool parse_u32(const char *s, __u32 min, __u32 max, __u32 *out)
-{
-	unsigned long long v;
-	char *end;
-
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno || end == s || *end || s[0] == '-' || v < min || v > max)
-		return false;
-	*out = v;
-	return true;
-}
 
 /* Each per-job parameter's row of the qdisc's parameter table. */
 static const struct symphony_param *job_param(enum job_param p)
@@ -197,7 +185,7 @@ static int parse_job_opts(const struct command *cmd, int argc, char **argv,
 			o->dry_run = true;
 			break;
 		case 'i':
-			if (!parse_u32(optarg, 0, SYMPHONY_JOBS_MAX - 1, &o->id)) {
+			if (parse_u32(optarg, 0, SYMPHONY_JOBS_MAX - 1, &o->id)) {
 				error("--id wants a job id 0..%u, got '%s'",
 				      SYMPHONY_JOBS_MAX - 1, optarg);
 				goto usage;
@@ -213,7 +201,7 @@ static int parse_job_opts(const struct command *cmd, int argc, char **argv,
 			o->name = optarg;
 			break;
 		case 'J':
-			if (!parse_u32(optarg, SYMPHONY_JOBS_MIN,
+			if (parse_u32(optarg, SYMPHONY_JOBS_MIN,
 				       SYMPHONY_JOBS_MAX, &o->nr_jobs)) {
 				error("--jobs wants %u..%u job slots, got '%s'",
 				      SYMPHONY_JOBS_MIN, SYMPHONY_JOBS_MAX, optarg);
@@ -222,7 +210,7 @@ static int parse_job_opts(const struct command *cmd, int argc, char **argv,
 			break;
 		case 'I':
 		case 'e':
-			if (!parse_u32(optarg, c == 'I' ? 0 : 1, 86400 * 365,
+			if (parse_u32(optarg, c == 'I' ? 0 : 1, 86400 * 365,
 				       &v)) {
 				error("--%s wants seconds, got '%s'",
 				      c == 'I' ? "idle" : "every", optarg);
@@ -278,7 +266,7 @@ usage:
 /* The job id in positional argument @arg. */
 static int arg_job_id(const char *arg, __u32 *id)
 {
-	if (!parse_u32(arg, 0, SYMPHONY_JOBS_MAX - 1, id)) {
+	if (parse_u32(arg, 0, SYMPHONY_JOBS_MAX - 1, id)) {
 		error("'%s' is not a job id (0..%u)", arg,
 		      SYMPHONY_JOBS_MAX - 1);
 		return -1;

@@ -21,6 +21,7 @@
 #include <sys/socket.h>
 #include <linux/types.h>
 
+#include "parse.h"
 #include "workload/roce_frame.h"
 
 extern const char *tool_name;
@@ -39,70 +40,16 @@ static inline int bad(const char *opt, const char *val, const char *want)
 	return -1;
 }
 
-/* A number with an optional binary suffix k, m, g. */
-static inline int parse_size(const char *s, __u64 *out)
-{
-	unsigned long long v;
-	char *end;
-
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || end == s || s[0] == '-')
-		return -1;
-	if (*end == 'k' || *end == 'K')
-		v <<= 10;
-	else if (*end == 'm' || *end == 'M')
-		v <<= 20;
-	else if (*end == 'g' || *end == 'G')
-		v <<= 30;
-	if (strchr("kKmMgG", *end) && *end)
-		end++;
-	if (*end == 'b' || *end == 'B')
-		end++;
-	if (*end)
-		return -1;
-	*out = v;
-	return 0;
-}
-
-/* A rate: bit/s with an optional decimal suffix kbit, mbit, gbit. */
-static inline int parse_rate(const char *s, __u64 *out)
-{
-	unsigned long long v;
-	char *end;
-
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || end == s || s[0] == '-')
-		return -1;
-	if (!strcmp(end, "kbit"))
-		v *= 1000ULL;
-	else if (!strcmp(end, "mbit"))
-		v *= 1000000ULL;
-	else if (!strcmp(end, "gbit"))
-		v *= 1000000000ULL;
-	else if (*end && strcmp(end, "bit"))
-		return -1;
-	*out = v;
-	return 0;
-}
-
+/* A number @min..@max for option @opt, or an error naming both. */
 static inline int parse_u32_range(const char *opt, const char *s, __u32 min,
-			   __u32 max, __u32 *out)
+				  __u32 max, __u32 *out)
 {
-	unsigned long long v;
-	char *end;
+	char want[64];
 
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || end == s || *end || s[0] == '-' || v < min || v > max) {
-		char want[64];
-
-		snprintf(want, sizeof(want), "wants %u..%u", min, max);
-		return bad(opt, s, want);
-	}
-	*out = v;
-	return 0;
+	if (!parse_u32(s, min, max, out))
+		return 0;
+	snprintf(want, sizeof(want), "wants %u..%u", min, max);
+	return bad(opt, s, want);
 }
 
 static inline bool addr_is_local(__u32 addr)

@@ -3,12 +3,12 @@
  * symphony_param.c - the symphony qdisc's parameter table as data, and
  * the readers and writers of its values in a user's words.
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "symphony/symphony_names.h"
+#include "parse.h"
 #include "symphony_param.h"
 
 #define SYMPHONY_NAMES_OF_NONE		NULL, 0
@@ -55,39 +55,6 @@ const struct symphony_param *symphony_param_by_attr(int attr)
 	return NULL;
 }
 
-int symphony_parse_ppm(__u32 *ppm, const char *str, __u32 max_ppm)
-{
-	unsigned long long value = 0;
-	const char *p = str;
-	int frac_digits = -1;
-
-	if (!*p)
-		return -1;
-	for (; *p; p++) {
-		if (*p == '.' && frac_digits < 0) {
-			frac_digits = 0;
-			continue;
-		}
-		if (*p < '0' || *p > '9')
-			return -1;
-		if (frac_digits >= 6)
-			continue;	/* beyond ppm resolution: truncate */
-		value = value * 10 + (*p - '0');
-		if (frac_digits >= 0)
-			frac_digits++;
-		if (value > 1000000ULL * max_ppm)
-			return -1;
-	}
-	if (frac_digits < 0)
-		frac_digits = 0;
-	for (; frac_digits < 6; frac_digits++)
-		value *= 10;
-	if (value > max_ppm)
-		return -1;
-	*ppm = value;
-	return 0;
-}
-
 static unsigned long long floor_of(const struct symphony_param *p,
 				   unsigned long long min_floor)
 {
@@ -104,7 +71,6 @@ int symphony_param_parse(const struct symphony_param *p, const char *text,
 			 unsigned long long min_floor, __u32 *value)
 {
 	unsigned long long min = floor_of(p, min_floor), v;
-	char *end;
 	int i;
 
 	switch (p->kind) {
@@ -115,16 +81,12 @@ int symphony_param_parse(const struct symphony_param *p, const char *text,
 		v = i;
 		break;
 	case SYMPHONY_KIND_PPM:
-		if (symphony_parse_ppm(value, text, p->max))
+		if (parse_ppm(text, p->max, value))
 			return -1;
 		v = *value;
 		break;
 	default:
-		if (text[0] < '0' || text[0] > '9')
-			return -1;
-		errno = 0;
-		v = strtoull(text, &end, 0);
-		if (errno || *end)
+		if (parse_ull(text, min, p->max, &v))
 			return -1;
 		break;
 	}

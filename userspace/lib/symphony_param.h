@@ -58,9 +58,4 @@ void symphony_param_range_text(const struct symphony_param *p,
 void symphony_param_value_text(const struct symphony_param *p, __u32 value,
 			       char *buf, size_t len);
 
-/* Parse a decimal fraction such as "0.25" into parts per million, at
- * most @max_ppm.  0 or -1.
- */
-int symphony_parse_ppm(__u32 *ppm, const char *str, __u32 max_ppm);
-
 #endif /* SYMOFAN_LIB_SYMPHONY_PARAM_H */

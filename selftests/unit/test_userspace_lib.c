@@ -1,16 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * test_symphony_params.c - unit tests of the symphony qdisc's parameter
- * table (include/symphony/symphony_params.h) and of its userspace reader
- * (userspace/lib/symphony_param.c): the kernel's static range messages
- * quote the very bounds the policy enforces, every attribute has its row,
- * the agent's per-job ranges are the qdisc's from 1 up, and values read
- * and print in a user's words.
+ * test_userspace_lib.c - unit tests of userspace/lib: the number readers
+ * every tool uses (parse.c), and the symphony qdisc's parameter table
+ * (include/symphony/symphony_params.h) with its reader (symphony_param.c):
+ * the kernel's static range messages quote the very bounds the policy
+ * enforces, every attribute has its row, the agent's per-job ranges are
+ * the qdisc's from 1 up, and values read and print in a user's words.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "tap.h"
+#include "parse.h"
 #include "symphony_param.h"
 
 /* The kernel's messages, generated exactly as kernel/symphony_qdisc.c
@@ -171,8 +172,51 @@ static void test_values(void)
 		  "job_field's choices read %s", text);
 }
 
+static void test_numbers(void)
+{
+	unsigned long long ull;
+	__u64 v64;
+	__u32 v;
+
+	tap_check(!parse_u32("42", 0, 100, &v) && v == 42 &&
+		  !parse_u32("0x2a", 0, 100, &v) && v == 42 &&
+		  !parse_u32("010", 0, 100, &v) && v == 10,
+		  "decimal, 0x hexadecimal; a leading 0 is not octal");
+	tap_check(parse_u32("", 0, 100, &v) && parse_u32("-1", 0, 100, &v) &&
+		  parse_u32("+1", 0, 100, &v) && parse_u32(" 1", 0, 100, &v) &&
+		  parse_u32("1 ", 0, 100, &v) && parse_u32("0x", 0, 100, &v) &&
+		  parse_u32("101", 0, 100, &v) && parse_u32("4", 5, 100, &v),
+		  "empty, signed, spaced, bare 0x and out-of-range refused");
+	tap_check(!parse_ull("18446744073709551615", 0, ~0ULL, &ull) &&
+		  ull == ~0ULL && parse_ull("18446744073709551616", 0, ~0ULL, &ull),
+		  "the largest u64 read, one more refused");
+	tap_check(!parse_u32("4294967295", 0, 0xffffffffU, &v) && v == 0xffffffffU &&
+		  parse_u32("4294967296", 0, 0xffffffffU, &v),
+		  "u32 up to its largest value");
+	tap_check(!parse_size("64k", &v64) && v64 == 65536 &&
+		  !parse_size("1MB", &v64) && v64 == 1 << 20 &&
+		  !parse_size("1500", &v64) && v64 == 1500 &&
+		  !parse_size("2g", &v64) && v64 == 2ULL << 30 &&
+		  parse_size("1x", &v64) && parse_size("k", &v64) &&
+		  parse_size("-1k", &v64) && parse_size("17179869184g", &v64),
+		  "sizes with binary suffixes; junk and overflow refused");
+	tap_check(!parse_rate("20mbit", &v64) && v64 == 20000000 &&
+		  !parse_rate("1gbit", &v64) && v64 == 1000000000 &&
+		  !parse_rate("800", &v64) && v64 == 800 &&
+		  !parse_rate("9bit", &v64) && v64 == 9 &&
+		  parse_rate("20mbps", &v64) && parse_rate("mbit", &v64) &&
+		  parse_rate("18446744073709551gbit", &v64),
+		  "rates with decimal suffixes; junk and overflow refused");
+	tap_check(!parse_ppm("0.25", 1000000, &v) && v == 250000 &&
+		  !parse_ppm("100", 100000000, &v) && v == 100000000 &&
+		  parse_ppm("100.000001", 100000000, &v) &&
+		  parse_ppm("1.2.3", 1000000, &v) && parse_ppm("", 1000000, &v),
+		  "fractions in ppm within their maximum");
+}
+
 int main(void)
 {
+	test_numbers();
 	test_kernel_messages();
 	test_rows();
 	test_per_job();
