@@ -24,107 +24,27 @@
 
 #include <arpa/inet.h>
 
+#include "tap.h"
 #include "ofan/ofan_core.h"
 #include "ofan/ofan_maps.h"
 #include "ofan/ofan_perm.h"
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define MAX_W		OFAN_MAX_W
-#define MAX_FAILS	8	/* failure lines kept per test point */
-
-/* ------------------------------------------------------------------ */
-/* TAP: test points go to a memory stream, printed after the plan. */
-
-static FILE *tap;
-static unsigned int tap_count, tap_failed;
-static bool point_ok;
-static unsigned int point_fails;
-static char diag[8192], note[2048];
-static size_t diag_len, note_len;
-
-static void point_start(void)
-{
-	point_ok = true;
-	point_fails = 0;
-	diag_len = note_len = 0;
-	diag[0] = note[0] = '\0';
-}
-
-static void vappend(char *buf, size_t size, size_t *len, const char *fmt,
-		    va_list ap)
-{
-	int n;
-
-	if (*len >= size - 1)
-		return;
-	n = vsnprintf(buf + *len, size - *len, fmt, ap);
-	if (n > 0)
-		*len += (size_t)n;
-	if (*len > size - 1)
-		*len = size - 1;
-}
-
-/* a failure: marks the point failed, the line is printed under it */
-static void __attribute__((format(printf, 1, 2))) failf(const char *fmt, ...)
-{
-	va_list ap;
-
-	point_ok = false;
-	if (++point_fails > MAX_FAILS) {
-		if (point_fails == MAX_FAILS + 1) {
-			static const char more[] = "# (more failures left out)\n";
-
-			if (diag_len + sizeof(more) < sizeof(diag)) {
-				memcpy(diag + diag_len, more, sizeof(more));
-				diag_len += sizeof(more) - 1;
-			}
-		}
-		return;
-	}
-	va_start(ap, fmt);
-	vappend(diag, sizeof(diag), &diag_len, fmt, ap);
-	va_end(ap);
-}
-
-/* an informational diagnostic, printed under the point whatever its result */
-static void __attribute__((format(printf, 1, 2))) notef(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vappend(note, sizeof(note), &note_len, fmt, ap);
-	va_end(ap);
-}
 
 static void expect_u64(const char *what, __u64 want, __u64 got)
 {
 	if (want != got)
-		failf("# %s: expected %llu (0x%llx), got %llu (0x%llx)\n",
+		tap_fail("# %s: expected %llu (0x%llx), got %llu (0x%llx)\n",
 		      what, want, want, got, got);
 }
 
 static void expect_int(const char *what, long long want, long long got)
 {
 	if (want != got)
-		failf("# %s: expected %lld, got %lld\n", what, want, got);
+		tap_fail("# %s: expected %lld, got %lld\n", what, want, got);
 }
 
-static void __attribute__((format(printf, 1, 2))) point_end(const char *fmt, ...)
-{
-	va_list ap;
-
-	tap_count++;
-	fprintf(tap, "%sok %u - ", point_ok ? "" : "not ", tap_count);
-	va_start(ap, fmt);
-	vfprintf(tap, fmt, ap);
-	va_end(ap);
-	fputc('\n', tap);
-	if (!point_ok) {
-		tap_failed++;
-		fputs(diag, tap);
-	}
-	fputs(note, tap);
-}
 
 /* ------------------------------------------------------------------ */
 /* The test's own arithmetic */
@@ -255,10 +175,10 @@ static void test_index_bits(void)
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(bits_cases); i++) {
-		point_start();
+		tap_point_start();
 		expect_u64("ofan_index_bits", bits_cases[i].bits,
 			   ofan_index_bits(bits_cases[i].w));
-		point_end("ofan_index_bits(%u) = %u", bits_cases[i].w,
+		tap_point_end("ofan_index_bits(%u) = %u", bits_cases[i].w,
 			  bits_cases[i].bits);
 	}
 }
@@ -284,11 +204,11 @@ static void test_xor_w(void)
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(xor_cases); i++) {
-		point_start();
+		tap_point_start();
 		expect_u64("ofan_xor_w", xor_cases[i].want,
 			   ofan_xor_w(xor_cases[i].v, xor_cases[i].x,
 				      xor_cases[i].w));
-		point_end("ofan_xor_w(%u, %u, w = %u) = %u", xor_cases[i].v,
+		tap_point_end("ofan_xor_w(%u, %u, w = %u) = %u", xor_cases[i].v,
 			  xor_cases[i].x, xor_cases[i].w, xor_cases[i].want);
 	}
 }
@@ -354,7 +274,7 @@ static void test_pi_cases(void)
 	char what[64];
 
 	for (c = 0; c < ARRAY_SIZE(pi_cases); c++) {
-		point_start();
+		tap_point_start();
 		perm = pi_cases[c].perm ? pi_cases[c].perm : ident;
 		n = pi_cases[c].nr_idx ? pi_cases[c].nr_idx : pi_cases[c].w;
 		for (k = 0; k < n; k++) {
@@ -365,16 +285,16 @@ static void test_pi_cases(void)
 					   ref_bits(pi_cases[c].w),
 					   pi_cases[c].id, i));
 		}
-		point_end("ofan_pi: %s", pi_cases[c].name);
+		tap_point_end("ofan_pi: %s", pi_cases[c].name);
 	}
 
 	/* eq. (16): id = d + N_d * t */
-	point_start();
+	tap_point_start();
 	expect_u64("key 5, 4096 keys, data", 5, ofan_pointer_id(5, 4096, 0));
 	expect_u64("key 5, 4096 keys, ACK: 5 + 4096", 4101,
 		   ofan_pointer_id(5, 4096, 1));
 	expect_u64("key 0, 3 keys, ACK", 3, ofan_pointer_id(0, 3, 1));
-	point_end("ofan_pointer_id: d + N_d * t");
+	tap_point_end("ofan_pointer_id: d + N_d * t");
 }
 
 /* ------------------------------------------------------------------ */
@@ -387,36 +307,36 @@ static void test_base_perm_api(void)
 	int k;
 
 	/* out of range: rejected, buffer untouched */
-	point_start();
+	tap_point_start();
 	memset(buf, 0xaa, sizeof(buf));
 	expect_int("ofan_base_perm(0)", -1, ofan_base_perm(0, buf));
 	expect_int("ofan_base_perm(65)", -1, ofan_base_perm(MAX_W + 1, buf));
 	for (i = 0; i < sizeof(buf); i++)
 		if (buf[i] != 0xaa) {
-			failf("# perm[%u] written: 0x%02x\n", i, buf[i]);
+			tap_fail("# perm[%u] written: 0x%02x\n", i, buf[i]);
 			break;
 		}
-	point_end("ofan_base_perm: w = 0 and w = 65 rejected, perm untouched");
+	tap_point_end("ofan_base_perm: w = 0 and w = 65 rejected, perm untouched");
 
-	point_start();
+	tap_point_start();
 	for (w = 1; w <= MAX_W; w++) {
 		if (shipped_k[w] < 0)
-			failf("# w = %u: returned %d\n", w, shipped_k[w]);
+			tap_fail("# w = %u: returned %d\n", w, shipped_k[w]);
 		if (!is_perm(shipped[w], w))
-			failf("# w = %u: P is not a permutation of 0..%u\n",
+			tap_fail("# w = %u: P is not a permutation of 0..%u\n",
 			      w, w - 1);
 		if (ofan_is_permutation(shipped[w], w) != 1)
-			failf("# w = %u: ofan_is_permutation(P) != 1\n", w);
+			tap_fail("# w = %u: ofan_is_permutation(P) != 1\n", w);
 	}
-	point_end("ofan_base_perm: P is a permutation for every w in 1..64");
+	tap_point_end("ofan_base_perm: P is a permutation for every w in 1..64");
 
-	point_start();
+	tap_point_start();
 	for (w = 1; w <= MAX_W; w++) {
 		k = ofan_base_perm(w, again);
 		if (k != shipped_k[w] || memcmp(again, shipped[w], w))
-			failf("# w = %u: second call differs\n", w);
+			tap_fail("# w = %u: second call differs\n", w);
 	}
-	point_end("ofan_base_perm: reproducible (a second call gives the same P)");
+	tap_point_end("ofan_base_perm: reproducible (a second call gives the same P)");
 
 	/* The shipped values: every switch must compute these; a change of
 	 * the seed scheme changes them (and must change this table).
@@ -438,7 +358,7 @@ static void test_base_perm_api(void)
 		};
 
 		for (i = 0; i < ARRAY_SIZE(golden); i++) {
-			point_start();
+			tap_point_start();
 			w = golden[i].w;
 			expect_int("candidate index", golden[i].k, shipped_k[w]);
 			if (memcmp(shipped[w], golden[i].p, w)) {
@@ -449,26 +369,26 @@ static void test_base_perm_api(void)
 					len += (unsigned int)snprintf(s + len,
 						sizeof(s) - len, " %u",
 						shipped[w][j]);
-				failf("# P for w = %u is%s\n", w, s);
+				tap_fail("# P for w = %u is%s\n", w, s);
 			}
-			point_end("ofan_base_perm: shipped P for w = %u", w);
+			tap_point_end("ofan_base_perm: shipped P for w = %u", w);
 		}
 	}
 
 	/* the candidate 0 of w = 4 is rejected: check it really fails */
-	point_start();
+	tap_point_start();
 	ofan_perm_shuffle(4, 0, buf);
 	if (!is_perm(buf, 4))
-		failf("# candidate 0 of w = 4 is not a permutation\n");
+		tap_fail("# candidate 0 of w = 4 is not a permutation\n");
 	else if (shift_orders(buf, 4) == 4)
-		failf("# candidate 0 of w = 4 has the property: why skipped?\n");
+		tap_fail("# candidate 0 of w = 4 has the property: why skipped?\n");
 	else
-		notef("# w = 4: candidate 0 = %u %u %u %u: its shifts give %u cyclic order(s)\n",
+		tap_note("w = 4: candidate 0 = %u %u %u %u: its shifts give %u cyclic order(s)",
 		      buf[0], buf[1], buf[2], buf[3], shift_orders(buf, 4));
-	point_end("ofan_base_perm: w = 4 skips candidate 0, which lacks the property");
+	tap_point_end("ofan_base_perm: w = 4 skips candidate 0, which lacks the property");
 
 	/* Fast enough to compute at start-up: well under a millisecond. */
-	point_start();
+	tap_point_start();
 	{
 		struct timespec a, b;
 		const unsigned int reps = 1000;
@@ -480,11 +400,11 @@ static void test_base_perm_api(void)
 		clock_gettime(CLOCK_MONOTONIC, &b);
 		us = ((b.tv_sec - a.tv_sec) * 1e9 + (b.tv_nsec - a.tv_nsec)) /
 		     1e3 / reps;
-		notef("# ofan_base_perm(64): %.2f us per call\n", us);
+		tap_note("ofan_base_perm(64): %.2f us per call", us);
 		if (us >= 1000)
-			failf("# %.2f us per call is not below 1 ms\n", us);
+			tap_fail("# %.2f us per call is not below 1 ms\n", us);
 	}
-	point_end("ofan_base_perm(64) takes less than 1 ms");
+	tap_point_end("ofan_base_perm(64) takes less than 1 ms");
 }
 
 /*
@@ -535,7 +455,7 @@ static void test_exhaustive(void)
 	unsigned int w;
 
 	for (w = 1; w <= 8; w++) {
-		point_start();
+		tap_point_start();
 		ex_w = w;
 		ex_good = ex_max = ex_mismatch = 0;
 		ex_visit(0, 0);
@@ -548,10 +468,10 @@ static void test_exhaustive(void)
 		if (w == 2 || w == 3)
 			expect_u64("most cyclic orders of the shifts of any P",
 				   1, ex_max);
-		notef("# w = %u: %u of %u permutations have %u distinct shift orders%s\n",
+		tap_note("w = %u: %u of %u permutations have %u distinct shift orders%s",
 		      w, ex_good, fact[w], w,
 		      ex_good ? "" : " (exception: every P gives 1)");
-		point_end("exhaustive w = %u: property %s", w,
+		tap_point_end("exhaustive w = %u: property %s", w,
 			  ex_good ? "achievable" : "impossible");
 	}
 }
@@ -564,40 +484,40 @@ static void test_shipped_property(void)
 	 * above); w = 1 and 4..8 achievable (above), 9..64 achievable
 	 * because the shipped P has the property (next point).
 	 */
-	point_start();
+	tap_point_start();
 	for (w = 0; w <= MAX_W + 1; w++) {
 		bool want = w == 1 || (w >= 4 && w <= MAX_W);
 
 		if (ofan_perm_shifts_achievable(w) != want)
-			failf("# ofan_perm_shifts_achievable(%u) = %d\n", w,
+			tap_fail("# ofan_perm_shifts_achievable(%u) = %d\n", w,
 			      ofan_perm_shifts_achievable(w));
 	}
-	point_end("exception list: achievable for w = 1 and 4..64, not for w = 2, 3");
+	tap_point_end("exception list: achievable for w = 1 and 4..64, not for w = 2, 3");
 
-	point_start();
+	tap_point_start();
 	for (w = 1; w <= MAX_W; w++) {
 		if (w == 2 || w == 3)
 			continue;
 		n = shift_orders(shipped[w], w);
 		if (n != w)
-			failf("# w = %u: %u distinct cyclic orders\n", w, n);
+			tap_fail("# w = %u: %u distinct cyclic orders\n", w, n);
 		if (ofan_perm_shifts_distinct(shipped[w], w) != 1)
-			failf("# w = %u: ofan_perm_shifts_distinct(P) != 1\n",
+			tap_fail("# w = %u: ofan_perm_shifts_distinct(P) != 1\n",
 			      w);
 	}
-	point_end("shipped P: its w shifts are w distinct cyclic orders for w = 1, 4..64");
+	tap_point_end("shipped P: its w shifts are w distinct cyclic orders for w = 1, 4..64");
 
-	point_start();
+	tap_point_start();
 	for (w = 2; w <= 3; w++) {
 		expect_u64("distinct cyclic orders of the shifts", 1,
 			   shift_orders(shipped[w], w));
 		expect_u64("ofan_perm_shifts_distinct", 0,
 			   ofan_perm_shifts_distinct(shipped[w], w));
 	}
-	point_end("shipped P: w = 2, 3 (exceptions): the shifts give one cyclic order");
+	tap_point_end("shipped P: w = 2, 3 (exceptions): the shifts give one cyclic order");
 
 	/* ofan_perm_shifts_distinct refuses what is not a permutation */
-	point_start();
+	tap_point_start();
 	{
 		static const uint8_t dup[4] = { 0, 1, 1, 3 };
 		static const uint8_t big[4] = { 0, 1, 2, 4 };
@@ -614,7 +534,7 @@ static void test_shipped_property(void)
 			   ofan_is_permutation(ident, MAX_W));
 		expect_u64("w = 0", 0, ofan_perm_shifts_distinct(p4, 0));
 	}
-	point_end("ofan_is_permutation, ofan_perm_shifts_distinct: non-permutations");
+	tap_point_end("ofan_is_permutation, ofan_perm_shifts_distinct: non-permutations");
 }
 
 /* ------------------------------------------------------------------ */
@@ -628,32 +548,32 @@ static void test_pi_all(void)
 	uint32_t id;
 	uint8_t s[MAX_W];
 
-	point_start();
+	tap_point_start();
 	for (w = 1; w <= MAX_W; w++) {
 		b = ofan_index_bits(w);
 		for (id = 0; id < NR_IDS; id++) {
 			for (i = 0; i < w; i++)
 				s[i] = (uint8_t)ofan_pi(shipped[w], w, b, id, i);
 			if (!is_perm(s, w))
-				failf("# w = %u, id %u: pi is not a permutation\n",
+				tap_fail("# w = %u, id %u: pi is not a permutation\n",
 				      w, id);
 		}
 	}
-	point_end("pi is a permutation of 0..w-1 for every w in 1..64 and id < 4096");
+	tap_point_end("pi is a permutation of 0..w-1 for every w in 1..64 and id < 4096");
 
-	point_start();
+	tap_point_start();
 	for (w = 1; w <= MAX_W; w++) {
 		b = ofan_index_bits(w);
 		for (id = 0; id < NR_IDS; id++)
 			for (i = 0; i < w; i++)
 				if (ofan_pi(shipped[w], w, b, id, i) !=
 				    ref_pi(shipped[w], w, id, i))
-					failf("# w = %u, id %u, i %u: %u, eq. (18) gives %u\n",
+					tap_fail("# w = %u, id %u, i %u: %u, eq. (18) gives %u\n",
 					      w, id, i,
 					      ofan_pi(shipped[w], w, b, id, i),
 					      ref_pi(shipped[w], w, id, i));
 	}
-	point_end("ofan_pi agrees with eq. (18) for every w in 1..64 and id < 4096");
+	tap_point_end("ofan_pi agrees with eq. (18) for every w in 1..64 and id < 4096");
 }
 
 /*
@@ -674,7 +594,7 @@ static unsigned int id_orders(const uint8_t *perm, unsigned int w)
 	if (!c || !flat) {
 		free(c);
 		free(flat);
-		failf("# out of memory\n");
+		tap_fail("# out of memory\n");
 		return 0;
 	}
 	for (id = 0; id < n; id++) {
@@ -706,23 +626,23 @@ static void test_id_orders(void)
 	uint8_t s1[MAX_W], s2[MAX_W];
 
 	for (c = 0; c < ARRAY_SIZE(cases); c++) {
-		point_start();
+		tap_point_start();
 		w = cases[c].w;
 		d = id_orders(shipped[w], w);
 		if (cases[c].exact)
 			expect_u64("distinct cyclic orders", cases[c].exact, d);
 		else if (d < cases[c].min)
-			failf("# %u distinct cyclic orders, fewer than %u\n",
+			tap_fail("# %u distinct cyclic orders, fewer than %u\n",
 			      d, cases[c].min);
-		notef("# w = %u: ids 0..%u give %u distinct cyclic orders (%u with additions alone)\n",
+		tap_note("w = %u: ids 0..%u give %u distinct cyclic orders (%u with additions alone)",
 		      w, (1U << ref_bits(w)) * w - 1, d, w);
-		point_end("w = %u: ids 0..2^b*w-1 give %s%u distinct cyclic orders",
+		tap_point_end("w = %u: ids 0..2^b*w-1 give %s%u distinct cyclic orders",
 			  w, cases[c].exact ? "" : "at least ",
 			  cases[c].exact ? cases[c].exact : cases[c].min);
 	}
 
 	/* the w^2 / 2 bound of powers of two, pointer by pointer */
-	point_start();
+	tap_point_start();
 	for (w = 2; w <= MAX_W; w *= 2) {
 		b = ref_bits(w);
 		for (x = 0; x < w / 2; x++)
@@ -732,12 +652,12 @@ static void test_id_orders(void)
 					 (x + w / 2) + (((k + w / 2) % w) << b),
 					 s2);
 				if (memcmp(s1, s2, w))
-					failf("# w = %u: ids (%u, %u) and (%u, %u) differ\n",
+					tap_fail("# w = %u: ids (%u, %u) and (%u, %u) differ\n",
 					      w, x, k, x + w / 2,
 					      (k + w / 2) % w);
 			}
 	}
-	point_end("w = 2^b: ids (id1, id2) and (id1 ^ w/2, id2 + w/2) share one order");
+	tap_point_end("w = 2^b: ids (id1, id2) and (id1 ^ w/2, id2 + w/2) share one order");
 }
 
 /* ------------------------------------------------------------------ */
@@ -776,18 +696,18 @@ static void walk_all_valid(unsigned int w, uint32_t id, __u64 c0)
 		before = counter;
 		ret = next_port(&counter, shipped[w], w, id, all_ports(w));
 		if (counter != before + 1)
-			failf("# w %u id %u: counter %llu -> %llu\n", w, id,
+			tap_fail("# w %u id %u: counter %llu -> %llu\n", w, id,
 			      before, counter);
 		pos = (unsigned int)(before % w);
 		want = ref_pi(shipped[w], w, id, pos);
 		if (ret != (int)want)
-			failf("# w %u id %u counter %llu: port %d, pi(%u) = %u\n",
+			tap_fail("# w %u id %u counter %llu: port %d, pi(%u) = %u\n",
 			      w, id, before, ret, pos, want);
 		else
 			seen |= 1ULL << ret;
 	}
 	if (seen != all_ports(w))
-		failf("# w %u id %u start %llu: ports 0x%llx in %u calls\n", w,
+		tap_fail("# w %u id %u start %llu: ports 0x%llx in %u calls\n", w,
 		      id, c0, seen, w);
 }
 
@@ -795,13 +715,13 @@ static void test_next_all_valid(void)
 {
 	unsigned int a, b, s;
 
-	point_start();
+	tap_point_start();
 	for (a = 0; a < ARRAY_SIZE(walk_w); a++)
 		for (b = 0; b < ARRAY_SIZE(walk_id); b++)
 			for (s = 0; s < ARRAY_SIZE(walk_start); s++)
 				walk_all_valid(walk_w[a], walk_id[b],
 					       walk_start[s]);
-	point_end("ofan_next_port, all ports valid: w calls from any counter visit each port once");
+	tap_point_end("ofan_next_port, all ports valid: w calls from any counter visit each port once");
 }
 
 /*
@@ -823,12 +743,12 @@ static void walk_holes(unsigned int w, uint32_t id, __u64 valid,
 		before = counter;
 		ret = next_port(&counter, shipped[w], w, id, valid);
 		if (ret < 0 || (unsigned int)ret >= w || !((valid >> ret) & 1)) {
-			failf("# w %u id %u valid 0x%llx: call %u returned %d\n",
+			tap_fail("# w %u id %u valid 0x%llx: call %u returned %d\n",
 			      w, id, valid, n, ret);
 			return;
 		}
 		if (counter - before < 1 || counter - before > w) {
-			failf("# w %u: counter advanced by %llu\n", w,
+			tap_fail("# w %u: counter advanced by %llu\n", w,
 			      counter - before);
 			return;
 		}
@@ -836,30 +756,30 @@ static void walk_holes(unsigned int w, uint32_t id, __u64 valid,
 		for (c = before; c != counter - 1; c++) {
 			pos = (unsigned int)(c % w);
 			if ((valid >> ref_pi(shipped[w], w, id, pos)) & 1)
-				failf("# w %u id %u: position %u (port %u) skipped but valid\n",
+				tap_fail("# w %u id %u: position %u (port %u) skipped but valid\n",
 				      w, id, pos, ref_pi(shipped[w], w, id, pos));
 		}
 		/* ... and the last examined one is the returned port */
 		from = counter - 1;
 		pos = (unsigned int)(from % w);
 		if ((unsigned int)ret != ref_pi(shipped[w], w, id, pos))
-			failf("# w %u id %u: port %d from position %u, pi = %u\n",
+			tap_fail("# w %u id %u: port %d from position %u, pi = %u\n",
 			      w, id, ret, pos, ref_pi(shipped[w], w, id, pos));
 		r = (unsigned int)((from - c0) / w);
 		if (r >= rounds || ((per_round[r] >> ret) & 1))
-			failf("# w %u id %u valid 0x%llx: port %d twice in round %u\n",
+			tap_fail("# w %u id %u valid 0x%llx: port %d twice in round %u\n",
 			      w, id, valid, ret, r);
 		else
 			per_round[r] |= 1ULL << ret;
 	}
 	for (r = 0; r < rounds; r++)
 		if (per_round[r] != (valid & all_ports(w)))
-			failf("# w %u id %u valid 0x%llx: round %u got 0x%llx\n",
+			tap_fail("# w %u id %u valid 0x%llx: round %u got 0x%llx\n",
 			      w, id, valid, r, per_round[r]);
 	/* the counter stopped inside the last round */
 	if (counter - c0 > (__u64)rounds * w ||
 	    counter - c0 <= (__u64)(rounds - 1) * w)
-		failf("# w %u id %u: counter advanced %llu in %u rounds\n",
+		tap_fail("# w %u id %u: counter advanced %llu in %u rounds\n",
 		      w, id, counter - c0, rounds);
 }
 
@@ -883,13 +803,13 @@ static void test_next_holes(void)
 	};
 	unsigned int c, b, s;
 
-	point_start();
+	tap_point_start();
 	for (c = 0; c < ARRAY_SIZE(cases); c++)
 		for (b = 0; b < ARRAY_SIZE(walk_id); b++)
 			for (s = 0; s < ARRAY_SIZE(walk_start); s++)
 				walk_holes(cases[c].w, walk_id[b],
 					   cases[c].valid, walk_start[s], 5);
-	point_end("ofan_next_port, holes: each round gives each valid port once, no invalid one");
+	tap_point_end("ofan_next_port, holes: each round gives each valid port once, no invalid one");
 
 }
 
@@ -907,11 +827,11 @@ static void walk_single(unsigned int w, unsigned int p)
 		before = counter;
 		ret = next_port(&counter, shipped[w], w, 13, 1ULL << p);
 		if (ret != (int)p)
-			failf("# w %u port %u: call %u returned %d\n", w, p, n,
+			tap_fail("# w %u port %u: call %u returned %d\n", w, p, n,
 			      ret);
 		if (n ? counter - before != w :
 		    counter - before < 1 || counter - before > w)
-			failf("# w %u port %u: call %u advanced the counter by %llu\n",
+			tap_fail("# w %u port %u: call %u advanced the counter by %llu\n",
 			      w, p, n, counter - before);
 	}
 }
@@ -921,11 +841,11 @@ static void test_next_single(void)
 	static const unsigned int ws[] = { 1, 5, 6, 64 };
 	unsigned int a, p;
 
-	point_start();
+	tap_point_start();
 	for (a = 0; a < ARRAY_SIZE(ws); a++)
 		for (p = 0; p < ws[a]; p += (ws[a] > 8 ? 21 : 1))
 			walk_single(ws[a], p);
-	point_end("ofan_next_port, a single valid port: every call returns it");
+	tap_point_end("ofan_next_port, a single valid port: every call returns it");
 }
 
 /* No valid port: -1, after advancing the counter by exactly w. */
@@ -935,7 +855,7 @@ static void test_next_none(void)
 	unsigned int a, w;
 	__u64 counter;
 
-	point_start();
+	tap_point_start();
 	for (a = 0; a < ARRAY_SIZE(ws); a++) {
 		w = ws[a];
 		counter = 1000;
@@ -952,7 +872,7 @@ static void test_next_none(void)
 		expect_u64("counter after valid past w", (__u64)w - 3,
 			   counter);
 	}
-	point_end("ofan_next_port, no valid port: -1 after advancing the counter by exactly w");
+	tap_point_end("ofan_next_port, no valid port: -1 after advancing the counter by exactly w");
 }
 
 /*
@@ -978,7 +898,7 @@ static void test_next_wrap(void)
 	__u64 counter, seen;
 	int ret;
 
-	point_start();
+	tap_point_start();
 	for (a = 0; a < ARRAY_SIZE(ws); a++) {
 		w = ws[a];
 		/* start 3 short of the wrap; every window of w calls, the
@@ -991,7 +911,7 @@ static void test_next_wrap(void)
 			got[n] = (uint8_t)ret;
 			if (ret != (int)ref_pi(shipped[w], w, 100,
 						(unsigned int)((0 - 3ULL + n) % w)))
-				failf("# w %u call %u: port %d\n", w, n, ret);
+				tap_fail("# w %u call %u: port %d\n", w, n, ret);
 		}
 		expect_u64("counter after the wrap", 3 * w - 3, counter);
 		for (n = 0; n + w <= 3 * w; n++) {
@@ -1001,19 +921,19 @@ static void test_next_wrap(void)
 			for (j = n; j < n + w; j++)
 				seen |= 1ULL << got[j];
 			if (seen != all_ports(w))
-				failf("# w %u: calls %u..%u miss a port\n", w,
+				tap_fail("# w %u: calls %u..%u miss a port\n", w,
 				      n, n + w - 1);
 		}
 	}
-	point_end("counter wrap, w a power of two: seamless, any w calls visit each port once");
+	tap_point_end("counter wrap, w a power of two: seamless, any w calls visit each port once");
 
-	point_start();
+	tap_point_start();
 	expect_u64("2^64 mod 6", 4, (0 - 1ULL) % 6 + 1);
 	counter = 0 - 10ULL;
 	for (n = 0; n < ARRAY_SIZE(pos6); n++) {
 		ret = next_port(&counter, shipped[6], 6, 13, all_ports(6));
 		if (ret != (int)ref_pi(shipped[6], 6, 13, pos6[n]))
-			failf("# call %u: port %d, position %u is port %u\n",
+			tap_fail("# call %u: port %d, position %u is port %u\n",
 			      n, ret, pos6[n], ref_pi(shipped[6], 6, 13, pos6[n]));
 	}
 	expect_u64("counter after the wrap", 6, counter);
@@ -1022,9 +942,9 @@ static void test_next_wrap(void)
 	for (n = 0; n < 16; n++) {
 		ret = next_port(&counter, shipped[6], 6, 13, 0x12);
 		if (ret != 1 && ret != 4)
-			failf("# holes, call %u: port %d\n", n, ret);
+			tap_fail("# holes, call %u: port %d\n", n, ret);
 	}
-	point_end("counter wrap, w = 6 (2^64 mod 6 = 4): one short round of positions 0..3, then normal rounds");
+	tap_point_end("counter wrap, w = 6 (2^64 mod 6 = 4): one short round of positions 0..3, then normal rounds");
 }
 
 /* the prefix mask in network byte order, the network masked with it */
@@ -1049,7 +969,7 @@ static void test_config_set_fast(void)
 	for (i = 0; i < ARRAY_SIZE(fast_cases); i++) {
 		struct ofan_config cfg = { 0 };
 
-		point_start();
+		tap_point_start();
 		ofan_config_set_fast(&cfg, inet_addr(fast_cases[i].net),
 				     fast_cases[i].prefix_len, 8, 0xff);
 		expect_u64("fast_enabled", 1, cfg.fast_enabled);
@@ -1059,7 +979,7 @@ static void test_config_set_fast(void)
 			   cfg.fast_net);
 		expect_u64("fast_prefix_len", fast_cases[i].prefix_len,
 			   cfg.fast_prefix_len);
-		point_end("ofan_config_set_fast(%s/%u): mask %s, net %s",
+		tap_point_end("ofan_config_set_fast(%s/%u): mask %s, net %s",
 			  fast_cases[i].net, fast_cases[i].prefix_len,
 			  fast_cases[i].mask, fast_cases[i].masked_net);
 	}
@@ -1077,50 +997,43 @@ static void test_ack_offset(void)
 	unsigned int s, n, w;
 	__u64 data, ack;
 
-	point_start();
+	tap_point_start();
 	for (s = 0; s < ARRAY_SIZE(starts); s++) {
 		data = starts[s];
 		ack = data + 4 / 2;
 		/* 4 divides 2^64: the wrap of c + 2 keeps positions apart */
 		for (n = 0; n < 9; n++) {
 			if ((ack % 4 + 4 - data % 4) % 4 != 2)
-				failf("# start %llu, call %u: data position %u, ACK position %u\n",
+				tap_fail("# start %llu, call %u: data position %u, ACK position %u\n",
 				      starts[s], n, (unsigned int)(data % 4),
 				      (unsigned int)(ack % 4));
 			next_port(&data, shipped[4], 4, 5, 0xf);
 			next_port(&ack, shipped[4], 4, 5 + 4096, 0xf);
 		}
 	}
-	point_end("ACK pointer at c + floor(w/2): w = 4, positions 2 apart, also after the calls");
+	tap_point_end("ACK pointer at c + floor(w/2): w = 4, positions 2 apart, also after the calls");
 
-	point_start();
+	tap_point_start();
 	for (w = 1; w <= MAX_W; w++)
 		for (s = 0; s < 6; s++) {
 			data = starts[s];
 			ack = data + w / 2;
 			if ((ack % w + w - data % w) % w != w / 2)
-				failf("# w %u start %llu: positions %u, %u\n",
+				tap_fail("# w %u start %llu: positions %u, %u\n",
 				      w, data, (unsigned int)(data % w),
 				      (unsigned int)(ack % w));
 		}
-	point_end("ACK pointer at c + floor(w/2): positions floor(w/2) apart for every w (counters far from 2^64)");
+	tap_point_end("ACK pointer at c + floor(w/2): positions floor(w/2) apart for every w (counters far from 2^64)");
 }
 
 int main(void)
 {
-	char *out = NULL;
-	size_t out_len = 0;
 	unsigned int i;
 
 	for (i = 0; i < MAX_W; i++)
 		ident[i] = (uint8_t)i;
 	load_shipped();
 
-	tap = open_memstream(&out, &out_len);
-	if (!tap) {
-		perror("open_memstream");
-		return 1;
-	}
 	test_index_bits();
 	test_xor_w();
 	test_pi_cases();
@@ -1136,12 +1049,5 @@ int main(void)
 	test_next_wrap();
 	test_ack_offset();
 	test_config_set_fast();
-	fclose(tap);
-
-	printf("TAP version 13\n1..%u\n", tap_count);
-	fwrite(out, 1, out_len, stdout);
-	printf("# totals: pass:%u fail:%u\n", tap_count - tap_failed,
-	       tap_failed);
-	free(out);
-	return tap_failed ? 1 : 0;
+	return tap_finish();
 }

@@ -26,6 +26,7 @@
 #include <bpf/libbpf.h>
 
 #include "ofan.skel.h"
+#include "tap.h"
 #include "tool_util.h"
 
 const char *tool_name = "test_ofan_prog";
@@ -38,15 +39,6 @@ const char *tool_name = "test_ofan_prog";
 
 static const __u8 perm[W] = { 2, 0, 3, 1 };
 static struct ofan_bpf *skel;
-static int tests, failures;
-
-static void result(int ok, const char *name)
-{
-	tests++;
-	if (!ok)
-		failures++;
-	printf("%sok %d - %s\n", ok ? "" : "not ", tests, name);
-}
 
 /* An Ethernet frame of @frame_len bytes carrying UDP to @dst. */
 static size_t build_packet(__u8 *buf, const char *dst, int ttl,
@@ -384,7 +376,6 @@ static void corrupt(__u8 *pkt, enum corruption how)
 static void run_fixture(const struct fixture *f)
 {
 	__u64 before[W], stat_before;
-	char name[160];
 	struct run r = {};
 	__u8 pkt[256];
 	size_t len;
@@ -400,9 +391,8 @@ static void run_fixture(const struct fixture *f)
 	stat_before = f->stat == NO_STAT ? 0 : stat(f->stat);
 
 	if (run_packet(pkt, len, f->ingress_ifindex, &r)) {
-		snprintf(name, sizeof(name), "%s (test run failed: %s)",
-			 f->name, strerror(errno));
-		result(0, name);
+		tap_check(false, "%s (test run failed: %s)", f->name,
+			  strerror(errno));
 		return;
 	}
 	ok = r.retval == f->retval &&
@@ -411,8 +401,9 @@ static void run_fixture(const struct fixture *f)
 	     (f->ttl_out < 0 || output_ttl(&r) == f->ttl_out) &&
 	     (f->retval != TC_ACT_REDIRECT || output_checksum_ok(&r)) &&
 	     (f->slot < 0 || get_pointer(f->slot) == f->counter);
+	tap_point_start();
 	if (!ok) {
-		printf("# %s: verdict %d (want %d), counter +%llu (want +1), "
+		tap_fail("# %s: verdict %d (want %d), counter +%llu (want +1), "
 		       "port %d (want %d), ttl %d (want %d), checksum %s",
 		       f->name, r.retval, f->retval,
 		       (unsigned long long)(f->stat == NO_STAT ? 1 :
@@ -420,12 +411,12 @@ static void run_fixture(const struct fixture *f)
 		       moved_port(before), f->port, output_ttl(&r), f->ttl_out,
 		       output_checksum_ok(&r) ? "ok" : "bad");
 		if (f->slot >= 0)
-			printf(", pointer %llu (want %llu)",
-			       (unsigned long long)get_pointer(f->slot),
-			       (unsigned long long)f->counter);
-		printf("\n");
+			tap_fail(", pointer %llu (want %llu)",
+				 (unsigned long long)get_pointer(f->slot),
+				 (unsigned long long)f->counter);
+		tap_fail("\n");
 	}
-	result(ok, f->name);
+	tap_point_end("%s", f->name);
 }
 
 /* rps spreads packets uniformly over the valid ports. */
@@ -446,10 +437,10 @@ static void test_rps_spread(void)
 		n[p] = port_packets(p) - before[p];
 		ok &= n[p] >= 50 && n[p] <= 150;
 	}
-	printf("# rps over 400 packets: %llu %llu %llu %llu\n",
+	tap_note("rps over 400 packets: %llu %llu %llu %llu",
 	       (unsigned long long)n[0], (unsigned long long)n[1],
 	       (unsigned long long)n[2], (unsigned long long)n[3]);
-	result(ok, "rps: 400 packets spread over 4 ports, 50..150 each");
+	tap_check(ok, "rps: 400 packets spread over 4 ports, 50..150 each");
 }
 
 /* A down uplink is skipped by every mode's pointer. */
@@ -475,7 +466,7 @@ static void test_port_down(void)
 	for (p = 0; p < W; p++)
 		if (p != 1)
 			ok &= port_packets(p) - before[p] == 10;
-	result(ok, "a down uplink is skipped; the others get 10 of 30 each");
+	tap_check(ok, "a down uplink is skipped; the others get 10 of 30 each");
 }
 
 /* ecmp follows the kernel's route: run in a private netns with a route
@@ -496,8 +487,7 @@ static void test_ecmp_route(void)
 		   "ip link set lo up && ip addr add 192.0.2.1/24 dev ofant0 && "
 		   "ip route add 10.0.0.0/16 via 192.0.2.2 dev ofant0 && "
 		   "sysctl -qw net.ipv4.conf.all.forwarding=1")) {
-		printf("ok %d - ecmp follows the kernel route # SKIP cannot build a netns\n",
-		       ++tests);
+		tap_skip("ecmp follows the kernel route: cannot build a netns");
 		return;
 	}
 	port.ifindex = if_nametoindex("ofant0");
@@ -508,8 +498,8 @@ static void test_ecmp_route(void)
 	for (p = 0; p < W; p++)
 		before[p] = port_packets(p);
 	run_packet(pkt, 200, port.ifindex, &r);
-	result(r.retval == TC_ACT_REDIRECT && moved_port(before) == 3,
-	       "ecmp follows the kernel route to uplink 3");
+	tap_check(r.retval == TC_ACT_REDIRECT && moved_port(before) == 3,
+		  "ecmp follows the kernel route to uplink 3");
 }
 
 int main(void)
@@ -524,9 +514,6 @@ int main(void)
 		       strerror(errno));
 		return errno == EPERM ? 4 : 1;
 	}
-	printf("TAP version 13\n1..%zu\n",
-	       sizeof(fixtures) / sizeof(fixtures[0]) + 3);
-
 	for (p = 0; p < W; p++) {
 		struct ofan_port port = { .ifindex = 100 + p, .nh_family = AF_INET };
 
@@ -557,6 +544,5 @@ int main(void)
 	test_ecmp_route();
 
 	ofan_bpf__destroy(skel);
-	printf("# %d of %d passed\n", tests - failures, tests);
-	return failures ? 1 : 0;
+	return tap_finish();
 }

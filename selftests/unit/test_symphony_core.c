@@ -23,63 +23,17 @@
 #include <string.h>
 
 #include "symphony/symphony_core.h"
+#include "tap.h"
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define ALWAYS		SYMPHONY_PROB_ALWAYS
-
-/* TAP: test points go to a memory stream, printed after the plan. */
-static FILE *tap;
-static unsigned int tap_count, tap_failed;
-static bool point_ok;
-static char diag[4096];
-static size_t diag_len;
-
-static void point_start(void)
-{
-	point_ok = true;
-	diag_len = 0;
-	diag[0] = '\0';
-}
-
-static void __attribute__((format(printf, 1, 2))) diagf(const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	if (diag_len >= sizeof(diag) - 1)
-		return;
-	va_start(ap, fmt);
-	n = vsnprintf(diag + diag_len, sizeof(diag) - diag_len, fmt, ap);
-	va_end(ap);
-	if (n > 0)
-		diag_len += (size_t)n;
-	if (diag_len > sizeof(diag) - 1)
-		diag_len = sizeof(diag) - 1;
-}
 
 static void expect_u64(const char *what, uint64_t want, uint64_t got)
 {
 	if (want == got)
 		return;
-	point_ok = false;
-	diagf("# %s: expected %" PRIu64 " (0x%" PRIx64 "), got %" PRIu64
+	tap_fail("# %s: expected %" PRIu64 " (0x%" PRIx64 "), got %" PRIu64
 	      " (0x%" PRIx64 ")\n", what, want, want, got, got);
-}
-
-static void __attribute__((format(printf, 1, 2))) point_end(const char *fmt, ...)
-{
-	va_list ap;
-
-	tap_count++;
-	fprintf(tap, "%sok %u - ", point_ok ? "" : "not ", tap_count);
-	va_start(ap, fmt);
-	vfprintf(tap, fmt, ap);
-	va_end(ap);
-	fputc('\n', tap);
-	if (!point_ok) {
-		tap_failed++;
-		fputs(diag, tap);
-	}
 }
 
 /* ------------------------------------------------------------------ */
@@ -138,14 +92,14 @@ static void test_mark_prob(void)
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(mark_cases); i++) {
-		point_start();
+		tap_point_start();
 		expect_u64("probability",
 			   mark_cases[i].want,
 			   symphony_mark_prob(mark_cases[i].k_ppm,
 					      mark_cases[i].alpha,
 					      mark_cases[i].psn,
 					      mark_cases[i].psn_rec));
-		point_end("mark_prob: %s", mark_cases[i].name);
+		tap_point_end("mark_prob: %s", mark_cases[i].name);
 	}
 }
 
@@ -191,13 +145,13 @@ static void test_red_prob(void)
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(red_cases); i++) {
-		point_start();
+		tap_point_start();
 		expect_u64("probability", red_cases[i].want,
 			   symphony_red_prob(red_cases[i].kmin,
 					     red_cases[i].kmax,
 					     red_cases[i].pmax_ppm,
 					     red_cases[i].backlog));
-		point_end("red_prob: %s", red_cases[i].name);
+		tap_point_end("red_prob: %s", red_cases[i].name);
 	}
 }
 
@@ -240,17 +194,17 @@ static void test_before(void)
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(before_cases); i++) {
-		point_start();
+		tap_point_start();
 		expect_u64("before", before_cases[i].want,
 			   symphony_before(before_cases[i].a, before_cases[i].b,
 					   before_cases[i].bits));
-		point_end("before: %#x < %#x in %u bits is %s",
+		tap_point_end("before: %#x < %#x in %u bits is %s",
 			  before_cases[i].a, before_cases[i].b,
 			  before_cases[i].bits,
 			  before_cases[i].want ? "true" : "false");
 	}
 
-	point_start();
+	tap_point_start();
 	expect_u64("prob 0, random 0", false, symphony_coin(0, 0));
 	expect_u64("prob 1, random 0", true, symphony_coin(1, 0));
 	expect_u64("prob 1, random 1", false, symphony_coin(1, 1));
@@ -258,7 +212,7 @@ static void test_before(void)
 		   symphony_coin(0xfffffffe, 0xffffffff));
 	expect_u64("always, random 2^32-1", true,
 		   symphony_coin(ALWAYS, 0xffffffff));
-	point_end("coin: marks when random < prob, always at 2^32-1");
+	tap_point_end("coin: marks when random < prob, always at 2^32-1");
 }
 
 /* ------------------------------------------------------------------ */
@@ -728,8 +682,7 @@ static void run_parse_case(const struct parse_case *c)
 	if (r == SYMPHONY_PARSE_COLLECTIVE)
 		expect_pkt(&generic, &pkt);
 	if (r != c->want) {
-		point_ok = false;
-		diagf("# result: expected %s, got %s (%u bytes, %u available)\n",
+		tap_fail("# result: expected %s, got %s (%u bytes, %u available)\n",
 		      result_names[c->want],
 		      r <= SYMPHONY_PARSE_MALFORMED ? result_names[r] : "?",
 		      pkt_len, avail);
@@ -751,7 +704,7 @@ static void test_parse(void)
 	size_t len;
 
 	/* The builder against packets written out by hand. */
-	point_start();
+	tap_point_start();
 	len = build(buf, &roce4);
 	expect_u64("length", sizeof(lit_roce4), len);
 	expect_u64("bytes differ", 0,
@@ -761,9 +714,9 @@ static void test_parse(void)
 		   symphony_parse(lit_roce4, sizeof(lit_roce4),
 				  sizeof(lit_roce4), false, &cfg_default, &pkt));
 	expect_pkt(&want_roce4, &pkt);
-	point_end("parse: hand-written IPv4 RoCEv2 WRITE FIRST");
+	tap_point_end("parse: hand-written IPv4 RoCEv2 WRITE FIRST");
 
-	point_start();
+	tap_point_start();
 	len = build(buf, &uec6);
 	expect_u64("length", sizeof(lit_uec6), len);
 	expect_u64("bytes differ", 0,
@@ -773,12 +726,12 @@ static void test_parse(void)
 		   symphony_parse(lit_uec6, sizeof(lit_uec6), sizeof(lit_uec6),
 				  true, &cfg_default, &pkt));
 	expect_pkt(&want_uec6, &pkt);
-	point_end("parse: hand-written IPv6 UEC, CE");
+	tap_point_end("parse: hand-written IPv6 UEC, CE");
 
 	for (i = 0; i < ARRAY_SIZE(parse_cases); i++) {
-		point_start();
+		tap_point_start();
 		run_parse_case(&parse_cases[i]);
-		point_end("parse: %s", parse_cases[i].name);
+		tap_point_end("parse: %s", parse_cases[i].name);
 	}
 }
 
@@ -1251,7 +1204,7 @@ static void run_scenario(const struct upd_scenario *s)
 		uint32_t prob;
 
 		other = jobs[!r->j];
-		point_start();
+		tap_point_start();
 		prob = symphony_job_update(job, &pkt, &s->params, r->now,
 					   r->segs, &outpacing);
 		expect_u64("probability", r->prob, prob);
@@ -1270,7 +1223,7 @@ static void run_scenario(const struct upd_scenario *s)
 		expect_untouched(&s->init[r->j], job);
 		expect_u64("other job changed", 0,
 			   !!memcmp(&other, &jobs[!r->j], sizeof(other)));
-		point_end("job_update %s [%u]: %s", s->name, i + 1, r->what);
+		tap_point_end("job_update %s [%u]: %s", s->name, i + 1, r->what);
 	}
 }
 
@@ -1366,8 +1319,6 @@ static int write_seeds(const char *dir)
 
 int main(int argc, char **argv)
 {
-	char *out = NULL;
-	size_t out_len = 0;
 
 	if (argc == 3 && !strcmp(argv[1], "--write-seeds")) {
 		if (write_seeds(argv[2]))
@@ -1377,22 +1328,10 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
-	tap = open_memstream(&out, &out_len);
-	if (!tap) {
-		perror("open_memstream");
-		return 1;
-	}
 	test_mark_prob();
 	test_red_prob();
 	test_before();
 	test_parse();
 	test_job_update();
-	fclose(tap);
-
-	printf("TAP version 13\n1..%u\n", tap_count);
-	fwrite(out, 1, out_len, stdout);
-	printf("# totals: pass:%u fail:%u\n", tap_count - tap_failed,
-	       tap_failed);
-	free(out);
-	return tap_failed ? 1 : 0;
+	return tap_finish();
 }
