@@ -44,12 +44,10 @@
 #include <unistd.h>
 
 #include "parse.h"
-#include "symphony/symphony_wire.h"
+#include "workload/roce_frame.h"
 
 #define RB_ETH_LEN		14
-#define RB_IP_LEN		20
-#define RB_UDP_LEN		8
-#define RB_HDRS_LEN		(RB_ETH_LEN + RB_IP_LEN + RB_UDP_LEN + SYMPHONY_BTH_LEN)
+#define RB_HDRS_LEN		(RB_ETH_LEN + ROCE_IPV4_LEN + ROCE_UDP_LEN + SYMPHONY_BTH_LEN)
 #define RB_ICRC_LEN		4
 #define RB_MIN_SIZE		(RB_HDRS_LEN + RB_ICRC_LEN)
 #define RB_MAX_SIZE		1500
@@ -62,8 +60,8 @@
 
 /* Offsets in the frame, from the Ethernet header. */
 #define RB_OFF_IP		RB_ETH_LEN
-#define RB_OFF_UDP		(RB_OFF_IP + RB_IP_LEN)
-#define RB_OFF_BTH		(RB_OFF_UDP + RB_UDP_LEN)
+#define RB_OFF_UDP		(RB_OFF_IP + ROCE_IPV4_LEN)
+#define RB_OFF_BTH		(RB_OFF_UDP + ROCE_UDP_LEN)
 
 struct rb_job {
 	uint32_t	id;		/* 13 bits: the BTH reserved bits */
@@ -113,45 +111,21 @@ static double now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static uint16_t ip_checksum(const uint8_t *p, size_t len)
-{
-	uint32_t sum = 0;
-	size_t i;
-
-	for (i = 0; i + 1 < len; i += 2)
-		sum += (p[i] << 8) | p[i + 1];
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return ~sum;
-}
-
 /* The parts of a frame that never change: everything but the step, the
  * job, the opcode and the PSN.
  */
 static void frame_template(uint8_t *f, size_t size, const uint8_t *src_mac)
 {
 	static const uint8_t dst_mac[ETH_ALEN] = { 0x02, 0, 0, 0, 0, 0x02 };
-	uint8_t *ip = f + RB_OFF_IP, *udp = f + RB_OFF_UDP, *bth = f + RB_OFF_BTH;
 
 	memset(f, 0, size);
 	memcpy(f, dst_mac, ETH_ALEN);
 	memcpy(f + ETH_ALEN, src_mac, ETH_ALEN);
 	symphony_put_be16(f + 2 * ETH_ALEN, ETH_P_IP);
-
-	ip[0] = 0x45;
-	ip[1] = 0x02;				/* ECT(0) */
-	symphony_put_be16(ip + 2, size - RB_ETH_LEN);
-	symphony_put_be16(ip + 6, 0x4000);		/* DF */
-	ip[8] = 64;
-	ip[9] = 17;				/* UDP */
-	memcpy(ip + 12, (uint8_t[]){ 10, 99, 0, 1 }, 4);
-	memcpy(ip + 16, (uint8_t[]){ 10, 99, 0, 2 }, 4);
-	symphony_put_be16(ip + 10, ip_checksum(ip, RB_IP_LEN));
-
-	symphony_put_be16(udp + 2, SYMPHONY_UDP_PORT_ROCEV2);
-	symphony_put_be16(udp + 4, size - RB_OFF_UDP);	/* checksum 0: none */
-
-	symphony_put_be16(bth + 2, 0xffff);		/* default P_Key */
+	/* 10.99.0.1 to 10.99.0.2, ECT(0); the source port is the step */
+	roce_put_ipv4_udp(f + RB_OFF_IP, htonl(0x0a630001), htonl(0x0a630002),
+			  0, SYMPHONY_UDP_PORT_ROCEV2, ROCE_ECN_ECT0, 0,
+			  size - RB_OFF_UDP - ROCE_UDP_LEN);
 	memset(f + RB_HDRS_LEN, 0xa5, size - RB_HDRS_LEN - RB_ICRC_LEN);
 }
 
@@ -169,11 +143,7 @@ static void frame_next(uint8_t *f, struct rb_job *job, uint32_t middle)
 		step++;
 
 	symphony_put_be16(f + RB_OFF_UDP, step & 0xffff);
-	bth[SYMPHONY_BTH_OPCODE] = opcode;
-	bth[SYMPHONY_BTH_FECN_RSVD] = (job->id >> 7) & SYMPHONY_BTH_RSVD6_MASK;
-	symphony_put_be24(bth + SYMPHONY_BTH_DESTQP, job->id);
-	bth[SYMPHONY_BTH_ACKREQ_RSVD] = job->id & SYMPHONY_BTH_RSVD7_MASK;
-	symphony_put_be24(bth + SYMPHONY_BTH_PSN, job->psn);
+	roce_put_bth(bth, opcode, job->id, job->id, job->psn, false);
 
 	job->psn = (job->psn + 1) & 0xffffff;
 	if (++job->pos > 2 * middle) {

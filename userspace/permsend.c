@@ -331,24 +331,6 @@ static int place(struct permsend *ps)
 	return 0;
 }
 
-static void put_u64(__u8 *p, __u64 v)
-{
-	int i;
-
-	for (i = 7; i >= 0; i--, v >>= 8)
-		p[i] = v;
-}
-
-static __u64 get_u64(const __u8 *p)
-{
-	__u64 v = 0;
-	int i;
-
-	for (i = 0; i < 8; i++)
-		v = v << 8 | p[i];
-	return v;
-}
-
 /* Data packet @seq (round-robin over the destinations): 1 if the queue
  * was full, -1 on error.
  */
@@ -361,7 +343,7 @@ static int send_data(struct permsend *ps, __u64 seq)
 	roce_put_bth(bth, roce_write_opcode(psn, ps->packets), 0, ps->me + 1,
 		     psn, true);
 	memset(bth + SYMPHONY_BTH_LEN, 0xa5, ps->mtu);
-	put_u64(bth + SYMPHONY_BTH_LEN, mono_ns());
+	symphony_put_be64(bth + SYMPHONY_BTH_LEN, mono_ns());
 	return send_raw_udp(ps->tx_fd, ps->common.local, ps->hosts[ps->dests[d]],
 			    SPORT_BASE + ps->me, SYMPHONY_UDP_PORT_ROCEV2,
 			    ROCE_ECN_ECT0, ps->ip_id++, pkt,
@@ -391,7 +373,7 @@ static void receive(struct permsend *ps)
 			continue;
 		src = host_index(ps, from.sin_addr.s_addr);
 		op = buf[SYMPHONY_BTH_OPCODE];
-		psn = roce_get_be24(buf + SYMPHONY_BTH_PSN);
+		psn = symphony_get_be24(buf + SYMPHONY_BTH_PSN);
 		if (src < 0 || psn >= ps->packets) {
 			ps->unknown++;
 			continue;
@@ -422,7 +404,7 @@ static void receive(struct permsend *ps)
 			ps->rx[src].max_psn = psn;
 		ps->rx[src].any = true;
 		if (ps->nr_delays < MAX_DELAYS)
-			ps->delays[ps->nr_delays++] = now - get_u64(buf + SYMPHONY_BTH_LEN);
+			ps->delays[ps->nr_delays++] = now - symphony_get_be64(buf + SYMPHONY_BTH_LEN);
 		roce_put_ack(ack + ROCE_IPV4_LEN + ROCE_UDP_LEN, 0, src + 1, psn,
 			     ROCE_AETH_ACK, psn);
 		send_raw_udp(ps->tx_fd, ps->common.local, from.sin_addr.s_addr,

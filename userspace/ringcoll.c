@@ -1040,13 +1040,13 @@ static void receive(struct ringcoll *rc, int fd, bool uec_port)
 
 			if (n < SYMPHONY_PDS_LEN + SYMPHONY_SES_MIN_LEN)
 				continue;
-			job = roce_get_be24(ses + SYMPHONY_SES_JOBID);
-			qpn = roce_get_be16(ses + 2);
+			job = symphony_get_be24(ses + SYMPHONY_SES_JOBID);
+			qpn = symphony_get_be16(ses + 2);
 			j = job_by_id(rc, job);
 			ch = j ? channel_of(rc, j, qpn) : NULL;
 			if (!ch || from.sin_addr.s_addr != ch->pred)
 				continue;
-			on_data(rc, j, ch, roce_get_be32(buf + SYMPHONY_PDS_PSN) & PSN_MASK,
+			on_data(rc, j, ch, symphony_get_be32(buf + SYMPHONY_PDS_PSN) & PSN_MASK,
 				ses[SYMPHONY_SES_FLAGS] & SYMPHONY_SES_FLAG_EOM,
 				ecn, now);
 			continue;
@@ -1055,8 +1055,8 @@ static void receive(struct ringcoll *rc, int fd, bool uec_port)
 			continue;
 		op = buf[SYMPHONY_BTH_OPCODE];
 		job = roce_bth_job(buf);
-		qpn = roce_get_be24(buf + SYMPHONY_BTH_DESTQP);
-		psn = roce_get_be24(buf + SYMPHONY_BTH_PSN);
+		qpn = symphony_get_be24(buf + SYMPHONY_BTH_DESTQP);
+		psn = symphony_get_be24(buf + SYMPHONY_BTH_PSN);
 		j = job_by_id(rc, job);
 		ch = j ? channel_of(rc, j, qpn) : NULL;
 		if (!ch)

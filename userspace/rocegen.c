@@ -31,6 +31,7 @@
 #include "parse.h"
 #include "symphony/symphony_core.h"
 #include "symphony/symphony_names.h"
+#include "workload/roce_frame.h"
 #include <linux/pkt_sched_symphony.h>
 
 #define ROCEGEN_MAX_FLOWS	64
@@ -171,8 +172,7 @@ static void bth_put_field(uint8_t *bth, uint8_t field, uint32_t value)
 {
 	switch (field) {
 	case SYMPHONY_FIELD_BTH_RSVD:
-		bth[SYMPHONY_BTH_FECN_RSVD] |= (value >> 7) & SYMPHONY_BTH_RSVD6_MASK;
-		bth[SYMPHONY_BTH_ACKREQ_RSVD] |= value & SYMPHONY_BTH_RSVD7_MASK;
+		roce_bth_put_job(bth, value);
 		break;
 	case SYMPHONY_FIELD_BTH_DESTQP:
 		symphony_put_be24(bth + SYMPHONY_BTH_DESTQP, value);
@@ -202,29 +202,15 @@ static size_t build_packet(const struct rocegen *g, const struct rocegen_flow *f
 	size_t hdr_len;
 
 	if (g->proto == ROCEGEN_ROCEV2) {
-		uint8_t *bth = buf;
-
+		/* no job, DestQP 0: the fields chosen for them carry them */
+		roce_put_bth(buf, bth_opcode(f, i), 0, 0, f->psn + i, false);
+		bth_put_field(buf, g->job_field, f->job);
+		bth_put_field(buf, g->step_field, f->step);
 		hdr_len = SYMPHONY_BTH_LEN;
-		memset(bth, 0, hdr_len);
-		bth[SYMPHONY_BTH_OPCODE] = bth_opcode(f, i);
-		symphony_put_be16(bth + 2, 0xffff);		/* default P_Key */
-		bth_put_field(bth, g->job_field, f->job);
-		bth_put_field(bth, g->step_field, f->step);
-		symphony_put_be24(bth + SYMPHONY_BTH_PSN, f->psn + i);
 	} else {
-		uint8_t *pds = buf, *ses = buf + SYMPHONY_PDS_LEN;
-
-		hdr_len = SYMPHONY_PDS_LEN + SYMPHONY_SES_MIN_LEN;
-		memset(buf, 0, hdr_len);
-		pds[0] = 0x02 << 3;			/* RUD request */
-		symphony_put_be32(pds + SYMPHONY_PDS_PSN, f->psn + i);
-		symphony_put_be16(pds + SYMPHONY_PDS_SPDCID, f->step);
-		symphony_put_be16(pds + SYMPHONY_PDS_DPDCID, f->step);
-		if (f->first && i == 0)
-			ses[SYMPHONY_SES_FLAGS] |= SYMPHONY_SES_FLAG_SOM;
-		if (f->last && i == f->count - 1)
-			ses[SYMPHONY_SES_FLAGS] |= SYMPHONY_SES_FLAG_EOM;
-		symphony_put_be24(ses + SYMPHONY_SES_JOBID, f->job);
+		hdr_len = roce_put_uec(buf, f->psn + i, f->step, f->job, 0,
+				       f->first && i == 0,
+				       f->last && i == f->count - 1);
 	}
 	if (f->truncate >= 0)
 		return (size_t)f->truncate < hdr_len ? (size_t)f->truncate : hdr_len;

@@ -39,8 +39,8 @@
 #define SYMPHONY_DIV_U64_U32(n, d)	((__u64)(n) / (__u32)(d))
 #define SYMPHONY_READ_ONCE(x)		(*(const volatile __typeof__(x) *)&(x))
 
-#define SYMPHONY_LOAD_BE16(p)		symphony_load_be16(p)
-#define SYMPHONY_LOAD_BE32(p)		symphony_load_be32(p)
+#define SYMPHONY_LOAD_BE16(p)		symphony_get_be16(p)
+#define SYMPHONY_LOAD_BE32(p)		symphony_get_be32(p)
 #endif
 #include <linux/types.h>
 
@@ -48,24 +48,6 @@
 #include "symphony_map.h"
 #include "symphony_wire.h"
 
-#ifndef __KERNEL__
-/* Big-endian loads from any alignment, as the kernel's get_unaligned_be*() */
-static inline __u16 symphony_load_be16(const __u8 *p)
-{
-	__u16 v;
-
-	memcpy(&v, p, sizeof(v));
-	return be16toh(v);
-}
-
-static inline __u32 symphony_load_be32(const __u8 *p)
-{
-	__u32 v;
-
-	memcpy(&v, p, sizeof(v));
-	return be32toh(v);
-}
-#endif
 
 #define SYMPHONY_PROB_ALWAYS	0xffffffffU
 

@@ -77,7 +77,32 @@
 #define SYMPHONY_UEC_PSN_BITS		32
 #define SYMPHONY_UEC_JOBID_BITS		24
 
-/* Writers of big-endian header fields, for the tools that build packets. */
+/*
+ * Big-endian header fields at any alignment, byte by byte (compilers turn
+ * these into one load or store and a byte swap): the one set of helpers
+ * of the parsers and packet builders outside the kernel, which uses its
+ * own get_unaligned_be*().
+ */
+static inline __u32 symphony_get_be16(const __u8 *p)
+{
+	return (__u32)p[0] << 8 | p[1];
+}
+
+static inline __u32 symphony_get_be24(const __u8 *p)
+{
+	return (__u32)p[0] << 16 | (__u32)p[1] << 8 | p[2];
+}
+
+static inline __u32 symphony_get_be32(const __u8 *p)
+{
+	return (__u32)p[0] << 24 | symphony_get_be24(p + 1);
+}
+
+static inline __u64 symphony_get_be64(const __u8 *p)
+{
+	return (__u64)symphony_get_be32(p) << 32 | symphony_get_be32(p + 4);
+}
+
 static inline void symphony_put_be16(__u8 *p, __u32 v)
 {
 	p[0] = v >> 8;
@@ -95,6 +120,12 @@ static inline void symphony_put_be32(__u8 *p, __u32 v)
 {
 	p[0] = v >> 24;
 	symphony_put_be24(p + 1, v);
+}
+
+static inline void symphony_put_be64(__u8 *p, __u64 v)
+{
+	symphony_put_be32(p, v >> 32);
+	symphony_put_be32(p + 4, v);
 }
 
 #endif /* _SYMPHONY_WIRE_H */

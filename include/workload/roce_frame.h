@@ -35,28 +35,13 @@
 #define ROCE_ECN_ECT0		2
 #define ROCE_ECN_CE		3
 
-static inline __u32 roce_get_be16(const __u8 *p)
-{
-	return (__u32)p[0] << 8 | p[1];
-}
-
-static inline __u32 roce_get_be24(const __u8 *p)
-{
-	return (__u32)p[0] << 16 | (__u32)p[1] << 8 | p[2];
-}
-
-static inline __u32 roce_get_be32(const __u8 *p)
-{
-	return (__u32)p[0] << 24 | roce_get_be24(p + 1);
-}
-
 /* The RFC 1071 sum of @len bytes at @p, folded into @sum (not inverted). */
 static inline __u32 roce_csum_add(__u32 sum, const __u8 *p, size_t len)
 {
 	size_t i;
 
 	for (i = 0; i + 1 < len; i += 2)
-		sum += roce_get_be16(p + i);
+		sum += symphony_get_be16(p + i);
 	if (len & 1)
 		sum += (__u32)p[len - 1] << 8;
 	while (sum >> 16)

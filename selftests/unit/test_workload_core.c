@@ -197,8 +197,8 @@ static void test_frames(void)
 		    "NAK (sequence error) of PSN 5, job 7, QP 3, MSN 2");
 	len = roce_put_cnp(buf, 7, 3);
 	tap_check(len == 28 && buf[0] == SYMPHONY_OP_CNP &&
-		  roce_get_be24(buf + SYMPHONY_BTH_DESTQP) == 3 &&
-		  roce_bth_job(buf) == 7 && !roce_get_be32(buf + 24),
+		  symphony_get_be24(buf + SYMPHONY_BTH_DESTQP) == 3 &&
+		  roce_bth_job(buf) == 7 && !symphony_get_be32(buf + 24),
 		  "frame: a CNP is opcode 0x81, the flow's QP and job, 16 zero bytes");
 
 	len = roce_put_uec(buf, 0x01020304, 0x0a0b, 0x123456, 3, true, false);
