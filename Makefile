@@ -139,7 +139,7 @@ deps:
 # The VM tier's kernels (scripts/lib.sh vm_kernel) for each check target;
 # NAME:quick leaves out the long workload tests (selftests/settings), whose
 # kernel paths the other tests cover, to keep 'make check' within CI's
-# time on a fresh machine (README, Tests).
+# time on a fresh machine (docs/testing.md).
 CHECK_KERNELS		?= 6.1 6.1-debug:quick 6.12:quick
 CHECK_MATRIX_KERNELS	:= 6.1 6.1-debug 6.12 6.12-rt
 kernel_names		 = $(foreach k,$(1),$(firstword $(subst :, ,$(k))))
@@ -218,7 +218,7 @@ install: all
 	depmod -b "$(or $(DESTDIR),/)" $(KVER)
 	install -D -m 0644 $(BUILD)/tc/q_symphony.so $(DESTDIR)$(TC_LIB_DIR_INSTALL)/q_symphony.so
 	install -D -m 0755 $(TOOL_BINS) -t $(DESTDIR)$(PREFIX)/sbin
-	install -D -m 0644 contrib/systemd/*.service userspace/*.md README.md \
+	install -D -m 0644 contrib/systemd/*.service userspace/*.md README.md docs/*.md \
 		-t $(DESTDIR)$(PREFIX)/share/doc/symofan
 
 uninstall:
