@@ -15,7 +15,9 @@
 #   make demo            install dependencies, build, run the demonstration
 #   make bench           install dependencies, build, run the benchmarks
 #   make eval            install dependencies, build, run the full evaluation
-#                        (eval-symphony, eval-ofan; EVALUATION.md)
+#                        (eval-symphony, eval-ofan; EVALUATION.md) into
+#                        build/results/
+#   make publish         summaries and plots of build/results/ into results/
 #   make install         install module, tc plugin and tools (DESTDIR, PREFIX)
 #   make uninstall       remove what install put in place
 #   make dkms-install    register the module sources with DKMS
@@ -58,7 +60,7 @@ TOOL_BINS	:= $(patsubst %,$(BUILD)/%,$(TOOLS))
 PLUGIN_SOS	:= $(patsubst %,$(BUILD)/tc/%.so,$(TC_PLUGINS))
 BENCH_BINS	:= $(patsubst %,$(BUILD)/%,$(BENCH_TOOLS)) $(BUILD)/tcg_insns.so
 
-.PHONY: all module bpf userspace deps check check-debug check-matrix debug-kernel demo bench eval eval-symphony eval-ofan install uninstall \
+.PHONY: all module bpf userspace deps check check-debug check-matrix debug-kernel demo bench eval eval-symphony eval-ofan publish install uninstall \
 	dkms-src dkms-install clean
 
 all: module bpf userspace
@@ -177,15 +179,22 @@ demo: deps
 	$(MAKE) all
 	scripts/demo.sh
 
+# Benchmarks and the evaluation write everything under build/results/;
+# 'make publish' copies their summaries and plots into results/, the
+# tracked folder EVALUATION.md cites (eval/publish.py).
+RESULTS		:= $(BUILD)/results
+
 bench: deps
 	$(MAKE) all
-	mkdir -p results
-	$(BUILD)/ofan_bpf_bench --out results/ofan_bpf.json
+	mkdir -p $(RESULTS)
+	$(BUILD)/ofan_bpf_bench --out $(RESULTS)/ofan_bpf.json
 	bench/qdisc_pps.sh
 	eval/cost.sh
 
-# The evaluation (EVALUATION.md): results/ JSON and plots.
 eval: eval-symphony eval-ofan
+
+publish:
+	eval/publish.py --all
 
 # Symphony: ring AllReduces on a leaf-spine in the VM, RED vs Symphony;
 # then the controls that show where the baseline's time goes (the
@@ -193,24 +202,24 @@ eval: eval-symphony eval-ofan
 # model of ECMP's hash collisions.
 eval-symphony: deps
 	$(MAKE) all
-	mkdir -p results/symphony_controls
+	mkdir -p $(RESULTS)/symphony_controls
 	eval/symphony_ring.sh
 	eval/symphony_controls.sh --controls "ecmp_quiet ecmp_quiet_nored static_quiet static_imb static_bg static_imb_steps static_imb_steps_nored"
-	jq -c '.runs |= map(select(.scenario == "rings"))' results/symphony_ring.json \
-		>results/symphony_controls/ecmp.json
-	eval/symphony_ring.sh --replot --out results/symphony_controls/ecmp.json
+	jq -c '.runs |= map(select(.scenario == "rings"))' $(RESULTS)/symphony_ring.json \
+		>$(RESULTS)/symphony_controls/ecmp.json
+	eval/symphony_ring.sh --replot --out $(RESULTS)/symphony_controls/ecmp.json
 	eval/symphony_controls.sh --summary
-	eval/ecmp_collision_model.py --out results/ecmp_collision_model.json
+	eval/ecmp_collision_model.py --out $(RESULTS)/ecmp_collision_model.json
 
 # Ofan: permutations on a k=4 fat tree, every load-balancing mode, message
 # sizes and seeds; then at 45% load with 0, 1 and 2 failed links.
 eval-ofan: deps
 	$(MAKE) all
-	mkdir -p results
+	mkdir -p $(RESULTS)
 	eval/ofan_permutation.sh
 	for f in 0 1 2; do \
 		eval/ofan_permutation.sh --load 45 --fail $$f \
-			--out results/ofan_permutation_load45_fail$$f.json || exit 1; \
+			--out $(RESULTS)/ofan_permutation_load45_fail$$f.json || exit 1; \
 	done
 
 install: all

@@ -15,7 +15,7 @@
 # as collective.
 #
 # Usage: bench/qdisc_pps.sh [options]        (as root, after "make")
-#   --out FILE        JSON results (default results/qdisc_pps.json)
+#   --out FILE        JSON results (default build/results/qdisc_pps.json)
 #   --reps N          runs of each generator and qdisc (default 7)
 #   --duration SEC    measured window of a run (default 2)
 #   --warmup SEC      traffic before the window opens (default 0.5)
@@ -35,7 +35,7 @@ top=$(cd "$here/.." && pwd)
 
 usage() { sed -n '17,26p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
 
-out=$top/results/qdisc_pps.json
+out=$top/build/results/qdisc_pps.json
 reps=7
 duration=2
 warmup=0.5

@@ -14,7 +14,7 @@
 #   --qdiscs LIST     comma-separated subset of pfifo,symphony,symphony_red
 #                     (default all three; pfifo always runs)
 #   --duration SEC    traffic per qdisc (default 3)
-#   --out FILE        JSON results (default results/tcg_insns.json)
+#   --out FILE        JSON results (default build/results/tcg_insns.json)
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -26,7 +26,7 @@ top=$(cd "$here/.." && pwd)
 
 usage() { sed -n '13,17p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
 
-out=$top/results/tcg_insns.json
+out=$top/build/results/tcg_insns.json
 duration=3
 want=pfifo,symphony,symphony_red
 inside=

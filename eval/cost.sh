@@ -9,11 +9,11 @@
 #
 # Usage: eval/cost.sh [--run] [--out FILE]
 #   --run        run both benchmarks first (about 10 minutes; as root)
-#   --out FILE   default results/cost.json
+#   --out FILE   default build/results/cost.json
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-out=$top/results/cost.json
+out=$top/build/results/cost.json
 run=0
 die() { echo "cost.sh: $*" >&2; exit 1; }
 usage() { sed -n '10,12s/^# \{0,1\}//p' "$0" >&2; exit 2; }
@@ -24,13 +24,14 @@ while [ $# -gt 0 ]; do
 	*) usage ;;
 	esac
 done
-qdisc=$top/results/qdisc_pps.json
-bpf=$top/results/ofan_bpf.json
+qdisc=$top/build/results/qdisc_pps.json
+bpf=$top/build/results/ofan_bpf.json
 if [ "$run" -eq 1 ]; then
 	[ "$(id -u)" -eq 0 ] || die "--run must run as root"
 	"$top/build/ofan_bpf_bench" --out "$bpf"
 	"$top/bench/qdisc_pps.sh"
 fi
+mkdir -p "$(dirname "$out")"
 for f in "$qdisc" "$bpf"; do
 	[ -s "$f" ] || die "no $f: run 'make bench' (or $0 --run)"
 done

@@ -23,7 +23,7 @@
 #                       (to a0-1) down, 2 also a1-0's up1 (to core c1); the
 #                       switches whose paths to the cut-off destinations
 #                       crossed the link route around it (see fail_link)
-#   --out FILE          JSON (default results/ofan_permutation.json); plots
+#   --out FILE          JSON (default build/results/ofan_permutation.json); plots
 #                       next to it (FILE without .json, -queue.png, -cct.png)
 #   --prefix NAME       testbed prefix (default ofev)
 #   --replot            no runs: summarise and plot the runs already in --out
@@ -39,7 +39,7 @@ seeds=10
 load=90
 rate=20mbit
 fail=0
-out=$top/results/ofan_permutation.json
+out=$top/build/results/ofan_permutation.json
 prefix=ofev
 replot=0
 

@@ -8,8 +8,8 @@
 # a 1.13x slower hop, or with light background traffic), and under
 # controls of this testbed's own (ECMP alone; ECMP without RED marks).
 # Each control is one symphony_ring.sh run, every seed with the baseline
-# and with Symphony; its JSON and plots go to results/symphony_controls/.
-# Then it writes results/symphony_controls.json (per control: both
+# and with Symphony; its JSON and plots go to build/results/symphony_controls/.
+# Then it writes build/results/symphony_controls.json (per control: both
 # markings' CCT, the paired ratio, the step overlap, and the baseline's
 # median CCT over the ring's lower bound) and a bar plot of the CCTs.
 #
@@ -20,8 +20,8 @@
 #   --summary            no runs: summarise the controls' JSON already in
 #                        the folder
 #   --dir DIR            the controls' JSON and plots (default
-#                        results/symphony_controls)
-#   --out FILE           the summary (default results/symphony_controls.json;
+#                        build/results/symphony_controls)
+#   --out FILE           the summary (default build/results/symphony_controls.json;
 #                        its plot next to it, .png)
 # Controls (every one on the same leaf-spine, rates and DCQCN):
 #   ecmp                 the headline setting: ECMP, the 1.13x hop and 10%
@@ -48,8 +48,8 @@ all_controls="ecmp ecmp_quiet ecmp_quiet_nored static_quiet static_imb static_bg
 seeds=10
 controls=$all_controls
 summary_only=0
-dir=$top/results/symphony_controls
-out=$top/results/symphony_controls.json
+dir=$top/build/results/symphony_controls
+out=$top/build/results/symphony_controls.json
 
 die() { echo "$prog: $*" >&2; exit 1; }
 usage() { sed -n '16,42s/^# \{0,1\}//p' "$0" >&2; exit 2; }

@@ -49,7 +49,7 @@
 #                        (default): at its queue pair's current rate
 #   --ringcoll "ARGS"    extra ringcoll options (default: the RTT-scaled
 #                        DCQCN of EVALUATION.md)
-#   --out FILE           JSON (default results/symphony_ring.json); plots
+#   --out FILE           JSON (default build/results/symphony_ring.json); plots
 #                        next to it (FILE without .json, -cct-cdf.png,
 #                        -overlap.png)
 #   --replot             no runs: summarise and plot the runs in --out
@@ -78,7 +78,7 @@ step_flows=off
 # the line rate, so that a throttled sender regains its rate within a
 # step (0.4 s) as it does within a few steps at 400 Gbit/s
 ringcoll_args=	# set from --rate below
-out=$top/results/symphony_ring.json
+out=$top/build/results/symphony_ring.json
 replot=0
 inside=0
 prefix=syev

@@ -10,7 +10,7 @@
 #     Symphony OR RED (k 0.002), on the same seeds.
 #  2. Ofan: permutation traffic on a k=4 fat tree of namespaces on the
 #     host kernel, the tc-BPF program in ecmp, rps and ofan modes.
-# Prints a small table of each; the JSON and plots go to results/demo/.
+# Prints a small table of each; the JSON and plots go to build/results/demo/.
 #
 # Usage: scripts/demo.sh [--seeds N]     (as root, after "make")
 set -euo pipefail
@@ -26,7 +26,7 @@ case "${1:-}" in
 esac
 [ "$(id -u)" -eq 0 ] || { echo "demo.sh: must run as root" >&2; exit 1; }
 mountpoint -q /sys/fs/bpf || mount -t bpf bpf /sys/fs/bpf
-out=$top/results/demo
+out=$top/build/results/demo
 mkdir -p "$out"
 
 echo "== 1. Symphony: ring AllReduce on a leaf-spine (QEMU, Debian $(. "$here/lib.sh"; headers_abi) kernel) =="
