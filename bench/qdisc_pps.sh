@@ -30,6 +30,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
 # shellcheck source=scripts/lib.sh
 . "$top/scripts/lib.sh"
+# shellcheck source=scripts/progress.sh
+. "$top/scripts/progress.sh"
 # shellcheck source=bench/qdisc_specs.sh
 . "$here/qdisc_specs.sh"
 
@@ -200,14 +202,19 @@ inside_vm() {
 	done
 	# The qdisc order turns from run to run, so that drift spreads evenly.
 	n=${#qdiscs[@]}
+	local run=0 runs=$((reps * ${#generators[@]} * n))
+	progress_start qdisc_pps.sh
 	for rep in $(seq 1 "$reps"); do
 		for gen in "${generators[@]}"; do
 			for i in $(seq 0 $((n - 1))); do
 				q=${qdiscs[$(((i + rep - 1) % n))]}
+				run=$((run + 1))
+				progress "$run" "$runs" "repetition $rep, $gen, $q"
 				measure "$gen" "$q" "$rep"
 			done
 		done
 	done
+	progress_done
 	report > "$out.tmp"
 	mv "$out.tmp" "$out"
 }

@@ -23,6 +23,8 @@ top=$(cd "$here/.." && pwd)
 . "$top/scripts/lib.sh"
 # shellcheck source=bench/qdisc_specs.sh
 . "$here/qdisc_specs.sh"
+# shellcheck source=scripts/progress.sh
+. "$top/scripts/progress.sh"
 
 usage() { sed -n '13,17p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
 
@@ -89,7 +91,11 @@ trap 'rm -rf "$work"' EXIT
 out=$(realpath -m "$out")
 mkdir -p "$(dirname "$out")"
 
+progress_start tcg_insns.sh
+run=0
 for q in "${qdiscs[@]}"; do
+	run=$((run + 1))
+	progress "$run" "${#qdiscs[@]}" "$q: a VM boot and ${duration}s of roceblast"
 	log "$q: ${duration}s of roceblast with the instruction-counting plugin"
 	"$top/scripts/vm-run.sh" --timeout $((120 + duration)) --rw "$work" \
 		--plugin "$top/build/tcg_insns.so,out=$work/$q.counts,syms=$work/$q.kallsyms" \
@@ -97,6 +103,7 @@ for q in "${qdiscs[@]}"; do
 		> "$work/$q.vm.log" 2>&1 || die "the VM run of $q failed: $(tail -5 "$work/$q.vm.log")"
 	[ -s "$work/$q.counts" ] || die "the plugin wrote no counts for $q"
 done
+progress_done
 
 # One JSON record per qdisc: packets, instructions per packet by group.
 for q in "${qdiscs[@]}"; do

@@ -30,6 +30,8 @@
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=scripts/progress.sh
+. "$top/scripts/progress.sh"
 fattree=$top/tc-scripts/fattree.sh
 ofan=$top/tc-scripts/ofan-fattree.sh
 permrun=$top/tc-scripts/permrun.sh
@@ -158,13 +160,13 @@ else
 	: >"$runs"
 	total=$(( $(wc -w <<<"$sizes") * $(wc -w <<<"$modes") * seeds ))
 	n=0
+	progress_start ofan_permutation.sh
 	for m in $sizes; do
 		for mode in $modes; do
 			"$ofan" set-mode "$mode" --prefix "$prefix" >/dev/null
 			for ((seed = 1; seed <= seeds; seed++)); do
 				n=$((n + 1))
-				printf '\rofan_permutation.sh: run %d of %d (%s, %d packets, seed %d)   ' \
-					"$n" "$total" "$mode" "$m" "$seed" >&2
+				progress "$n" "$total" "$mode, $m packets, seed $seed"
 				"$permrun" --out "$work/run" --hosts "$hosts" -- --packets "$m" \
 					--load "$load" --seed "$seed" --rate "$rate" --timeout 5 \
 					>/dev/null 2>&1 || true
@@ -181,7 +183,7 @@ else
 			done
 		done
 	done
-	echo >&2
+	progress_done
 fi
 
 mkdir -p "$(dirname "$out")"

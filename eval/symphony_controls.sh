@@ -43,6 +43,8 @@
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=scripts/progress.sh
+. "$top/scripts/progress.sh"
 prog=symphony_controls.sh
 all_controls="ecmp ecmp_quiet ecmp_quiet_nored static_quiet static_imb static_bg static_imb_steps static_imb_steps_nored"
 seeds=10
@@ -97,12 +99,17 @@ if [ "$summary_only" -eq 0 ]; then
 	[ "$(id -u)" -eq 0 ] || die "must run as root"
 	mkdir -p "$dir"
 	args=()
+	i=0
+	progress_start "$prog"
 	for c in $controls; do
+		i=$((i + 1))
+		progress "$i" "$(wc -w <<<"$controls")" "control $c"
 		echo "$prog: control $c: $(control_args "$c")" >&2
 		eval "args=($(control_args "$c"))"
 		"$top/eval/symphony_ring.sh" --scenarios rings --seeds "$seeds" \
 			"${args[@]}" --out "$dir/$c.json"
 	done
+	progress_done
 fi
 
 files=()

@@ -56,6 +56,8 @@
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=scripts/progress.sh
+. "$top/scripts/progress.sh"
 prog=symphony_ring.sh
 seeds=10
 scenarios="rings jobs2"
@@ -279,6 +281,7 @@ run_inside() {
 	delay_ms=$((1000 + 200 * tors * hpt))
 	: >"$runs"
 	total=$((seeds * $(wc -w <<<"$scenarios") * 2))
+	progress_start "$prog"
 	for ((seed = 1; seed <= seeds; seed++)); do
 		for scenario in $scenarios; do
 			jobs=()
@@ -291,7 +294,7 @@ run_inside() {
 			[ "$scenario" != ring1 ] || jobs=(--job "1=$(ring_all)")
 			for marking in red symphony; do
 				n=$((n + 1))
-				echo "$prog: run $n of $total (seed $seed, $scenario, $marking)" >&2
+				progress "$n" "$total" "seed $seed, $scenario, $marking"
 				set_marking "$marking"
 				start_background 120
 				# the seed moves every step's UDP source port, so
@@ -318,6 +321,7 @@ run_inside() {
 			done
 		done
 	done
+	progress_done
 	inside_cleanup
 	trap - EXIT
 }

@@ -29,20 +29,33 @@ mountpoint -q /sys/fs/bpf || mount -t bpf bpf /sys/fs/bpf
 out=$top/build/results/demo
 mkdir -p "$out"
 
+# run_logged LOG CMD...: CMD's whole output into LOG, and its progress
+# lines (scripts/progress.sh) on the terminal as they come; CMD's status.
+run_logged() {
+	local log=$1
+	shift
+	"$@" 2>&1 | tee "$log" |
+		{ grep --line-buffered -E ': (run [0-9]+ of [0-9]+|done in )' || true; } |
+		sed -u 's/^/   /'
+	return "${PIPESTATUS[0]}"
+}
+
 echo "== 1. Symphony: ring AllReduce on a leaf-spine (QEMU, Debian $(. "$here/lib.sh"; headers_abi) kernel) =="
 echo "   4 ToRs x 4 hosts, 2 spines, 2.5 Mbit/s hosts, ECMP, ToR0-spine0 1.13x slower,"
 echo "   10% background; one job of two 8-rank rings, 4 steps in flight per rank,"
 echo "   $seeds seed(s), RED vs Symphony (k 0.002)"
-"$top/eval/symphony_ring.sh" --seeds "$seeds" --scenarios rings --step-qps 4 \
+echo "   (the VM boots first: about a minute before the first run)"
+run_logged "$out/symphony_ring.log" \
+	"$top/eval/symphony_ring.sh" --seeds "$seeds" --scenarios rings --step-qps 4 \
 	--symphony "k 0.002 tau 0.25 twin 100ms warmup 4 samples 4" \
-	--out "$out/symphony_ring.json" >"$out/symphony_ring.log" 2>&1 ||
+	--out "$out/symphony_ring.json" ||
 	{ tail -20 "$out/symphony_ring.log" >&2; exit 1; }
 
 echo "== 2. Ofan: permutation on a k=4 fat tree (host kernel $(uname -r)) =="
 echo "   16 hosts at 20 Mbit/s, 90% load, 1024 packets per host, $seeds seed(s)"
-"$top/eval/ofan_permutation.sh" --sizes 1024 --modes "ecmp rps ofan" \
-	--seeds "$seeds" --prefix demo --out "$out/ofan_permutation.json" \
-	>"$out/ofan_permutation.log" 2>&1 ||
+run_logged "$out/ofan_permutation.log" \
+	"$top/eval/ofan_permutation.sh" --sizes 1024 --modes "ecmp rps ofan" \
+	--seeds "$seeds" --prefix demo --out "$out/ofan_permutation.json" ||
 	{ tail -20 "$out/ofan_permutation.log" >&2; exit 1; }
 
 echo
