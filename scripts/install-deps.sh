@@ -39,6 +39,7 @@ bpftool
 libelf-dev
 zlib1g-dev
 libmnl-dev
+libjson-c-dev
 pkg-config
 linux-headers-amd64
 linux-headers-6.12-amd64
