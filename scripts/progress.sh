@@ -18,7 +18,9 @@ progress_start() {
 	progress_name=$1
 	progress_t0=$(date +%s)
 	progress_tty=0
-	[ -t 2 ] && progress_tty=1
+	if [ -t 2 ]; then
+		progress_tty=1
+	fi
 }
 
 # 125 s as "2m05s"
