@@ -18,16 +18,18 @@
 set -euo pipefail
 
 FRR_LIBDIR=${FRR_LIBDIR:-/usr/lib/frr}
+prog=frr-netns.sh
+# shellcheck source=tc-scripts/lib.sh
+. "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/lib.sh"
 
-die() { echo "frr-netns.sh: $*" >&2; exit 1; }
 usage() { sed -n '8,15s/^# \{0,1\}//p' "$0" >&2; exit 2; }
 
 [ $# -ge 3 ] || usage
 cmd=$1 ns=$2 dir=$3
 shift 3
-[ "$(id -u)" -eq 0 ] || die "must run as root"
+need_root
 [ -x "$FRR_LIBDIR/zebra" ] || die "FRR is not installed ($FRR_LIBDIR/zebra): apt-get install frr"
-[ -e "/run/netns/$ns" ] || die "no network namespace '$ns'"
+need_netns "$ns"
 [ -d "$dir" ] || die "no folder '$dir'"
 dir=$(cd "$dir" && pwd)
 

@@ -55,16 +55,11 @@ imbalance=
 routing=ecmp
 force=0
 
-die() { echo "$prog: $*" >&2; exit 1; }
-usage() { sed -n '14,40s/^# \{0,1\}//p' "$0"; }
-bad_usage() { echo "$prog: $*" >&2; usage >&2; exit 2; }
-need_root() { [ "$(id -u)" -eq 0 ] || die "must run as root"; }
-nsx() { ip netns exec "$prefix-$1" "${@:2}"; }
+here=$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")
+# shellcheck source=tc-scripts/lib.sh
+. "$here/lib.sh"
 
-int_in() {	# int_in NAME VALUE MIN MAX
-	[[ $2 =~ ^[0-9]+$ ]] && [ "$2" -ge "$3" ] && [ "$2" -le "$4" ] ||
-		bad_usage "$1 '$2': wants $3..$4"
-}
+usage() { sed -n '14,40s/^# \{0,1\}//p' "$0"; }
 
 parse_up() {
 	while [ $# -gt 0 ]; do
@@ -105,31 +100,28 @@ parse_up() {
 	fi
 }
 
-namespaces() { ip netns list | awk '{ print $1 }' | grep -E "^$prefix-(h|t|s)[0-9]+$" || true; }
+namespaces() { netns_list "$prefix" '[hts][0-9]+'; }
 
 do_down() {
-	local ns
-	for ns in $(namespaces); do
-		ip netns del "$ns" 2>/dev/null || true
-	done
+	local list=()
+	mapfile -t list < <(namespaces)
+	netns_del "${list[@]}"
 }
 
 # shape NS DEV RATE [switch]: HTB at RATE, netem and the leaf qdisc under
-# it on switch ports
+# it on switch ports (the leaf is 10: without netem), one tc each
 shape() {
-	local ns=$1 dev=$2 r=$3 sw=${4:-}
-	tc -n "$ns" qdisc add dev "$dev" root handle 1: htb default 1 r2q 100
-	tc -n "$ns" class add dev "$dev" parent 1: classid 1:1 htb rate "$r"
-	[ -n "$sw" ] || return 0
-	if [ -n "$delay" ]; then
-		tc -n "$ns" qdisc add dev "$dev" parent 1:1 handle 10: netem \
-			delay "$delay" limit 100000
-		# shellcheck disable=SC2086
-		tc -n "$ns" qdisc add dev "$dev" parent 10:1 handle 20: $qdisc $qdisc_args
+	local ns=$1 dev=$2 r=$3 sw=${4:-} cmds c
+	if [ -n "$sw" ]; then
+		mapfile -t cmds < <(shape_cmds "$dev" "$r" "$delay" \
+			"$qdisc $qdisc_args" "r2q 100" "" 10:)
 	else
-		# shellcheck disable=SC2086
-		tc -n "$ns" qdisc add dev "$dev" parent 1:1 handle 10: $qdisc $qdisc_args
+		mapfile -t cmds < <(shape_cmds "$dev" "$r" "" "" "r2q 100")
 	fi
+	for c in "${cmds[@]}"; do
+		# shellcheck disable=SC2086 # words, as tc -batch takes them
+		tc -n "$ns" $c
+	done
 }
 
 # the rate of the ToR t - spine s link
@@ -144,8 +136,8 @@ link_rate() {
 }
 
 veth() {	# veth NS_A DEV_A ADDR_A NS_B DEV_B ADDR_B
-	ip link add "$2" netns "$1" mtu "$mtu" type veth peer name "$5" \
-		netns "$4" mtu "$mtu"
+	# shellcheck disable=SC2046 # words of one ip command
+	ip $(veth_cmd "$2" "$1" "mtu $mtu" "$5" "$4" "mtu $mtu")
 	# shellcheck disable=SC2086
 	ip -n "$1" addr add $3 dev "$2"
 	# shellcheck disable=SC2086
@@ -161,7 +153,7 @@ do_up() {
 		[ "$force" -eq 1 ] || die "a testbed with prefix '$prefix' exists: run down, or up --force"
 		do_down
 	fi
-	trap 'echo "$prog: build failed; tearing down" >&2; do_down' ERR
+	trap 'log "build failed; tearing down"; do_down' ERR
 	t0=$(date +%s%N)
 	for ((s = 0; s < spines; s++)); do
 		ip netns add "$prefix-s$s"
@@ -305,7 +297,7 @@ down|info|exec|link)
 	exec)
 		[ $# -ge 2 ] || bad_usage "exec needs NODE and CMD"
 		[ -e "/run/netns/$prefix-$1" ] || die "no node '$1' in '$prefix'"
-		exec nsenter --net="/run/netns/$prefix-$1" -- "${@:2}" ;;
+		netns_exec "$prefix-$1" "${@:2}" ;;
 	link)
 		[ $# -eq 3 ] && [[ $3 =~ ^(up|down)$ ]] || bad_usage "link wants TOR SPINE up|down"
 		[ -e "/run/netns/$prefix-t$1" ] && [ -e "/run/netns/$prefix-s$2" ] ||

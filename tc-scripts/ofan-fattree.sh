@@ -19,9 +19,11 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
 fattree=$here/fattree.sh
 symofan=${SYMOFAN:-$top/build/symofan}
+prog=ofan-fattree.sh
+# shellcheck source=tc-scripts/lib.sh
+. "$here/lib.sh"
 
 usage() { sed -n '9,15p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
-die() { echo "ofan-fattree.sh: $*" >&2; exit 1; }
 
 [ $# -ge 1 ] || usage
 cmd=$1
@@ -38,7 +40,7 @@ while [ $# -gt 0 ]; do
 	--ack-max-bytes) ack_max=${2:?}; shift 2 ;;
 	--json) json=--json; shift ;;
 	-h|--help) usage ;;
-	-*) echo "ofan-fattree.sh: unknown option '$1'" >&2; usage ;;
+	-*) bad_usage "unknown option '$1'" ;;
 	*) args+=("$1"); shift ;;
 	esac
 done
@@ -55,7 +57,7 @@ in_node() {
 	ns=$(netns_of "$1")
 	[ -n "$ns" ] || die "no switch '$1' in fat tree '$prefix'"
 	shift
-	nsenter --net="/run/netns/$ns" "$@"
+	netns_run "$ns" "$@"
 }
 lb_switches() { jq -r '.switches[] | select(.role != "core") | .name' <<<"$info"; }
 
@@ -93,13 +95,13 @@ load)
 		in_node "$node" "$symofan" ofan load "$confdir/$node.conf" >/dev/null ||
 			die "symofan could not load $confdir/$node.conf on $node"
 	done
-	echo "ofan-fattree.sh: Ofan ($mode) on $(lb_switches | wc -l) switches of '$prefix'"
+	echo "$prog: Ofan ($mode) on $(lb_switches | wc -l) switches of '$prefix'"
 	;;
 unload)
 	for node in $(lb_switches); do
 		[ -e "$(pin_dir "$node")" ] || continue
 		in_node "$node" "$symofan" ofan unload --pin-dir "$(pin_dir "$node")" >/dev/null ||
-			echo "ofan-fattree.sh: unload failed on $node" >&2
+			log "unload failed on $node"
 	done
 	rm -rf "$confdir"
 	;;

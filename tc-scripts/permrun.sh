@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# permrun.sh - run a permutation (or all-to-all) collective across the
-# hosts of a netns testbed: one permsend (userspace/permsend.c) per host
-# namespace, all starting at one instant; merge their results into one
-# JSON: the collective's completion time (the last ACK at any host), the
-# Appendix-A lower bound and their ratio, packets sent, delivered, lost
-# and reordered, and one-way delays; print a summary line.
+# permrun.sh - run a permutation (or all-to-all) collective across the hosts
+# of a netns testbed: one permsend (userspace/workload/permsend.c) per host
+# namespace, all starting at one instant; merge their results into one JSON:
+# the collective's completion time (the last ACK at any host), the
+# Appendix-A lower bound and their ratio, packets sent, delivered, lost and
+# reordered, and one-way delays; print a summary line.
 #
 # Usage: permrun.sh [--out DIR] [--delay MS] [--permsend PATH]
 #                   --hosts NS:ADDR,NS:ADDR,... [-- PERMSEND OPTIONS]
@@ -24,7 +24,11 @@ delay_ms=500
 hosts=
 extra=()
 
-die() { echo "permrun.sh: $*" >&2; exit 1; }
+prog=permrun.sh
+root_message="must run as root (network namespaces, raw sockets)"
+# shellcheck source=tc-scripts/lib.sh
+. "$here/lib.sh"
+
 usage() { sed -n '10,18s/^# \{0,1\}//p' "$0" >&2; exit 2; }
 
 while [ $# -gt 0 ]; do
@@ -35,21 +39,21 @@ while [ $# -gt 0 ]; do
 	--hosts) [ $# -ge 2 ] || usage; hosts=$2; shift 2 ;;
 	--) shift; extra=("$@"); break ;;
 	-h|--help) usage ;;
-	*) echo "permrun.sh: unknown argument '$1'" >&2; usage ;;
+	*) bad_usage "unknown argument '$1'" ;;
 	esac
 done
-[ -n "$hosts" ] || { echo "permrun.sh: no --hosts" >&2; usage; }
-[[ $delay_ms =~ ^[0-9]+$ ]] || { echo "permrun.sh: --delay wants milliseconds" >&2; usage; }
-[ -x "$permsend" ] || die "no $permsend: run 'make'"
-[ "$(id -u)" -eq 0 ] || die "must run as root (network namespaces, raw sockets)"
+[ -n "$hosts" ] || bad_usage "no --hosts"
+is_uint "$delay_ms" || bad_usage "--delay wants milliseconds"
+need_built "$permsend"
+need_root
 
 namespaces=()
 addrs=
 IFS=, read -r -a list <<<"$hosts"
 for m in "${list[@]}"; do
 	ns=${m%%:*}
-	[ "$ns" != "$m" ] || { echo "permrun.sh: '$m': wants NS:ADDR" >&2; usage; }
-	[ -e "/run/netns/$ns" ] || die "no network namespace '$ns'"
+	[ "$ns" != "$m" ] || bad_usage "'$m': wants NS:ADDR"
+	need_netns "$ns"
 	namespaces+=("$ns")
 	addrs=${addrs:+$addrs,}${m#*:}
 done
@@ -69,7 +73,7 @@ failed=0
 for i in "${!pids[@]}"; do
 	if ! wait "${pids[i]}"; then
 		failed=1
-		echo "permrun.sh: host ${namespaces[i]} failed: $(tr '\n' ' ' <"$out/${namespaces[i]}.err")" >&2
+		log "host ${namespaces[i]} failed: $(tr '\n' ' ' <"$out/${namespaces[i]}.err")"
 	fi
 done
 
@@ -101,5 +105,5 @@ jq -s '
   | .cct_over_bound = (if .lower_bound_ns > 0 then .cct_ns / .lower_bound_ns else 0 end)
 ' "${files[@]}" >"$out/result.json" || die "cannot merge the results in $out"
 jq -r '"\(.pattern) of \(.hosts) hosts x \(.packets_per_dest) packets at \(.load_pct)% of \(.rate_bps / 1e6) Mbit/s: CCT \(.cct_ns / 1e6 * 1000 | round / 1000) ms, lower bound \(.lower_bound_ns / 1e6 * 1000 | round / 1000) ms (x\(.cct_over_bound * 1000 | round / 1000)); delivered \(.received)/\(.expected), reordered \(.reordered), max one-way delay \(.one_way_delay_max_ns / 1000 | round) us"' "$out/result.json"
-echo "permrun.sh: results in $out/result.json"
+echo "$prog: results in $out/result.json"
 exit $failed

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# ringrun.sh - run ring collectives across the hosts of a netns testbed:
-# one ringcoll (userspace/ringcoll.c) per host namespace, all starting at
-# one instant, then merge their results into one JSON with, per job and
+# ringrun.sh - run ring collectives across the hosts of a netns testbed: one
+# ringcoll (userspace/workload/ringcoll/) per host namespace, all starting
+# at one instant, then merge their results into one JSON with, per job and
 # iteration, the collective completion time (first step start to last
 # arrival at any rank), each step's span across the ring, the step overlap
 # over time (how many steps of the job are in flight at once: the Symphony
@@ -28,7 +28,11 @@ delay_ms=500
 jobs=()
 extra=()
 
-die() { echo "ringrun.sh: $*" >&2; exit 1; }
+prog=ringrun.sh
+root_message="must run as root (network namespaces, raw sockets)"
+# shellcheck source=tc-scripts/lib.sh
+. "$here/lib.sh"
+
 usage() { sed -n '12,22s/^# \{0,1\}//p' "$0" >&2; exit 2; }
 
 while [ $# -gt 0 ]; do
@@ -39,13 +43,13 @@ while [ $# -gt 0 ]; do
 	--job) [ $# -ge 2 ] || usage; jobs+=("$2"); shift 2 ;;
 	--) shift; extra=("$@"); break ;;
 	-h|--help) usage ;;
-	*) echo "ringrun.sh: unknown argument '$1'" >&2; usage ;;
+	*) bad_usage "unknown argument '$1'" ;;
 	esac
 done
-[ ${#jobs[@]} -gt 0 ] || { echo "ringrun.sh: no --job" >&2; usage; }
-[[ $delay_ms =~ ^[0-9]+$ ]] || { echo "ringrun.sh: --delay wants milliseconds" >&2; usage; }
-[ -x "$ringcoll" ] || die "no $ringcoll: run 'make'"
-[ "$(id -u)" -eq 0 ] || die "must run as root (network namespaces, raw sockets)"
+[ ${#jobs[@]} -gt 0 ] || bad_usage "no --job"
+is_uint "$delay_ms" || bad_usage "--delay wants milliseconds"
+need_built "$ringcoll"
+need_root
 command -v jq >/dev/null || die "needs jq"
 
 # per namespace: its --job arguments
@@ -54,14 +58,14 @@ ns_order=()
 for spec in "${jobs[@]}"; do
 	id=${spec%%=*}
 	members=${spec#*=}
-	[ "$id" != "$spec" ] && [ -n "$members" ] || { echo "ringrun.sh: --job '$spec': wants ID=NS:ADDR,..." >&2; usage; }
+	[ "$id" != "$spec" ] && [ -n "$members" ] || bad_usage "--job '$spec': wants ID=NS:ADDR,..."
 	addrs=
 	IFS=, read -r -a list <<<"$members"
 	for m in "${list[@]}"; do
 		ns=${m%%:*}
 		addr=${m#*:}
-		[ "$ns" != "$m" ] || { echo "ringrun.sh: '$m': wants NS:ADDR" >&2; usage; }
-		[ -e "/run/netns/$ns" ] || die "no network namespace '$ns'"
+		[ "$ns" != "$m" ] || bad_usage "'$m': wants NS:ADDR"
+		need_netns "$ns"
 		addrs=${addrs:+$addrs,}$addr
 	done
 	for m in "${list[@]}"; do
@@ -88,7 +92,7 @@ failed=0
 for i in "${!pids[@]}"; do
 	if ! wait "${pids[$i]}"; then
 		failed=1
-		echo "ringrun.sh: rank in ${ns_order[$i]} failed: $(tr '\n' ' ' <"$out/${ns_order[$i]}.err")" >&2
+		log "rank in ${ns_order[$i]} failed: $(tr '\n' ' ' <"$out/${ns_order[$i]}.err")"
 	fi
 done
 
@@ -151,5 +155,5 @@ jq -s '
 jq -r '.run as $r | .counters as $c | .jobs[] |
   "job \(.job): \(.ranks) ranks, \($r.collective) of \($r.size_bytes) bytes x\($r.iterations) on \($r.channels) channel(s)\(if $r.step_qps > 1 then " of \($r.step_qps) queue pairs" else "" end), \($r.congestion_control): CCT median \(.cct_ms.median * 100 | round / 100) ms (min \(.cct_ms.min * 100 | round / 100), max \(.cct_ms.max * 100 | round / 100)), max step overlap \([.iterations[].max_step_overlap] | max), start skew \([.iterations[].start_skew_ms] | max | round) ms; CNPs \($c.cnps_received), retransmitted packets \($c.retransmitted_packets)"' \
 	"$out/result.json"
-echo "ringrun.sh: results in $out/result.json"
+echo "$prog: results in $out/result.json"
 exit $failed

@@ -1,0 +1,143 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# lib.sh - helpers shared by the testbed scripts of tc-scripts/, sourced
+# (not run) by them: messages and exits, root and command checks, integer
+# checks, the network namespaces of a prefix, veth pairs, and the HTB /
+# netem / leaf qdisc stack of one link end.
+#
+# A script may set, before sourcing this file, the parts of its messages
+# that differ from one script to another:
+#   prog          its name, which starts every message (default: the
+#                 name it was run by)
+#   error_tag     put before die's message ("error: " in fattree.sh;
+#                 default none)
+#   root_message  need_root's message (default "must run as root")
+# then defines usage and sources this file from its own folder:
+#	. "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/lib.sh"
+
+: "${prog:=${0##*/}}"
+: "${error_tag:=}"
+: "${root_message:=must run as root}"
+
+# log MSG...: "PROG: MSG" on stderr.
+log() { printf '%s: %s\n' "$prog" "$*" >&2; }
+
+# die MSG...: "PROG: MSG", with error_tag before MSG, on stderr; exit 1.
+die() { printf '%s: %s%s\n' "$prog" "$error_tag" "$*" >&2; exit 1; }
+
+# bad_usage MSG...: "PROG: MSG" and the usage on stderr; exit 2.
+bad_usage() {
+	log "$@"
+	usage >&2
+	exit 2
+}
+
+# need_root: die with root_message unless root.
+need_root() { [ "$(id -u)" -eq 0 ] || die "$root_message"; }
+
+# need_cmd CMD...: die naming the first CMD that is not in PATH.
+need_cmd() {
+	local c
+	for c in "$@"; do
+		command -v "$c" >/dev/null 2>&1 || die "command '$c' not found"
+	done
+}
+
+# need_built PATH: die unless the project's tool PATH is built.
+need_built() { [ -x "$1" ] || die "no $1: run 'make'"; }
+
+# is_uint VALUE [MIN MAX]: VALUE is a decimal integer (in MIN..MAX).
+is_uint() {
+	[[ $1 =~ ^[0-9]+$ ]] || return 1
+	[ $# -lt 3 ] || { [ "$1" -ge "$2" ] && [ "$1" -le "$3" ]; }
+}
+
+# int_in NAME VALUE MIN MAX: bad usage "NAME 'VALUE': wants MIN..MAX"
+# unless VALUE is an integer in MIN..MAX.
+int_in() { is_uint "$2" "$3" "$4" || bad_usage "$1 '$2': wants $3..$4"; }
+
+# ---------------------------------------------------------------------
+# Network namespaces: a testbed's are PREFIX-NODE, in /run/netns.
+
+# netns_list PREFIX NODE_ERE: the namespaces PREFIX-NODE whose NODE
+# matches the extended regular expression NODE_ERE as a whole, one a
+# line, in name order.
+netns_list() {
+	local f n
+	for f in /run/netns/"$1"-*; do
+		[ -e "$f" ] || continue
+		n=${f##*/}
+		[[ ${n#"$1"-} =~ ^($2)$ ]] && echo "$n"
+	done
+	return 0
+}
+
+# need_netns NS: die unless the namespace NS exists.
+need_netns() { [ -e "/run/netns/$1" ] || die "no network namespace '$1'"; }
+
+# netns_add NS...: create the namespaces, in one "ip -batch".
+netns_add() { printf 'netns add %s\n' "$@" | ip -batch -; }
+
+# netns_kill NS...: end the processes inside the namespaces (they would
+# keep a namespace and its links alive after its deletion).
+netns_kill() {
+	local ns pids
+	for ns in "$@"; do
+		pids=$(ip netns pids "$ns" 2>/dev/null || true)
+		# shellcheck disable=SC2086 # one PID a word
+		[ -z "$pids" ] || kill $pids 2>/dev/null || true
+	done
+}
+
+# netns_del NS...: delete the namespaces, ignoring errors (netns_list
+# tells what is left).
+netns_del() {
+	[ $# -gt 0 ] || return 0
+	printf 'netns del %s\n' "$@" | ip -force -batch - 2>/dev/null || true
+}
+
+# netns_run NS CMD...: run CMD in the network namespace NS, entered with
+# nsenter --net (not "ip netns exec", which remounts /sys and hides
+# /sys/fs/bpf).
+netns_run() { nsenter --net="/run/netns/$1" -- "${@:2}"; }
+
+# netns_exec NS CMD...: the same, in place of the script.
+netns_exec() { exec nsenter --net="/run/netns/$1" -- "${@:2}"; }
+
+# ---------------------------------------------------------------------
+# Links.  These print commands, one a line, for "ip -batch" / "tc -batch"
+# or, word-split, for one "ip" / "tc" each.
+
+# veth_cmd DEV_A NS_A OPTIONS_A DEV_B NS_B OPTIONS_B: the ip command that
+# makes the veth pair DEV_A in NS_A - DEV_B in NS_B, with each end's link
+# OPTIONS ("address 02:...", "mtu 9000"; may be empty).
+veth_cmd() {
+	echo "link add $1 netns $2${3:+ $3} type veth peer name $4 netns $5${6:+ $6}"
+}
+
+# shape_cmds DEV RATE DELAY LEAF [HTB_OPTIONS [CLASS_OPTIONS [LEAF_HANDLE]]]:
+# the tc commands of one link end's qdiscs:
+#   RATE    an HTB root 1: ("default 1 HTB_OPTIONS") with one class 1:1
+#           ("rate RATE CLASS_OPTIONS") that all traffic takes;
+#   DELAY   a netem 10: ("delay DELAY limit 100000") under class 1:1, or
+#           the root 1: when RATE is empty;
+#   LEAF    "KIND ARGS", a qdisc under the netem as 20:, or, without
+#           DELAY, under class 1:1 as LEAF_HANDLE (default 20:); needs
+#           RATE.
+# Empty arguments leave their part out.
+shape_cmds() {
+	local dev=$1 rate=$2 delay=$3 leaf=$4 htb=${5:-} class=${6:-}
+	local leaf_handle=${7:-20:} leaf_parent=1:1
+	if [ -z "$rate" ]; then
+		echo "qdisc add dev $dev root handle 1: netem delay $delay limit 100000"
+		return
+	fi
+	echo "qdisc add dev $dev root handle 1: htb default 1${htb:+ $htb}"
+	echo "class add dev $dev parent 1: classid 1:1 htb rate $rate${class:+ $class}"
+	if [ -n "$delay" ]; then
+		echo "qdisc add dev $dev parent 1:1 handle 10: netem delay $delay limit 100000"
+		leaf_parent=10:1 leaf_handle=20:
+	fi
+	[ -z "$leaf" ] ||
+		echo "qdisc add dev $dev parent $leaf_parent handle $leaf_handle $leaf"
+}
