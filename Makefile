@@ -112,10 +112,10 @@ PROGRAMS	:= $(TOOL_BINS) $(BUILD)/roceblast $(BUILD)/ofan_bpf_bench
 $(BUILD)/ecnstat: userspace/ecnstat.c $(BUILD)/ecnstat.skel.h
 $(BUILD)/ecnstat: LDLIBS = $(LIBBPF_LIBS)
 
-# the agent: symofan.c and its parts symofan_*.c (one per command group)
-SYMOFAN_SRCS	:= userspace/symofan.c userspace/ofan_config.c \
-		   $(wildcard userspace/symofan_*.c)
-$(BUILD)/symofan: $(SYMOFAN_SRCS) $(BUILD)/ofan.skel.h $(BUILD)/symphony_jobs.skel.h
+# the agent: userspace/symofan/, a file per layer and command group
+SYMOFAN_SRCS	:= $(wildcard userspace/symofan/*.c)
+$(BUILD)/symofan: $(SYMOFAN_SRCS) $(wildcard userspace/symofan/*.h) \
+		  $(BUILD)/ofan.skel.h $(BUILD)/symphony_jobs.skel.h
 $(BUILD)/symofan: LDLIBS = $(LIBBPF_LIBS) $(MNL_LIBS)
 
 $(BUILD)/rocegen: userspace/rocegen.c

@@ -18,12 +18,10 @@
 #include <string.h>
 #include <unistd.h>
 #include <net/if.h>
-#include <sys/stat.h>
-#include <sys/statfs.h>
-#include <linux/magic.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "bpffs.h"
 #include "ecnstat.skel.h"
 #include "tool_util.h"
 
@@ -35,12 +33,6 @@ const char *tool_name = "ecnstat";
 /* tc filter handle and priority of the attachment, "ec" for ecnstat */
 #define ECNSTAT_TC_HANDLE	0xec
 #define ECNSTAT_TC_PRIORITY	0xec
-
-enum exit_code {
-	EXIT_OK = 0,
-	EXIT_ERROR = 1,
-	EXIT_USAGE = 2,
-};
 
 struct target {
 	const char *ifname;
@@ -62,11 +54,9 @@ static void usage(FILE *f)
 		"crossing DEV.  The hook defaults to ingress.\n");
 }
 
-static int check_bpffs(void)
+static int require_bpffs(void)
 {
-	struct statfs st;
-
-	if (statfs(ECNSTAT_BPFFS, &st) || st.f_type != BPF_FS_MAGIC) {
+	if (!on_bpffs(ECNSTAT_BPFFS)) {
 		error("no bpf filesystem at %s: mount -t bpf bpf %s ('ip netns exec' hides it; nsenter --net=... does not)",
 		      ECNSTAT_BPFFS, ECNSTAT_BPFFS);
 		return -1;
@@ -74,28 +64,9 @@ static int check_bpffs(void)
 	return 0;
 }
 
-static int mkdir_p(const char *path)
-{
-	char buf[256];
-	char *p;
-
-	snprintf(buf, sizeof(buf), "%s", path);
-	for (p = buf + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(buf, 0700) && errno != EEXIST)
-			return -1;
-		*p = '/';
-	}
-	if (mkdir(buf, 0700) && errno != EEXIST)
-		return -1;
-	return 0;
-}
-
 static int parse_target(struct target *t, int argc, char **argv, bool *json)
 {
-	struct stat netns;
+	__u64 ns_dev, ns_ino;
 	int i;
 
 	memset(t, 0, sizeof(*t));
@@ -128,13 +99,10 @@ static int parse_target(struct target *t, int argc, char **argv, bool *json)
 		return -EXIT_ERROR;
 	}
 	/* Pins are global to bpffs; interface names are per namespace. */
-	if (stat("/proc/self/ns/net", &netns)) {
-		error("cannot identify the network namespace: %s",
-		      strerror(errno));
+	if (netns_id(&ns_dev, &ns_ino))
 		return -EXIT_ERROR;
-	}
 	snprintf(t->pin_path, sizeof(t->pin_path), "%s/%lu-%s-%s",
-		 ECNSTAT_PIN_DIR, (unsigned long)netns.st_ino, t->ifname,
+		 ECNSTAT_PIN_DIR, (unsigned long)ns_ino, t->ifname,
 		 t->hook_name);
 	return 0;
 }
@@ -148,7 +116,7 @@ static int cmd_attach(struct target *t)
 	struct ecnstat_bpf *skel;
 	int err, ret = EXIT_ERROR;
 
-	if (check_bpffs())
+	if (require_bpffs())
 		return EXIT_ERROR;
 	if (access(t->pin_path, F_OK) == 0) {
 		DECLARE_LIBBPF_OPTS(bpf_tc_opts, query,

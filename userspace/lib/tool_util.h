@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * tool_util.h - small helpers shared by the project's libbpf tools:
- * error messages prefixed with the tool's name, errno explained for
- * BPF and netlink calls, and libbpf's logging cut to its warnings.
+ * their exit statuses, error messages prefixed with the tool's name,
+ * errno explained for BPF and netlink calls, and libbpf's logging cut to
+ * its warnings.
  */
 #ifndef SYMOFAN_TOOL_UTIL_H
 #define SYMOFAN_TOOL_UTIL_H
@@ -12,6 +13,17 @@
 #include <stdio.h>
 #include <string.h>
 #include <bpf/libbpf.h>
+
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
+#endif
+
+/* The exit statuses of the tools. */
+enum exit_code {
+	EXIT_OK = 0,		/* done */
+	EXIT_ERROR = 1,		/* failed */
+	EXIT_USAGE = 2,		/* bad command line or input */
+};
 
 /* The tool's name, set by each tool, e.g. "ecnstat". */
 extern const char *tool_name;

@@ -12,10 +12,11 @@
 #include <net/if.h>
 #include <linux/types.h>
 
+#include "bpffs.h"
 #include "ofan/ofan_maps.h"
 
 #define OFAN_CONF_PIN_DIR	"/sys/fs/bpf/ofan"
-#define OFAN_CONF_PIN_DIR_MAX	200	/* room for "/<map name>" in a path */
+#define OFAN_CONF_PIN_DIR_MAX	BPFFS_DIR_MAX	/* room for "/<map name>" */
 #define OFAN_CONF_ACK_MAX_BYTES	128
 #define OFAN_CONF_MAX_DOWNLINKS	OFAN_MAX_PIPE_PORTS
 

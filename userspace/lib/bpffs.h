@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * bpffs.h - pin folders on the bpf filesystem, as the project's tools keep
+ * their maps: paths of pins, the check that a folder is on bpffs, folder
+ * creation and an exclusive lock, and the network namespace that the
+ * interfaces of a pin folder belong to.  Errors are reported with error()
+ * (tool_util.h).
+ */
+#ifndef SYMOFAN_LIB_BPFFS_H
+#define SYMOFAN_LIB_BPFFS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <linux/types.h>
+
+/* The longest pin folder: room for "/<map name>" in a 256-byte path. */
+#define BPFFS_DIR_MAX		200
+
+/* DIR/NAME into @buf. */
+void pin_path(char *buf, size_t size, const char *dir, const char *name);
+
+/* @path is on a bpf filesystem. */
+bool on_bpffs(const char *path);
+
+/*
+ * The deepest existing ancestor of @dir (or itself) must be on bpffs:
+ * 0, or -1 after saying how to mount it.
+ */
+int check_bpffs(const char *dir);
+
+/*
+ * Creates @path and its missing parents, mode 0700 (less the umask);
+ * 0, or -1 with errno set.
+ */
+int mkdir_p(const char *path);
+
+/*
+ * An exclusive lock on folder @dir against other tools at work in it:
+ * the fd holding it (close to release), or -1 after an error message.
+ */
+int lock_dir(const char *dir);
+
+/* The device and inode of this process's network namespace; 0 or -1. */
+int netns_id(__u64 *dev, __u64 *ino);
+
+#endif /* SYMOFAN_LIB_BPFFS_H */

@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * daemon.h - what the two halves of "symofan daemon" share: its state,
+ * with the view of the namespace's links and main-table routes that
+ * daemon_netlink.c keeps over rtnetlink and daemon.c writes into the maps.
+ */
+#ifndef _SYMOFAN_DAEMON_H
+#define _SYMOFAN_DAEMON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <linux/types.h>
+
+#include "ofan_config.h"
+#include "ofan/ofan_maps.h"
+#include "state.h"
+
+struct mnl_socket;
+
+/* a link of the namespace: only what the daemon needs */
+struct dlink {
+	__u32	ifindex;
+	__u32	flags;			/* IFF_* */
+};
+
+/* a route of the main table, reduced to the uplinks it leads over */
+struct droute {
+	__u8	family;
+	__u8	dst_len;
+	__u8	tos;
+	__u8	type;			/* RTN_* */
+	__u32	priority;
+	__u8	dst[16];
+	__u64	ports;			/* bit p: a nexthop is uplink p */
+};
+
+struct daemon {
+	const char		*dir;
+	bool			once;
+	bool			verbose;
+
+	struct symofan_state	*st;
+	struct ofan_conf	*conf;
+	__u32			w;
+	struct ofan_port	ports[OFAN_MAX_W];
+	int			fd_cfg;
+	int			fd_dests;
+
+	struct mnl_socket	*ev;		/* multicast events */
+	struct mnl_socket	*dump;		/* request/response */
+	__u32			dump_portid;
+	__u32			seq;
+
+	struct dlink		*links;
+	size_t			nr_links, cap_links;
+	struct droute		*routes;
+	size_t			nr_routes, cap_routes;
+
+	/* set while handling messages: what to dump again */
+	bool			redump_links;
+	bool			redump4;
+	bool			redump6;
+	bool			in_dump;
+};
+
+/* daemon_netlink.c */
+
+/* Link @ifindex of the view, or NULL. */
+struct dlink *find_link(const struct daemon *d, __u32 ifindex);
+
+/*
+ * The dump socket, and unless d->once the event socket subscribed to the
+ * link and route groups; 0, or -1 after an error message.
+ */
+int open_sockets(struct daemon *d);
+
+/* The dumps that the messages so far asked for; 0 or -1. */
+int redump(struct daemon *d);
+
+/*
+ * Reads every queued event; returns 0, or -1 on a fatal error.  ENOBUFS
+ * (events were lost) asks for a full dump.
+ */
+int read_events(struct daemon *d);
+
+#endif /* _SYMOFAN_DAEMON_H */

@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ofan_control.c - "symofan ofan set-mode MODE" and "symofan ofan port
+ * INDEX up|down": change the load-balancing mode and an uplink's state
+ * for the datapath at run time, in ofan_config under the pin-folder lock.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+
+#include "bpffs.h"
+#include "ofan.h"
+#include "ofan/ofan_maps.h"
+#include "state.h"
+#include "tool_util.h"
+
+/* Opens and locks ofan_config of @dir and reads it into @cfg. */
+static int open_config(const char *dir, struct ofan_config *cfg, int *lock_fd)
+{
+	__u32 zero = 0;
+	int fd;
+
+	fd = open_pinned(dir, "ofan_config", sizeof(*cfg), false);
+	if (fd < 0)
+		return -1;
+	*lock_fd = lock_dir(dir);
+	if (*lock_fd < 0) {
+		close(fd);
+		return -1;
+	}
+	if (bpf_map_lookup_elem(fd, &zero, cfg)) {
+		error("cannot read %s/ofan_config: %s", dir, why(errno));
+		goto fail;
+	}
+	if (cfg->layout_version != OFAN_LAYOUT_VERSION || !cfg->w ||
+	    cfg->w > OFAN_MAX_W) {
+		error("%s/ofan_config is not configured: run 'symofan ofan load CONFIG'",
+		      dir);
+		goto fail;
+	}
+	return fd;
+fail:
+	close(*lock_fd);
+	close(fd);
+	return -1;
+}
+
+static int write_config(int fd, const char *dir, const struct ofan_config *cfg)
+{
+	__u32 zero = 0;
+
+	if (bpf_map_update_elem(fd, &zero, cfg, BPF_ANY)) {
+		error("cannot write %s/ofan_config: %s", dir, why(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int cmd_ofan_set_mode(const struct command *cmd, int argc, char **argv)
+{
+	struct ofan_config cfg;
+	int ret, fd, lock_fd, mode;
+	__u32 old;
+	struct opts o;
+
+	ret = opts_exit(parse_opts(cmd, argc, argv, OPT_PIN_DIR, 1, &o));
+	if (ret >= 0)
+		return ret;
+	mode = ofan_mode_by_name(o.args[0]);
+	if (mode < 0) {
+		error("unknown mode '%s' (ofan, pofan, rr, rps or ecmp)",
+		      o.args[0]);
+		return EXIT_USAGE;
+	}
+	fd = open_config(o.pin_dir, &cfg, &lock_fd);
+	if (fd < 0)
+		return EXIT_ERROR;
+	old = cfg.mode;
+	cfg.mode = mode;
+	ret = write_config(fd, o.pin_dir, &cfg) ? EXIT_ERROR : EXIT_OK;
+	if (!ret)
+		printf("symofan: ofan mode %s -> %s\n", ofan_mode_name(old),
+		       ofan_mode_names[mode]);
+	close(lock_fd);
+	close(fd);
+	return ret;
+}
+
+int cmd_ofan_port(const struct command *cmd, int argc, char **argv)
+{
+	struct ofan_config cfg;
+	unsigned long idx;
+	int ret, fd, lock_fd;
+	struct opts o;
+	char *end;
+	bool up;
+
+	ret = opts_exit(parse_opts(cmd, argc, argv, OPT_PIN_DIR, 2, &o));
+	if (ret >= 0)
+		return ret;
+	errno = 0;
+	idx = strtoul(o.args[0], &end, 10);
+	if (errno || end == o.args[0] || *end || idx >= OFAN_MAX_W) {
+		error("port: bad uplink index '%s'", o.args[0]);
+		return EXIT_USAGE;
+	}
+	if (strcmp(o.args[1], "up") && strcmp(o.args[1], "down")) {
+		error("port: '%s' is neither 'up' nor 'down'", o.args[1]);
+		return EXIT_USAGE;
+	}
+	up = !strcmp(o.args[1], "up");
+	fd = open_config(o.pin_dir, &cfg, &lock_fd);
+	if (fd < 0)
+		return EXIT_ERROR;
+	ret = EXIT_USAGE;
+	if (idx >= cfg.w) {
+		error("port: no uplink %lu (uplinks 0..%u)", idx, cfg.w - 1);
+		goto out;
+	}
+	if (up)
+		cfg.up_ports |= 1ULL << idx;
+	else
+		cfg.up_ports &= ~(1ULL << idx);
+	ret = write_config(fd, o.pin_dir, &cfg) ? EXIT_ERROR : EXIT_OK;
+	if (!ret)
+		printf("symofan: ofan uplink %lu %s (up ports 0x%llx)\n", idx,
+		       up ? "up" : "down", (unsigned long long)cfg.up_ports);
+out:
+	close(lock_fd);
+	close(fd);
+	return ret;
+}

@@ -1,0 +1,710 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ofan_load.c - "symofan ofan load CONFIG" and "symofan ofan unload": load
+ * the Ofan tc-BPF load balancer (bpf/ofan.bpf.c) from a switch description
+ * (userspace/ofan.conf.5.md), fill and pin its maps, attach it to the
+ * clsact ingress of the downlinks; and take all of it back.
+ *
+ * Everything lives under the pin folder (default /sys/fs/bpf/ofan, mode
+ * 0700): the program's maps and the program under their own names (0600),
+ * and the agent's map "symofan_state" (state.h) with what a later load or
+ * unload needs: the network namespace and downlinks the program is
+ * attached to, and which pointers were initialised.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "bpffs.h"
+#include "ofan.h"
+#include "ofan.skel.h"
+#include "ofan/ofan_perm.h"
+#include "state.h"
+#include "tool_util.h"
+
+/* tc filter handle and priority of the attachment, "fa" for Ofan */
+#define OFAN_TC_HANDLE		0xfa
+#define OFAN_TC_PRIORITY	0xfa
+
+#define OFAN_PROG_PIN		"ofan_ingress"
+
+#define __maybe_unused		__attribute__((__unused__))
+
+/* ---- random starts of the pointers ---------------------------------- */
+
+static __u64 rng_state;
+
+static void rng_seed(const struct ofan_conf *conf)
+{
+	if (conf->has_seed) {
+		rng_state = ofan_perm_mix(conf->seed);
+	} else if (getrandom(&rng_state, sizeof(rng_state), 0) !=
+		   sizeof(rng_state)) {
+		rng_state = ofan_perm_mix((__u64)time(NULL) ^ getpid());
+	}
+	if (!rng_state)
+		rng_state = 1;
+}
+
+/* uniform enough in [0, n) for n <= 64 */
+static __u32 rng_below(__u32 n)
+{
+	return (__u32)(ofan_perm_rand(&rng_state) >> 32) % n;
+}
+
+/* ---- load ----------------------------------------------------------- */
+
+struct loader {
+	struct ofan_conf	*conf;
+	struct ofan_bpf		*skel;
+	struct symofan_state	*state;
+	bool			had_state;
+	__u64			up_ports;
+	__u32			inited;		/* pointers started now */
+	__u32			stale_prefixes;
+	__u32			detached;
+};
+
+static int map_fd(struct bpf_map *map)
+{
+	return bpf_map__fd(map);
+}
+
+static __u64 uplinks_link_state(const struct ofan_conf *conf)
+{
+	struct ifreq ifr;
+	__u64 up = 0;
+	__u32 i;
+	int sock;
+
+	sock = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (sock < 0)
+		return 0;
+	for (i = 0; i < conf->w; i++) {
+		memset(&ifr, 0, sizeof(ifr));
+		strncpy(ifr.ifr_name, conf->uplinks[i].ifname, IFNAMSIZ - 1);
+		if (ioctl(sock, SIOCGIFFLAGS, &ifr))
+			continue;
+		if ((ifr.ifr_flags & (IFF_UP | IFF_RUNNING)) ==
+		    (IFF_UP | IFF_RUNNING))
+			up |= 1ULL << i;
+	}
+	close(sock);
+	return up;
+}
+
+static int load_ports(struct loader *l)
+{
+	int fd = map_fd(l->skel->maps.ofan_ports);
+	struct ofan_port port;
+	__u32 i;
+
+	for (i = 0; i < OFAN_MAX_W; i++) {
+		memset(&port, 0, sizeof(port));
+		if (i < l->conf->w) {
+			const struct ofan_conf_uplink *u = &l->conf->uplinks[i];
+
+			port.ifindex = u->ifindex;
+			port.nh_family = u->family;
+			memcpy(port.nh_addr, u->nh_addr, 16);
+		}
+		if (bpf_map_update_elem(fd, &i, &port, BPF_ANY))
+			return -errno;
+	}
+	return 0;
+}
+
+/*
+ * The data pointer of each declared key and pipe starts at a random
+ * position, its ACK pointer half a round later; slots initialised by an
+ * earlier load keep their counters, slots of keys no longer declared are
+ * forgotten (a key declared again starts afresh).
+ */
+static int load_pointers(struct loader *l)
+{
+	const struct ofan_conf *conf = l->conf;
+	int fd = map_fd(l->skel->maps.ofan_pointers);
+	int rr_fd = map_fd(l->skel->maps.ofan_rr);
+	struct ofan_pointer ptr;
+	__u32 pipe, key, bit, slot, zero = 0;
+	__u64 *words = l->state->ptr_init;
+
+	for (pipe = 0; pipe < OFAN_MAX_PIPES; pipe++) {
+		for (key = 0; key < OFAN_MAX_KEYS; key++) {
+			bit = pipe * OFAN_MAX_KEYS + key;
+			if (pipe >= conf->nr_pipes || !conf->keys[key].line) {
+				words[bit / 64] &= ~(1ULL << (bit % 64));
+				continue;
+			}
+			if ((words[bit / 64] >> (bit % 64)) & 1)
+				continue;
+			slot = (pipe * OFAN_MAX_KEYS + key) * OFAN_NR_CLASSES;
+			ptr.counter = rng_below(conf->w);
+			if (bpf_map_update_elem(fd, &slot, &ptr, BPF_ANY))
+				return -errno;
+			slot += OFAN_CLASS_ACK;
+			ptr.counter += conf->w / 2;
+			if (bpf_map_update_elem(fd, &slot, &ptr, BPF_ANY))
+				return -errno;
+			words[bit / 64] |= 1ULL << (bit % 64);
+			l->inited += OFAN_NR_CLASSES;
+		}
+	}
+	if (!(l->state->flags & SYMOFAN_F_RR_INIT)) {
+		ptr.counter = rng_below(conf->w);
+		if (bpf_map_update_elem(rr_fd, &zero, &ptr, BPF_ANY))
+			return -errno;
+		l->state->flags |= SYMOFAN_F_RR_INIT;
+	}
+	return 0;
+}
+
+/* Each declared key: its valid ports and its pointers' port orders. */
+static int load_dests(struct loader *l)
+{
+	const struct ofan_conf *conf = l->conf;
+	int fd = map_fd(l->skel->maps.ofan_dests);
+	__u8 perm[OFAN_MAX_W] = {};
+	struct ofan_dest dest;
+	__u32 key;
+
+	if (ofan_base_perm(conf->w, perm) < 0)
+		return -EINVAL;
+	for (key = 0; key < OFAN_MAX_KEYS; key++) {
+		memset(&dest, 0, sizeof(dest));
+		if (conf->keys[key].line) {
+			dest.valid_ports = ofan_conf_key_ports(conf, key);
+			dest.flags = OFAN_DEST_F_VALID;
+			if (conf->keys[key].local)
+				dest.flags |= OFAN_DEST_F_LOCAL;
+			dest.level = conf->role == OFAN_ROLE_AGGREGATION;
+			ofan_dest_fill_orders(&dest, perm, conf->w, key,
+					      conf->nr_keys);
+		}
+		if (bpf_map_update_elem(fd, &key, &dest, BPF_ANY))
+			return -errno;
+	}
+	return 0;
+}
+
+static int cmp_conf_prefix(const void *a, const void *b)
+{
+	const struct ofan_conf_prefix *x = a, *y = b;
+
+	if (x->family != y->family)
+		return x->family < y->family ? -1 : 1;
+	if (x->len != y->len)
+		return x->len < y->len ? -1 : 1;
+	return memcmp(x->addr, y->addr, 16);
+}
+
+/* Deletes from LPM map @fd the prefixes that the config does not hold. */
+static int prune_lpm(struct loader *l, int fd, __u32 family)
+{
+	const struct ofan_conf *conf = l->conf;
+	struct ofan_conf_prefix probe = { .family = family };
+	struct ofan_lpm6_key key, next;	/* ofan_lpm4_key fits in it */
+	size_t addr_len = family == AF_INET ? 4 : 16;
+	void *cur = NULL, *stale;
+	__u32 nr = 0, i;
+	int err = 0;
+
+	stale = calloc(OFAN_MAX_PREFIXES, sizeof(key));
+	if (!stale)
+		return -ENOMEM;
+	memset(&next, 0, sizeof(next));
+	while (!bpf_map_get_next_key(fd, cur, &next)) {
+		memset(probe.addr, 0, 16);
+		probe.len = next.prefix_len;
+		memcpy(probe.addr, next.addr, addr_len);
+		if (!bsearch(&probe, conf->prefixes, conf->nr_prefixes,
+			     sizeof(*conf->prefixes), cmp_conf_prefix) &&
+		    nr < OFAN_MAX_PREFIXES)
+			memcpy((char *)stale + nr++ * sizeof(key), &next,
+			       sizeof(key));
+		key = next;
+		cur = &key;
+	}
+	for (i = 0; i < nr; i++) {
+		if (bpf_map_delete_elem(fd, (char *)stale + i * sizeof(key)) &&
+		    errno != ENOENT) {
+			err = -errno;
+			break;
+		}
+	}
+	l->stale_prefixes += nr;
+	free(stale);
+	return err;
+}
+
+static int load_prefixes(struct loader *l)
+{
+	const struct ofan_conf *conf = l->conf;
+	int fd4 = map_fd(l->skel->maps.ofan_dst4);
+	int fd6 = map_fd(l->skel->maps.ofan_dst6);
+	__u32 i;
+	int err;
+
+	for (i = 0; i < conf->nr_prefixes; i++) {
+		const struct ofan_conf_prefix *pfx = &conf->prefixes[i];
+
+		if (pfx->family == AF_INET) {
+			struct ofan_lpm4_key k = { .prefix_len = pfx->len };
+
+			memcpy(&k.addr, pfx->addr, 4);
+			err = bpf_map_update_elem(fd4, &k, &pfx->key, BPF_ANY);
+		} else {
+			struct ofan_lpm6_key k = { .prefix_len = pfx->len };
+
+			memcpy(k.addr, pfx->addr, 16);
+			err = bpf_map_update_elem(fd6, &k, &pfx->key, BPF_ANY);
+		}
+		if (err)
+			return -errno;
+	}
+	err = prune_lpm(l, fd4, AF_INET);
+	return err ? err : prune_lpm(l, fd6, AF_INET6);
+}
+
+static int load_pipes(struct loader *l)
+{
+	const struct ofan_conf *conf = l->conf;
+	int fd = map_fd(l->skel->maps.ofan_pipes);
+	__u32 i, key, next, *cur = NULL;
+	__u32 stale[OFAN_MAX_PIPE_PORTS], nr = 0;
+
+	for (i = 0; i < conf->nr_downlinks; i++)
+		if (bpf_map_update_elem(fd, &conf->downlinks[i].ifindex,
+					&conf->downlinks[i].pipe, BPF_ANY))
+			return -errno;
+	while (!bpf_map_get_next_key(fd, cur, &next)) {
+		for (i = 0; i < conf->nr_downlinks; i++)
+			if (conf->downlinks[i].ifindex == next)
+				break;
+		if (i == conf->nr_downlinks && nr < OFAN_MAX_PIPE_PORTS)
+			stale[nr++] = next;
+		key = next;
+		cur = &key;
+	}
+	for (i = 0; i < nr; i++)
+		bpf_map_delete_elem(fd, &stale[i]);
+	return 0;
+}
+
+static int load_config(struct loader *l)
+{
+	const struct ofan_conf *conf = l->conf;
+	struct ofan_config cfg = {
+		.layout_version	= OFAN_LAYOUT_VERSION,
+		.mode		= conf->mode,
+		.w		= conf->w,
+		.nr_keys	= conf->nr_keys,
+		.ack_max_bytes	= conf->ack_max_bytes,
+		.nr_pipes	= conf->nr_pipes,
+		.up_ports	= l->up_ports,
+	};
+	__u32 zero = 0, key;
+
+	if (conf->fast_enabled)
+		ofan_config_set_fast(&cfg, conf->fast_net, conf->fast_prefix_len,
+				     conf->fast_shift, conf->fast_mask);
+
+	for (key = 0; key < OFAN_MAX_KEYS; key++) {
+		if (conf->keys[key].line && conf->keys[key].local) {
+			cfg.fast_local_key = key;
+			break;
+		}
+	}
+	if (ofan_base_perm(conf->w, cfg.perm) < 0)
+		return -EINVAL;
+	if (bpf_map_update_elem(map_fd(l->skel->maps.ofan_config), &zero, &cfg,
+				BPF_ANY))
+		return -errno;
+	return 0;
+}
+
+static bool conf_has_downlink(const struct ofan_conf *conf, __u32 ifindex)
+{
+	__u32 i;
+
+	for (i = 0; i < conf->nr_downlinks; i++)
+		if (conf->downlinks[i].ifindex == ifindex)
+			return true;
+	return false;
+}
+
+/*
+ * The ifindex of recorded link @ln if it still names the same interface
+ * in this namespace, else that of its name, else 0.
+ */
+static __u32 link_ifindex(const struct symofan_link *ln)
+{
+	char name[IF_NAMESIZE];
+
+	if (if_indextoname(ln->ifindex, name) && !strcmp(name, ln->ifname))
+		return ln->ifindex;
+	return if_nametoindex(ln->ifname);
+}
+
+/* Detaches the program from @ifindex; 0 also when it was not there. */
+static int detach_link(__u32 ifindex)
+{
+	DECLARE_LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = ifindex,
+			    .attach_point = BPF_TC_INGRESS);
+	DECLARE_LIBBPF_OPTS(bpf_tc_opts, opts, .handle = OFAN_TC_HANDLE,
+			    .priority = OFAN_TC_PRIORITY);
+	int err;
+
+	if (!ifindex)
+		return 0;
+	err = bpf_tc_detach(&hook, &opts);
+	if (err == -ENOENT || err == -EINVAL || err == -ENODEV)
+		return 0;
+	return err;
+}
+
+static int libbpf_silent(enum libbpf_print_level level __maybe_unused,
+			 const char *fmt __maybe_unused,
+			 va_list args __maybe_unused)
+{
+	return 0;
+}
+
+/* bpf_tc_hook_create() without libbpf's message when clsact exists */
+static int tc_hook_create(struct bpf_tc_hook *hook)
+{
+	libbpf_print_fn_t old = libbpf_set_print(libbpf_silent);
+	int err = bpf_tc_hook_create(hook);
+
+	libbpf_set_print(old);
+	return err;
+}
+
+static int load_attach(struct loader *l)
+{
+	const struct ofan_conf *conf = l->conf;
+	int prog_fd = bpf_program__fd(l->skel->progs.ofan_ingress);
+	__u32 i, ifindex;
+	int err;
+
+	for (i = 0; i < conf->nr_downlinks; i++) {
+		const struct ofan_conf_downlink *d = &conf->downlinks[i];
+		DECLARE_LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = d->ifindex,
+				    .attach_point = BPF_TC_INGRESS);
+		DECLARE_LIBBPF_OPTS(bpf_tc_opts, opts, .handle = OFAN_TC_HANDLE,
+				    .priority = OFAN_TC_PRIORITY,
+				    .prog_fd = prog_fd,
+				    .flags = BPF_TC_F_REPLACE);
+
+		err = tc_hook_create(&hook);
+		if (err && err != -EEXIST) {
+			error("cannot create the clsact qdisc on %s: %s",
+			      d->ifname, why(-err));
+			return err;
+		}
+		err = bpf_tc_attach(&hook, &opts);
+		if (err) {
+			error("cannot attach to the ingress of %s: %s",
+			      d->ifname, why(-err));
+			return err;
+		}
+	}
+	/* downlinks of the previous load that this config drops */
+	for (i = 0; l->had_state && i < l->state->nr_downlinks; i++) {
+		ifindex = link_ifindex(&l->state->downlinks[i]);
+		if (!ifindex || conf_has_downlink(conf, ifindex))
+			continue;
+		err = detach_link(ifindex);
+		if (err)
+			error("warning: cannot detach from %s: %s",
+			      l->state->downlinks[i].ifname, why(-err));
+		else
+			l->detached++;
+	}
+	return 0;
+}
+
+/* Pins the program atomically over the previous one. */
+static int load_pin_prog(struct loader *l, const char *dir)
+{
+	char path[256], tmp[256];
+	int err;
+
+	pin_path(path, sizeof(path), dir, OFAN_PROG_PIN);
+	pin_path(tmp, sizeof(tmp), dir, OFAN_PROG_PIN "_new");
+	unlink(tmp);
+	err = bpf_program__pin(l->skel->progs.ofan_ingress, tmp);
+	if (err) {
+		error("cannot pin the program at %s: %s", tmp, why(-err));
+		return err;
+	}
+	if (rename(tmp, path)) {
+		err = -errno;
+		error("cannot rename %s to %s: %s", tmp, path, strerror(errno));
+		unlink(tmp);
+		return err;
+	}
+	return 0;
+}
+
+
+static int check_layout(struct ofan_bpf *skel, const char *dir)
+{
+	struct ofan_config cfg;
+	__u32 zero = 0;
+
+	if (bpf_map_lookup_elem(map_fd(skel->maps.ofan_config), &zero, &cfg)) {
+		error("cannot read %s/ofan_config: %s", dir, why(errno));
+		return -1;
+	}
+	if (cfg.layout_version && cfg.layout_version != OFAN_LAYOUT_VERSION) {
+		error("the maps pinned in %s have layout %u, this symofan %u: unload first",
+		      dir, cfg.layout_version, OFAN_LAYOUT_VERSION);
+		return -1;
+	}
+	return 0;
+}
+
+/* 0600 also for pins made under another umask by an earlier load */
+static void chmod_pins(struct ofan_bpf *skel, const char *dir)
+{
+	struct bpf_map *map;
+	char path[256];
+
+	bpf_object__for_each_map(map, skel->obj) {
+		pin_path(path, sizeof(path), dir, bpf_map__name(map));
+		chmod(path, 0600);
+	}
+	pin_path(path, sizeof(path), dir, OFAN_PROG_PIN);
+	chmod(path, 0600);
+	pin_path(path, sizeof(path), dir, SYMOFAN_STATE_PIN);
+	chmod(path, 0600);
+}
+
+static int do_load(struct ofan_conf *conf, const char *config)
+{
+	struct loader l = { .conf = conf };
+	const char *dir = conf->pin_dir;
+	__u64 ns_dev, ns_ino;
+	struct bpf_map *map;
+	char path[256];
+	int lock_fd = -1, state_fd = -1, err, ret = EXIT_ERROR;
+	__u32 zero = 0, i, up = 0;
+
+	if (netns_id(&ns_dev, &ns_ino) || check_bpffs(dir))
+		return EXIT_ERROR;
+	umask(0077);
+	if (mkdir_p(dir) || chmod(dir, 0700)) {
+		error("cannot create %s: %s", dir, strerror(errno));
+		return EXIT_ERROR;
+	}
+	lock_fd = lock_dir(dir);
+	if (lock_fd < 0)
+		return EXIT_ERROR;
+
+	l.state = calloc(1, sizeof(*l.state));
+	if (!l.state) {
+		error("out of memory");
+		goto out;
+	}
+	state_fd = open_state(dir, l.state, &l.had_state);
+	if (state_fd < 0)
+		goto out;
+	if (l.had_state && l.state->nr_downlinks &&
+	    (l.state->netns_dev != ns_dev || l.state->netns_ino != ns_ino)) {
+		error("%s is loaded from another network namespace (net:[%llu]): unload it there first (or unload --force if it is gone)",
+		      dir, (unsigned long long)l.state->netns_ino);
+		goto out;
+	}
+
+	l.skel = ofan_bpf__open();
+	if (!l.skel) {
+		error("cannot open the BPF object: %s", strerror(errno));
+		goto out;
+	}
+	bpf_object__for_each_map(map, l.skel->obj) {
+		if (bpf_map__is_internal(map))
+			continue;
+		pin_path(path, sizeof(path), dir, bpf_map__name(map));
+		err = bpf_map__set_pin_path(map, path);
+		if (err) {
+			error("cannot set the pin path %s: %s", path,
+			      strerror(-err));
+			goto out;
+		}
+	}
+	err = ofan_bpf__load(l.skel);
+	if (err) {
+		error("cannot load the BPF program (pins of another layout in %s? unload first): %s",
+		      dir, why(-err));
+		goto out;
+	}
+	if (check_layout(l.skel, dir))
+		goto out;
+
+	rng_seed(conf);
+	l.up_ports = uplinks_link_state(conf);
+	err = load_ports(&l);
+	if (!err)
+		err = load_pointers(&l);
+	if (!err)
+		err = load_dests(&l);
+	if (!err)
+		err = load_prefixes(&l);
+	if (!err)
+		err = load_pipes(&l);
+	if (!err)
+		err = load_config(&l);
+	if (err) {
+		error("cannot fill the maps in %s: %s", dir, why(-err));
+		goto out;
+	}
+	if (load_attach(&l) || load_pin_prog(&l, dir))
+		goto out;
+
+	l.state->netns_dev = ns_dev;
+	l.state->netns_ino = ns_ino;
+	record_state(l.state, conf, config);
+	if (bpf_map_update_elem(state_fd, &zero, l.state, BPF_ANY)) {
+		error("cannot record the agent's state: %s", why(errno));
+		goto out;
+	}
+	chmod_pins(l.skel, dir);
+
+	for (i = 0; i < conf->w; i++)
+		up += (l.up_ports >> i) & 1;
+	printf("symofan: ofan %s from %s: %s switch, mode %s, w %u (%u up), %u keys (%u local), %u prefixes, %u downlinks, %u new pointers, pins in %s\n",
+	       l.had_state ? "reloaded" : "loaded", config,
+	       conf->role == OFAN_ROLE_EDGE ? "edge" : "aggregation",
+	       ofan_mode_names[conf->mode], conf->w, up, conf->nr_declared,
+	       conf->nr_local, conf->nr_prefixes, conf->nr_downlinks,
+	       l.inited, dir);
+	ret = EXIT_OK;
+out:
+	ofan_bpf__destroy(l.skel);
+	if (state_fd >= 0)
+		close(state_fd);
+	free(l.state);
+	close(lock_fd);
+	return ret;
+}
+
+int cmd_ofan_load(const struct command *cmd, int argc, char **argv)
+{
+	struct ofan_conf *conf;
+	struct opts o;
+	int ret;
+
+	ret = opts_exit(parse_opts(cmd, argc, argv, 0, 1, &o));
+	if (ret >= 0)
+		return ret;
+	conf = calloc(1, sizeof(*conf));
+	if (!conf) {
+		error("out of memory");
+		return EXIT_ERROR;
+	}
+	if (ofan_conf_load(conf, o.args[0], stderr))
+		ret = EXIT_USAGE;
+	else
+		ret = do_load(conf, o.args[0]);
+	ofan_conf_free(conf);
+	free(conf);
+	return ret;
+}
+
+/* ---- unload --------------------------------------------------------- */
+
+int cmd_ofan_unload(const struct command *cmd, int argc, char **argv)
+{
+	struct symofan_state *st;
+	struct ofan_bpf *skel;
+	struct bpf_map *map;
+	__u64 ns_dev, ns_ino;
+	const char *dir;
+	char path[256];
+	int ret, lock_fd, state_fd, err;
+	__u32 i, detached = 0, removed = 0;
+	struct opts o;
+
+	ret = opts_exit(parse_opts(cmd, argc, argv, OPT_PIN_DIR | OPT_FORCE, 0,
+				   &o));
+	if (ret >= 0)
+		return ret;
+	dir = o.pin_dir;
+	if (access(dir, F_OK)) {
+		error("nothing loaded at %s: %s", dir, strerror(errno));
+		return EXIT_ERROR;
+	}
+	if (check_bpffs(dir) || netns_id(&ns_dev, &ns_ino))
+		return EXIT_ERROR;
+	lock_fd = lock_dir(dir);
+	if (lock_fd < 0)
+		return EXIT_ERROR;
+	ret = EXIT_ERROR;
+	st = calloc(1, sizeof(*st));
+	if (!st) {
+		error("out of memory");
+		goto out;
+	}
+	state_fd = read_state(dir, st);
+	if (state_fd == -2 && !o.force)
+		goto out;
+	if (state_fd >= 0)
+		close(state_fd);
+	if (st->nr_downlinks &&
+	    (st->netns_dev != ns_dev || st->netns_ino != ns_ino)) {
+		if (!o.force) {
+			error("%s was loaded from another network namespace (net:[%llu]): run unload there, or --force to remove the pins only",
+			      dir, (unsigned long long)st->netns_ino);
+			goto out;
+		}
+		st->nr_downlinks = 0;
+	}
+	for (i = 0; i < st->nr_downlinks && i < OFAN_CONF_MAX_DOWNLINKS; i++) {
+		err = detach_link(link_ifindex(&st->downlinks[i]));
+		if (err) {
+			error("cannot detach from %s: %s", st->downlinks[i].ifname,
+			      why(-err));
+			if (!o.force)
+				goto out;
+		} else {
+			detached++;
+		}
+	}
+
+	skel = ofan_bpf__open();
+	if (skel) {
+		bpf_object__for_each_map(map, skel->obj) {
+			pin_path(path, sizeof(path), dir, bpf_map__name(map));
+			removed += !unlink(path);
+		}
+		ofan_bpf__destroy(skel);
+	}
+	pin_path(path, sizeof(path), dir, OFAN_PROG_PIN);
+	removed += !unlink(path);
+	pin_path(path, sizeof(path), dir, OFAN_PROG_PIN "_new");
+	unlink(path);
+	pin_path(path, sizeof(path), dir, SYMOFAN_STATE_PIN);
+	removed += !unlink(path);
+	if (rmdir(dir))
+		error("warning: %s not removed: %s", dir, strerror(errno));
+	printf("symofan: ofan unloaded: detached from %u downlinks, removed %u pins in %s\n",
+	       detached, removed, dir);
+	ret = EXIT_OK;
+out:
+	free(st);
+	close(lock_fd);
+	return ret;
+}

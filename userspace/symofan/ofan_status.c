@@ -1,0 +1,368 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ofan_status.c - "symofan ofan status [--json]": what the pinned maps of
+ * Ofan hold (mode, uplinks with their state and counters, downlinks,
+ * keys with their valid ports and pointers, the datapath's counters), as
+ * text or as one JSON object.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <net/if.h>
+#include <sys/socket.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "json_out.h"
+#include "ofan.h"
+#include "ofan/ofan_maps.h"
+#include "state.h"
+#include "tool_util.h"
+
+struct status {
+	const char		*dir;
+	struct ofan_config	cfg;
+	struct symofan_state	*st;
+	bool			has_state;
+	struct ofan_port	ports[OFAN_MAX_W];
+	struct ofan_port_stats	port_stats[OFAN_MAX_W];
+	struct ofan_dest	dests[OFAN_MAX_KEYS];
+	struct ofan_key_stats	key_stats[OFAN_MAX_KEYS];
+	struct ofan_stats	stats;
+	__u64			rr;
+	int			ncpus;
+	int			fd_ptrs;
+};
+
+/* Sums per-CPU entry @key of @fd, @size bytes of __u64 counters, into @out. */
+static int read_percpu(int fd, __u32 key, void *out, size_t size, int ncpus)
+{
+	__u64 *buf, *sum = out;
+	size_t n = size / sizeof(__u64), i;
+	int cpu;
+
+	buf = calloc(ncpus, size);
+	if (!buf)
+		return -1;
+	if (bpf_map_lookup_elem(fd, &key, buf)) {
+		free(buf);
+		return -1;
+	}
+	memset(out, 0, size);
+	for (cpu = 0; cpu < ncpus; cpu++)
+		for (i = 0; i < n; i++)
+			sum[i] += buf[cpu * n + i];
+	free(buf);
+	return 0;
+}
+
+static int read_status(struct status *s)
+{
+	int fd_cfg, fd_ports, fd_pstats, fd_dests, fd_kstats, fd_stats, fd_rr;
+	int fd, ret = -1;
+	__u32 i, zero = 0;
+
+	s->ncpus = libbpf_num_possible_cpus();
+	if (s->ncpus <= 0) {
+		error("cannot count the CPUs");
+		return -1;
+	}
+	fd_cfg = open_pinned(s->dir, "ofan_config", sizeof(s->cfg), false);
+	if (fd_cfg < 0)
+		return -1;
+	fd_ports = open_pinned(s->dir, "ofan_ports", sizeof(struct ofan_port), false);
+	fd_pstats = open_pinned(s->dir, "ofan_port_stats",
+				sizeof(struct ofan_port_stats), false);
+	fd_dests = open_pinned(s->dir, "ofan_dests", sizeof(struct ofan_dest), false);
+	fd_kstats = open_pinned(s->dir, "ofan_key_stats",
+				sizeof(struct ofan_key_stats), false);
+	fd_stats = open_pinned(s->dir, "ofan_stats", sizeof(struct ofan_stats), false);
+	fd_rr = open_pinned(s->dir, "ofan_rr", sizeof(struct ofan_pointer), false);
+	s->fd_ptrs = open_pinned(s->dir, "ofan_pointers",
+				 sizeof(struct ofan_pointer), false);
+	if (fd_ports < 0 || fd_pstats < 0 || fd_dests < 0 || fd_kstats < 0 ||
+	    fd_stats < 0 || fd_rr < 0 || s->fd_ptrs < 0)
+		goto out;
+
+	if (bpf_map_lookup_elem(fd_cfg, &zero, &s->cfg))
+		goto fail;
+	for (i = 0; i < OFAN_MAX_W; i++) {
+		if (bpf_map_lookup_elem(fd_ports, &i, &s->ports[i]) ||
+		    read_percpu(fd_pstats, i, &s->port_stats[i],
+				sizeof(s->port_stats[i]), s->ncpus))
+			goto fail;
+	}
+	for (i = 0; i < OFAN_MAX_KEYS; i++) {
+		if (bpf_map_lookup_elem(fd_dests, &i, &s->dests[i]) ||
+		    read_percpu(fd_kstats, i, &s->key_stats[i],
+				sizeof(s->key_stats[i]), s->ncpus))
+			goto fail;
+	}
+	if (read_percpu(fd_stats, 0, &s->stats, sizeof(s->stats), s->ncpus) ||
+	    bpf_map_lookup_elem(fd_rr, &zero, &s->rr))
+		goto fail;
+	fd = read_state(s->dir, s->st);
+	if (fd >= 0) {
+		s->has_state = s->st->magic == SYMOFAN_STATE_MAGIC;
+		close(fd);
+	}
+	ret = 0;
+	goto out;
+fail:
+	error("cannot read the maps in %s: %s", s->dir, why(errno));
+out:
+	close(fd_cfg);
+	if (fd_ports >= 0)
+		close(fd_ports);
+	if (fd_pstats >= 0)
+		close(fd_pstats);
+	if (fd_dests >= 0)
+		close(fd_dests);
+	if (fd_kstats >= 0)
+		close(fd_kstats);
+	if (fd_stats >= 0)
+		close(fd_stats);
+	if (fd_rr >= 0)
+		close(fd_rr);
+	return ret;
+}
+
+static __u64 read_pointer(const struct status *s, __u32 pipe, __u32 key,
+			  __u32 cls)
+{
+	__u32 slot = (pipe * OFAN_MAX_KEYS + key) * OFAN_NR_CLASSES + cls;
+	struct ofan_pointer p = {};
+
+	bpf_map_lookup_elem(s->fd_ptrs, &slot, &p);
+	return p.counter;
+}
+
+static const char *port_ifname(const struct status *s, __u32 i, char *buf)
+{
+	if (s->has_state && i < s->st->nr_uplinks &&
+	    s->st->uplinks[i].ifindex == s->ports[i].ifindex)
+		return s->st->uplinks[i].ifname;
+	if (if_indextoname(s->ports[i].ifindex, buf))
+		return buf;
+	return "";
+}
+
+static void nexthop_string(const struct ofan_port *p, char *buf)
+{
+	if (!inet_ntop(p->nh_family == AF_INET6 ? AF_INET6 : AF_INET,
+		       p->nh_addr, buf, INET6_ADDRSTRLEN))
+		strcpy(buf, "?");
+}
+
+static bool key_shown(const struct status *s, __u32 k)
+{
+	return (s->dests[k].flags & OFAN_DEST_F_VALID) ||
+	       s->key_stats[k].packets[0] || s->key_stats[k].packets[1];
+}
+
+/* the counters of struct ofan_stats, in order */
+static const char *const stat_names[] = {
+	"local", "unknown_dst", "no_valid_port", "ttl_expired", "malformed",
+	"not_ip", "fib_miss", "unconfigured",
+};
+
+_Static_assert(ARRAY_SIZE(stat_names) ==
+	       sizeof(struct ofan_stats) / sizeof(__u64),
+	       "a name for every counter of struct ofan_stats");
+
+/* Forwarded packets: the datapath counts them per uplink only. */
+static __u64 forwarded(const struct status *s)
+{
+	__u64 sum = 0;
+	__u32 i;
+
+	for (i = 0; i < OFAN_MAX_W; i++)
+		sum += s->port_stats[i].packets;
+	return sum;
+}
+
+static void print_json(const struct status *s)
+{
+	const struct ofan_config *c = &s->cfg;
+	const __u64 *stats = (const __u64 *)&s->stats;
+	char name[IF_NAMESIZE], nh[INET6_ADDRSTRLEN];
+	struct in_addr net = { .s_addr = c->fast_net };
+	__u32 i, k, p, pipes = c->nr_pipes ? c->nr_pipes : 1;
+	bool first = true;
+
+	printf("{\"pin_dir\":");
+	json_string(s->dir);
+	printf(",\"config\":");
+	json_string(s->has_state ? s->st->config : "");
+	printf(",\"role\":\"%s\"", !s->has_state ? "" :
+	       s->st->role == OFAN_ROLE_EDGE ? "edge" : "aggregation");
+	printf(",\"layout_version\":%u,\"mode\":\"%s\",\"w\":%u,\"nr_keys\":%u,"
+	       "\"nr_pipes\":%u,\"ack_max_bytes\":%u,\"up_ports_mask\":\"0x%llx\"",
+	       c->layout_version, ofan_mode_name(c->mode), c->w, c->nr_keys,
+	       c->nr_pipes, c->ack_max_bytes, (unsigned long long)c->up_ports);
+	printf(",\"fast\":{\"enabled\":%s,\"net\":\"%s/%u\",\"shift\":%u,"
+	       "\"mask\":%u,\"local_key\":%u}",
+	       c->fast_enabled ? "true" : "false", inet_ntoa(net),
+	       c->fast_prefix_len, c->fast_shift, c->fast_mask,
+	       c->fast_local_key);
+
+	printf(",\"ports\":[");
+	for (i = 0; i < c->w && i < OFAN_MAX_W; i++) {
+		nexthop_string(&s->ports[i], nh);
+		printf("%s{\"index\":%u,\"ifindex\":%u,\"ifname\":", i ? "," : "",
+		       i, s->ports[i].ifindex);
+		json_string(port_ifname(s, i, name));
+		printf(",\"nexthop\":\"%s\",\"up\":%s,\"packets\":%llu,\"bytes\":%llu}",
+		       nh, (c->up_ports >> i) & 1 ? "true" : "false",
+		       (unsigned long long)s->port_stats[i].packets,
+		       (unsigned long long)s->port_stats[i].bytes);
+	}
+	printf("],\"downlinks\":[");
+	for (i = 0; s->has_state && i < s->st->nr_downlinks &&
+	     i < OFAN_CONF_MAX_DOWNLINKS; i++) {
+		printf("%s{\"ifindex\":%u,\"ifname\":", i ? "," : "",
+		       s->st->downlinks[i].ifindex);
+		json_string(s->st->downlinks[i].ifname);
+		printf(",\"pipe\":%u}", s->st->downlinks[i].pipe);
+	}
+	printf("],\"keys\":[");
+	for (k = 0; k < OFAN_MAX_KEYS; k++) {
+		const struct ofan_dest *d = &s->dests[k];
+		bool configured = d->flags & OFAN_DEST_F_VALID;
+		bool first_port = true;
+
+		if (!key_shown(s, k))
+			continue;
+		printf("%s{\"key\":%u,\"configured\":%s,\"local\":%s,\"level\":%u,"
+		       "\"valid_ports\":[", first ? "" : ",", k,
+		       configured ? "true" : "false",
+		       d->flags & OFAN_DEST_F_LOCAL ? "true" : "false", d->level);
+		first = false;
+		for (p = 0; p < OFAN_MAX_W; p++) {
+			if (!((d->valid_ports >> p) & 1))
+				continue;
+			printf("%s%u", first_port ? "" : ",", p);
+			first_port = false;
+		}
+		printf("],\"packets\":{\"data\":%llu,\"ack\":%llu},\"pointers\":[",
+		       (unsigned long long)s->key_stats[k].packets[OFAN_CLASS_DATA],
+		       (unsigned long long)s->key_stats[k].packets[OFAN_CLASS_ACK]);
+		for (p = 0; configured && p < pipes && p < OFAN_MAX_PIPES; p++)
+			printf("%s{\"pipe\":%u,\"data\":%llu,\"ack\":%llu}",
+			       p ? "," : "", p,
+			       (unsigned long long)read_pointer(s, p, k, OFAN_CLASS_DATA),
+			       (unsigned long long)read_pointer(s, p, k, OFAN_CLASS_ACK));
+		printf("]}");
+	}
+	printf("],\"rr_pointer\":%llu,\"packets\":{\"forwarded\":%llu",
+	       (unsigned long long)s->rr, (unsigned long long)forwarded(s));
+	for (i = 0; i < ARRAY_SIZE(stat_names); i++)
+		printf(",\"%s\":%llu", stat_names[i],
+		       (unsigned long long)stats[i]);
+	printf("}}\n");
+}
+
+static void print_text(const struct status *s)
+{
+	const struct ofan_config *c = &s->cfg;
+	const __u64 *stats = (const __u64 *)&s->stats;
+	char name[IF_NAMESIZE], nh[INET6_ADDRSTRLEN];
+	struct in_addr net = { .s_addr = c->fast_net };
+	__u32 i, k, p, pipes = c->nr_pipes ? c->nr_pipes : 1;
+
+	printf("ofan at %s", s->dir);
+	if (s->has_state)
+		printf(" (%s switch, from %s)",
+		       s->st->role == OFAN_ROLE_EDGE ? "edge" : "aggregation",
+		       s->st->config);
+	printf("\n  mode %s, w %u, nr_keys %u, pipes %u, ack-max-bytes %u, rr pointer %llu\n",
+	       ofan_mode_name(c->mode), c->w, c->nr_keys, c->nr_pipes,
+	       c->ack_max_bytes, (unsigned long long)s->rr);
+	if (c->fast_enabled)
+		printf("  fast path %s/%u: key = (dst >> %u) & 0x%x\n",
+		       inet_ntoa(net), c->fast_prefix_len, c->fast_shift,
+		       c->fast_mask);
+	printf("ports:\n");
+	for (i = 0; i < c->w && i < OFAN_MAX_W; i++) {
+		nexthop_string(&s->ports[i], nh);
+		printf("  %2u %-15s via %-15s %-4s %llu packets %llu bytes\n", i,
+		       port_ifname(s, i, name), nh,
+		       (c->up_ports >> i) & 1 ? "up" : "down",
+		       (unsigned long long)s->port_stats[i].packets,
+		       (unsigned long long)s->port_stats[i].bytes);
+	}
+	if (s->has_state) {
+		printf("downlinks:");
+		for (i = 0; i < s->st->nr_downlinks && i < OFAN_CONF_MAX_DOWNLINKS; i++)
+			printf(" %s (pipe %u)%s", s->st->downlinks[i].ifname,
+			       s->st->downlinks[i].pipe,
+			       i + 1 < s->st->nr_downlinks ? "," : "");
+		printf("\n");
+	}
+	printf("keys:\n");
+	for (k = 0; k < OFAN_MAX_KEYS; k++) {
+		const struct ofan_dest *d = &s->dests[k];
+
+		if (!key_shown(s, k))
+			continue;
+		printf("  key %u", k);
+		if (!(d->flags & OFAN_DEST_F_VALID))
+			printf(" (not configured)");
+		else if (d->flags & OFAN_DEST_F_LOCAL)
+			printf(" local");
+		else
+			printf(" ports 0x%llx", (unsigned long long)d->valid_ports);
+		printf(": data %llu, ack %llu packets",
+		       (unsigned long long)s->key_stats[k].packets[OFAN_CLASS_DATA],
+		       (unsigned long long)s->key_stats[k].packets[OFAN_CLASS_ACK]);
+		for (p = 0; (d->flags & OFAN_DEST_F_VALID) && p < pipes &&
+		     p < OFAN_MAX_PIPES; p++)
+			printf("; pipe %u pointers data %llu ack %llu", p,
+			       (unsigned long long)read_pointer(s, p, k, OFAN_CLASS_DATA),
+			       (unsigned long long)read_pointer(s, p, k, OFAN_CLASS_ACK));
+		printf("\n");
+	}
+	printf("packets: forwarded %llu", (unsigned long long)forwarded(s));
+	for (i = 0; i < ARRAY_SIZE(stat_names); i++)
+		printf(" %s %llu", stat_names[i], (unsigned long long)stats[i]);
+	printf("\n");
+}
+
+int cmd_ofan_status(const struct command *cmd, int argc, char **argv)
+{
+	struct status *s;
+	struct opts o;
+	int ret;
+
+	ret = opts_exit(parse_opts(cmd, argc, argv, OPT_PIN_DIR | OPT_JSON, 0,
+				   &o));
+	if (ret >= 0)
+		return ret;
+	s = calloc(1, sizeof(*s));
+	if (s)
+		s->st = calloc(1, sizeof(*s->st));
+	if (!s || !s->st) {
+		error("out of memory");
+		free(s);
+		return EXIT_ERROR;
+	}
+	s->dir = o.pin_dir;
+	s->fd_ptrs = -1;
+	ret = EXIT_ERROR;
+	if (!read_status(s)) {
+		if (o.json)
+			print_json(s);
+		else
+			print_text(s);
+		ret = EXIT_OK;
+	}
+	if (s->fd_ptrs >= 0)
+		close(s->fd_ptrs);
+	free(s->st);
+	free(s);
+	return ret;
+}
