@@ -12,11 +12,6 @@
 #include "command.h"
 #include "ofan_config.h"
 
-static inline const char *ofan_mode_name(__u32 mode)
-{
-	return mode < __OFAN_MODE_MAX ? ofan_mode_names[mode] : "unknown";
-}
-
 int cmd_ofan_load(const struct command *cmd, int argc, char **argv);
 int cmd_ofan_unload(const struct command *cmd, int argc, char **argv);
 int cmd_ofan_status(const struct command *cmd, int argc, char **argv);

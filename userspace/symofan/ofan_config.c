@@ -21,24 +21,6 @@
 
 #define __maybe_unused		__attribute__((__unused__))
 
-const char *const ofan_mode_names[__OFAN_MODE_MAX] = {
-	[OFAN_MODE_OFAN]	= "ofan",
-	[OFAN_MODE_POFAN]	= "pofan",
-	[OFAN_MODE_RR]		= "rr",
-	[OFAN_MODE_RPS]		= "rps",
-	[OFAN_MODE_ECMP]	= "ecmp",
-};
-
-int ofan_mode_by_name(const char *name)
-{
-	int m;
-
-	for (m = 0; m < __OFAN_MODE_MAX; m++)
-		if (!strcmp(name, ofan_mode_names[m]))
-			return m;
-	return -1;
-}
-
 /* The state of one parse: where we are and what was seen only once. */
 struct parser {
 	struct ofan_conf	*conf;

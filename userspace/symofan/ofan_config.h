@@ -14,6 +14,7 @@
 
 #include "bpffs.h"
 #include "ofan/ofan_maps.h"
+#include "ofan/ofan_names.h"
 
 #define OFAN_CONF_PIN_DIR	"/sys/fs/bpf/ofan"
 #define OFAN_CONF_PIN_DIR_MAX	BPFFS_DIR_MAX	/* room for "/<map name>" */
@@ -84,12 +85,6 @@ struct ofan_conf {
 	__u32			fast_shift;
 	__u32			fast_mask;
 };
-
-/* Names of enum ofan_mode, indexed by mode. */
-extern const char *const ofan_mode_names[__OFAN_MODE_MAX];
-
-/* The mode called @name, or -1. */
-int ofan_mode_by_name(const char *name);
 
 /*
  * ofan_conf_load - parse and validate the file at @path into @conf
