@@ -25,8 +25,11 @@ netns_create a b
 veth_pair "$a" va 10.249.0.1/24 "$b" vb 10.249.0.2/24
 qdiscs() { tc -n "$a" -j -s qdisc show dev va; }
 
-# 1. TBF peeks its child's head and keeps it while it waits for tokens.
-tc -n "$a" qdisc add dev va root handle 1: tbf rate 1kbit burst 1600 limit 100000
+# 1. TBF peeks its child's head and keeps it while it waits for tokens:
+# at 100 bit/s the second packet waits about 90 s, so that a loaded debug
+# kernel cannot release it before the change (at 1kbit, 9 s once did).
+# (Slower rates shrink the 1600-byte burst: tc's buffer is in ticks.)
+tc -n "$a" qdisc add dev va root handle 1: tbf rate 100bit burst 1600 limit 100000
 tc -n "$a" qdisc add dev va parent 1:1 handle 10: symphony
 ip netns exec "$a" "$rocegen" --payload 1300 10.249.0.2 job=1,step=1,count=2 >/dev/null
 q=$(qdiscs)
