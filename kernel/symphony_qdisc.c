@@ -35,21 +35,12 @@
  * packets flow (symphony_tick.c), as a switch resets its window
  * registers periodically.
  *
- * Parameters settable by the user (units in the names):
- *	limit, limit_bytes	queue bounds, tail drop beyond
- *	kmin, kmax, pmax	RED: bytes, bytes, ppm
- *	nonect			drop or pass non-ECT packets RED would mark
- *	marking			red (baseline) or symphony (Symphony OR RED)
- *	k, tau			gain and tolerance, ppm
- *	qmin			backlog, bytes, below which Symphony does not
- *				mark (0, the default: at any backlog, as the
- *				paper; a deviation for ports without a queue)
- *	twin			window T_win, us
- *	warmup, samples		N_warmup (PSN units), N_sample (packets)
- *	alpha_max		cap of alpha
- *	job_field, step_field	RoCEv2 header fields carrying job and step
- *	jobs			slots of the own job table
- *	jobs_fd			fd of a jobs map (-1: back to the own table)
+ * Its parameters, their units, ranges and defaults are the table in
+ * include/symphony/symphony_params.h, from which the netlink policy below
+ * is generated; jobs_fd hands over a jobs map (-1: back to the own table).
+ *
+ * One file holds the qdisc's operations, as upstream's sch_*.c do (about
+ * 950 lines); the job tables and the window clock are files of their own.
  */
 
 #include <linux/module.h>

@@ -11,7 +11,8 @@
  * Expected values are worked out by hand (arithmetic in the comments) or
  * by the test's own code (eq. (18) written out again, cyclic orders
  * counted by sorting), never by calling the code under test.
- * Prints TAP; exits 0 when every test point passes, 1 otherwise.
+ * Prints TAP; exits 0 when every test point passes, 1 otherwise.  Long
+ * (about 1,000 lines) because most of it is hand-worked case tables.
  */
 #define _GNU_SOURCE
 #include <stdarg.h>

@@ -7,7 +7,8 @@
  *
  * Every expected value is worked out by hand in the tables (Q32 results:
  * see the formula above each table), never by calling the code under test.
- * Prints TAP; exits 0 when every test point passes, 1 otherwise.
+ * Prints TAP; exits 0 when every test point passes, 1 otherwise.  Long
+ * (about 1,300 lines) because most of it is those tables, one per function.
  *
  * Usage: test_symphony_core [--write-seeds DIR]
  *	--write-seeds DIR	also write the seed corpus of the parser fuzzer

@@ -4,6 +4,8 @@
  * read by "symofan ofan load" (format: userspace/ofan.conf.5.md).  Every
  * error is reported as "FILE:LINE: reason"; the whole file is checked
  * (up to OFAN_CONF_MAX_ERRORS errors) before the caller touches anything.
+ * One directive, one function (the table near the end); the file is the
+ * format's whole grammar and its checks, so it stays one unit.
  */
 #include <arpa/inet.h>
 #include <ctype.h>
