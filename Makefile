@@ -106,7 +106,8 @@ $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 # Every program: its own sources first, then the headers and the library
 # every one of them may use; extra libraries in LDLIBS.
 ALL_HDRS	:= $(wildcard include/*/*.h include/uapi/linux/*.h userspace/*.h \
-		     userspace/lib/*.h)
+		     userspace/lib/*.h userspace/workload/*.h \
+		     userspace/workload/*/*.h)
 PROGRAMS	:= $(TOOL_BINS) $(BUILD)/roceblast $(BUILD)/ofan_bpf_bench
 
 $(BUILD)/ecnstat: userspace/ecnstat.c $(BUILD)/ecnstat.skel.h
@@ -118,10 +119,14 @@ $(BUILD)/symofan: $(SYMOFAN_SRCS) $(wildcard userspace/symofan/*.h) \
 		  $(BUILD)/ofan.skel.h $(BUILD)/symphony_jobs.skel.h
 $(BUILD)/symofan: LDLIBS = $(LIBBPF_LIBS) $(MNL_LIBS)
 
-$(BUILD)/rocegen: userspace/rocegen.c
-$(BUILD)/ringcoll: userspace/ringcoll.c
-$(BUILD)/permsend: userspace/permsend.c
-$(BUILD)/permsend: LDLIBS = -lm
+# the workload tools: ringcoll's parts in a folder of their own; results
+# as JSON through json-c
+JSONC_LIBS	:= $(shell pkg-config --libs json-c 2>/dev/null || echo -ljson-c)
+$(BUILD)/rocegen: userspace/workload/rocegen.c
+$(BUILD)/ringcoll: $(wildcard userspace/workload/ringcoll/*.c)
+$(BUILD)/ringcoll: LDLIBS = $(JSONC_LIBS)
+$(BUILD)/permsend: userspace/workload/permsend.c
+$(BUILD)/permsend: LDLIBS = $(JSONC_LIBS) -lm
 $(BUILD)/roceblast: bench/roceblast.c
 $(BUILD)/ofan_bpf_bench: bench/ofan_bpf_bench.c $(BUILD)/ofan_bench.skel.h
 $(BUILD)/ofan_bpf_bench: LDLIBS = $(LIBBPF_LIBS)

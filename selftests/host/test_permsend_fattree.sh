@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# test_permsend_fattree.sh - the permutation sender (userspace/permsend.c,
-# tc-scripts/permrun.sh) on a k=4 fat tree of 20 Mbit/s HTB links with
-# Ofan on its switches: at 50% load every packet of a seeded random
-# permutation is delivered and ACKed, and the completion time is within
-# 5% of the Appendix-A lower bound for that rate, packet size and 6 hops;
-# an all-to-all delivers everything too; the same permutation over the
-# kernel's ECMP is reported next to it (hash collisions queue).
+# test_permsend_fattree.sh - the permutation sender
+# (userspace/workload/permsend.c, tc-scripts/permrun.sh) on a k=4 fat tree
+# of 20 Mbit/s HTB links with Ofan on its switches: at 50% load every packet
+# of a seeded random permutation is delivered and ACKed, and the completion
+# time is within 5% of the Appendix-A lower bound for that rate, packet size
+# and 6 hops; an all-to-all delivers everything too; the same permutation
+# over the kernel's ECMP is reported next to it (hash collisions queue).
 . "$(dirname "$0")/../lib.sh"
 
 require_root

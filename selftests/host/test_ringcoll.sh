@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# test_ringcoll.sh - the ring-collective emulator (userspace/ringcoll.c)
-# and its launcher (tc-scripts/ringrun.sh) on four hosts around a router,
-# over veth with HTB-limited links: a 4-rank ring AllReduce completes in
-# 2(N-1) steps with the right data volume and a CCT near the line rate's;
-# AllGather and ReduceScatter take N-1 steps; two jobs on two channels for
-# two iterations; steps on two queue pairs per channel (--step-qps), each
-# starting as a new flow (--step-flows); 2D
-# rings on a grid; UEC framing; loss from a congested port is recovered
-# by go-back-N; a dead rank makes the others fail with a timeout error;
-# bad arguments exit 2, a busy port and missing privileges exit 1.
+# test_ringcoll.sh - the ring-collective emulator
+# (userspace/workload/ringcoll/) and its launcher (tc-scripts/ringrun.sh) on
+# four hosts around a router, over veth with HTB-limited links: a 4-rank
+# ring AllReduce completes in 2(N-1) steps with the right data volume and a
+# CCT near the line rate's; AllGather and ReduceScatter take N-1 steps; two
+# jobs on two channels for two iterations; steps on two queue pairs per
+# channel (--step-qps), each starting as a new flow (--step-flows); 2D rings
+# on a grid; UEC framing; loss from a congested port is recovered by
+# go-back-N; a dead rank makes the others fail with a timeout error; bad
+# arguments exit 2, a busy port and missing privileges exit 1.
 #
 #	h0 --\            /-- h2
 #	      router (rt)

@@ -24,7 +24,7 @@
 #include <unistd.h>
 
 #include "workload/permutation_lb.h"
-#include "workload_util.h"
+#include "workload.h"
 
 const char *tool_name = "permsend";
 
@@ -421,7 +421,28 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static void print_json(struct permsend *ps, FILE *f)
+/* @val, written with @decimals digits after the point. */
+static struct json_object *fixed_json(double val, int decimals)
+{
+	char text[64];
+
+	snprintf(text, sizeof(text), "%.*f", decimals, val);
+	return json_object_new_double_s(strtod(text, NULL), text);
+}
+
+static struct json_object *delays_json(struct permsend *ps)
+{
+	struct json_object *o = json_object_new_object();
+	int err;
+
+	err = report_add_u64(o, "min", ps->delays[0]);
+	err |= report_add_u64(o, "median", ps->delays[ps->nr_delays / 2]);
+	err |= report_add_u64(o, "p99", ps->delays[ps->nr_delays * 99 / 100]);
+	err |= report_add_u64(o, "max", ps->delays[ps->nr_delays - 1]);
+	return report_finish(o, err);
+}
+
+static int print_report(struct permsend *ps, FILE *f)
 {
 	struct permutation_lb_params lb = {
 		.m = ps->packets * ps->nr_dests,
@@ -432,44 +453,52 @@ static void print_json(struct permsend *ps, FILE *f)
 		.t_prop_ns = ps->prop_ns,
 		.load = ps->load_pct / 100.0,
 	};
+	struct json_object *doc = json_object_new_object(), *dests;
 	char addr[INET_ADDRSTRLEN];
 	__u64 cct = ps->last_ack_ns > ps->start_ns ? ps->last_ack_ns - ps->start_ns : 0;
 	double bound = permutation_lb_ns(&lb);
 	__u32 d;
+	int err;
 
 	qsort(ps->delays, ps->nr_delays, sizeof(*ps->delays), cmp_u64);
 	inet_ntop(AF_INET, &ps->common.local, addr, sizeof(addr));
-	fprintf(f, "{\"tool\":\"permsend\",\"address\":\"%s\",\"index\":%u,"
-		"\"pattern\":\"%s\",\"seed\":%llu,\"hosts\":%u,\"dests\":[",
-		addr, ps->me, ps->all_to_all ? "all-to-all" : "permutation",
-		(unsigned long long)ps->seed, ps->nr_hosts);
-	for (d = 0; d < ps->nr_dests; d++)
-		fprintf(f, "%s%u", d ? "," : "", ps->dests[d]);
-	fprintf(f, "],\"packets_per_dest\":%u,\"mtu_bytes\":%u,\"rate_bps\":%llu,"
-		"\"load_pct\":%u,\"hops\":%u,\"prop_ns\":%llu,",
-		ps->packets, ps->mtu, (unsigned long long)ps->rate_bps,
-		ps->load_pct, ps->hops, (unsigned long long)ps->prop_ns);
-	fprintf(f, "\"start_ns\":%llu,\"last_ack_ns\":%llu,\"cct_ns\":%llu,"
-		"\"lower_bound_ns\":%.0f,\"cct_over_bound\":%.4f,",
-		(unsigned long long)ps->start_ns,
-		(unsigned long long)ps->last_ack_ns, (unsigned long long)cct,
-		bound, bound > 0 ? cct / bound : 0);
-	fprintf(f, "\"sent\":%llu,\"acked\":%llu,\"received\":%llu,"
-		"\"expected\":%u,\"lost\":%llu,\"reordered\":%llu,\"stray\":%llu,",
-		(unsigned long long)ps->sent, (unsigned long long)ps->acked,
-		(unsigned long long)ps->received, ps->expect_from,
-		(unsigned long long)(ps->received < ps->expect_from ?
-				     ps->expect_from - ps->received : 0),
-		(unsigned long long)ps->reordered,
-		(unsigned long long)ps->unknown);
+	err = report_add_str(doc, "tool", "permsend");
+	err |= report_add_str(doc, "address", addr);
+	err |= report_add_u64(doc, "index", ps->me);
+	err |= report_add_str(doc, "pattern",
+			      ps->all_to_all ? "all-to-all" : "permutation");
+	err |= report_add_u64(doc, "seed", ps->seed);
+	err |= report_add_u64(doc, "hosts", ps->nr_hosts);
+	dests = json_object_new_array_ext(ps->nr_dests);
+	err |= report_add(doc, "dests", dests);
+	for (d = 0; d < ps->nr_dests && !err; d++)
+		err |= report_append(dests, json_object_new_uint64(ps->dests[d]));
+	err |= report_add_u64(doc, "packets_per_dest", ps->packets);
+	err |= report_add_u64(doc, "mtu_bytes", ps->mtu);
+	err |= report_add_u64(doc, "rate_bps", ps->rate_bps);
+	err |= report_add_u64(doc, "load_pct", ps->load_pct);
+	err |= report_add_u64(doc, "hops", ps->hops);
+	err |= report_add_u64(doc, "prop_ns", ps->prop_ns);
+	err |= report_add_u64(doc, "start_ns", ps->start_ns);
+	err |= report_add_u64(doc, "last_ack_ns", ps->last_ack_ns);
+	err |= report_add_u64(doc, "cct_ns", cct);
+	/* the bound in whole ns, the ratio to 4 decimals */
+	err |= report_add(doc, "lower_bound_ns", fixed_json(bound, 0));
+	err |= report_add(doc, "cct_over_bound",
+			  fixed_json(bound > 0 ? cct / bound : 0, 4));
+	err |= report_add_u64(doc, "sent", ps->sent);
+	err |= report_add_u64(doc, "acked", ps->acked);
+	err |= report_add_u64(doc, "received", ps->received);
+	err |= report_add_u64(doc, "expected", ps->expect_from);
+	err |= report_add_u64(doc, "lost", ps->received < ps->expect_from ?
+					   ps->expect_from - ps->received : 0);
+	err |= report_add_u64(doc, "reordered", ps->reordered);
+	err |= report_add_u64(doc, "stray", ps->unknown);
 	if (ps->nr_delays)
-		fprintf(f, "\"one_way_delay_ns\":{\"min\":%llu,\"median\":%llu,\"p99\":%llu,\"max\":%llu}}\n",
-			(unsigned long long)ps->delays[0],
-			(unsigned long long)ps->delays[ps->nr_delays / 2],
-			(unsigned long long)ps->delays[ps->nr_delays * 99 / 100],
-			(unsigned long long)ps->delays[ps->nr_delays - 1]);
+		err |= report_add(doc, "one_way_delay_ns", delays_json(ps));
 	else
-		fprintf(f, "\"one_way_delay_ns\":null}\n");
+		err |= report_add_null(doc, "one_way_delay_ns");
+	return report_write(f, doc, err);
 }
 
 int main(int argc, char **argv)
@@ -565,7 +594,8 @@ int main(int argc, char **argv)
 	if (stop)
 		fprintf(stderr, "permsend: interrupted\n");
 out:
-	print_json(ps, out);
+	if (print_report(ps, out))
+		ret = 1;
 	if (out != stdout)
 		fclose(out);
 	return ret;
