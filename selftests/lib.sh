@@ -191,6 +191,31 @@ require_bpffs() {
 		ktap_skip_all "cannot mount bpffs on /sys/fs/bpf"
 }
 
+# symphony_vm_test [--bpffs] [--tool NAME]... [CMD...]: the start of a VM
+# test of the qdisc: skip outside the VM; need root, tc and each CMD, the
+# tc plugin (TC_LIB_DIR exported) and each of the project's tools NAME,
+# whose path build/NAME it puts in the variable $NAME; with --bpffs, a
+# mounted bpffs.
+symphony_vm_test() {
+	local bpffs=0 tools=() t
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--bpffs) bpffs=1; shift ;;
+		--tool) tools+=("$2"); shift 2 ;;
+		*) break ;;
+		esac
+	done
+	in_vm || ktap_skip_all "runs in the VM (scripts/vm-run.sh)"
+	require_root
+	require_cmd tc "$@"
+	require_built "$BUILD_DIR/tc/q_symphony.so" "${tools[@]/#/$BUILD_DIR/}"
+	[ "$bpffs" -eq 0 ] || require_bpffs
+	export TC_LIB_DIR=$BUILD_DIR/tc
+	for t in "${tools[@]}"; do
+		printf -v "$t" '%s' "$BUILD_DIR/$t"
+	done
+}
+
 # bpffs_pin_dir NAME: a folder of this test's own on bpffs for its pins,
 # in $pins, removed at exit.
 bpffs_pin_dir() {

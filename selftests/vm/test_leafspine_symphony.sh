@@ -8,11 +8,7 @@
 # testbed tears down completely.
 . "$(dirname "$0")/../lib.sh"
 
-in_vm || ktap_skip_all "runs in the VM (scripts/vm-run.sh)"
-require_root
-require_cmd ip tc jq nsenter
-require_built "$BUILD_DIR/ringcoll" "$BUILD_DIR/tc/q_symphony.so"
-export TC_LIB_DIR=$BUILD_DIR/tc
+symphony_vm_test --tool ringcoll ip jq nsenter
 
 ls=$TOP_DIR/tc-scripts/leafspine.sh
 prefix=lsv$$

@@ -6,11 +6,7 @@
 # beyond the limit.
 . "$(dirname "$0")/../lib.sh"
 
-in_vm || ktap_skip_all "runs in the VM (scripts/vm-run.sh)"
-require_root
-require_cmd tc jq ping
-require_built "$BUILD_DIR/tc/q_symphony.so" "$BUILD_DIR/rocegen"
-export TC_LIB_DIR=$BUILD_DIR/tc
+symphony_vm_test --tool rocegen jq ping
 
 ktap_plan 14
 

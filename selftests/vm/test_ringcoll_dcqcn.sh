@@ -14,11 +14,7 @@
 #	h1 --/            \-- h3
 . "$(dirname "$0")/../lib.sh"
 
-in_vm || ktap_skip_all "runs in the VM (scripts/vm-run.sh)"
-require_root
-require_cmd ip tc jq
-require_built "$BUILD_DIR/ringcoll" "$BUILD_DIR/tc/q_symphony.so"
-export TC_LIB_DIR=$BUILD_DIR/tc
+symphony_vm_test --tool ringcoll ip jq
 
 ringrun=$TOP_DIR/tc-scripts/ringrun.sh
 tmp=$(mktemp -d /tmp/test_ringcoll_dcqcn.XXXXXX)

@@ -11,12 +11,7 @@
 #    class under traffic leaves no class active (no splat, no stall).
 . "$(dirname "$0")/../lib.sh"
 
-in_vm || ktap_skip_all "runs in the VM (scripts/vm-run.sh)"
-require_root
-require_cmd tc jq
-require_built "$BUILD_DIR/tc/q_symphony.so" "$BUILD_DIR/rocegen"
-export TC_LIB_DIR=$BUILD_DIR/tc
-rocegen=$BUILD_DIR/rocegen
+symphony_vm_test --tool rocegen jq
 
 parents="drr qfq hfsc ets htb"
 ktap_plan $(( 3 + 4 * $(wc -w <<<"$parents") ))

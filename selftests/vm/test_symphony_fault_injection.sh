@@ -10,12 +10,9 @@
 # takes about 1.5 s to start one.
 . "$(dirname "$0")/../lib.sh"
 
-in_vm || ktap_skip_all "runs in the VM (scripts/vm-run.sh)"
-require_root
-require_cmd tc
+symphony_vm_test
 nl=$BUILD_DIR/selftests/symphony_nl
-require_built "$nl" "$BUILD_DIR/tc/q_symphony.so"
-export TC_LIB_DIR=$BUILD_DIR/tc
+require_built "$nl"
 dbg=/sys/kernel/debug/failslab
 [ -w /proc/self/fail-nth ] && [ -d "$dbg" ] ||
 	ktap_skip_all "no fault injection (failslab, fail-nth) in this kernel"

@@ -7,13 +7,7 @@
 # intact, and the qdiscs hold the map until they are gone.
 . "$(dirname "$0")/../lib.sh"
 
-in_vm || ktap_skip_all "runs in the VM (scripts/vm-run.sh)"
-require_root
-require_cmd tc jq bpftool
-require_built "$BUILD_DIR/tc/q_symphony.so" "$BUILD_DIR/rocegen" "$BUILD_DIR/symofan"
-require_bpffs
-export TC_LIB_DIR=$BUILD_DIR/tc
-rocegen=$BUILD_DIR/rocegen
+symphony_vm_test --bpffs --tool rocegen --tool symofan jq bpftool
 
 ktap_plan 15
 

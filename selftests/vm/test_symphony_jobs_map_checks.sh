@@ -8,13 +8,9 @@
 # that names the reason, and the configuration left as it was.
 . "$(dirname "$0")/../lib.sh"
 
-in_vm || ktap_skip_all "runs in the VM (scripts/vm-run.sh)"
-require_root
-require_cmd tc jq bpftool setpriv
+symphony_vm_test --bpffs --tool symofan jq bpftool setpriv
 nl=$BUILD_DIR/selftests/symphony_nl
-require_built "$nl" "$BUILD_DIR/symofan" "$BUILD_DIR/tc/q_symphony.so"
-require_bpffs
-export TC_LIB_DIR=$BUILD_DIR/tc
+require_built "$nl"
 
 ktap_plan 10
 

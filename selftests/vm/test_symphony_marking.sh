@@ -9,14 +9,7 @@
 # what the qdisc counts as marked arrives CE at the receiver.
 . "$(dirname "$0")/../lib.sh"
 
-in_vm || ktap_skip_all "runs in the VM (scripts/vm-run.sh)"
-require_root
-require_cmd tc jq nsenter
-require_built "$BUILD_DIR/tc/q_symphony.so" "$BUILD_DIR/rocegen" "$BUILD_DIR/ecnstat"
-require_bpffs
-export TC_LIB_DIR=$BUILD_DIR/tc
-rocegen=$BUILD_DIR/rocegen
-ecnstat=$BUILD_DIR/ecnstat
+symphony_vm_test --bpffs --tool rocegen --tool ecnstat jq nsenter
 
 ktap_plan 28
 

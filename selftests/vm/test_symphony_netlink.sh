@@ -7,12 +7,9 @@
 # Raw netlink (symphony_nl) bypasses the tc plugin's own checks.
 . "$(dirname "$0")/../lib.sh"
 
-in_vm || ktap_skip_all "runs in the VM (scripts/vm-run.sh)"
-require_root
-require_cmd tc jq
+symphony_vm_test jq
 nl=$BUILD_DIR/selftests/symphony_nl
-require_built "$nl" "$BUILD_DIR/tc/q_symphony.so"
-export TC_LIB_DIR=$BUILD_DIR/tc
+require_built "$nl"
 
 # attributes | substring of the kernel's message
 cases=(

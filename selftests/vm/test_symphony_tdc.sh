@@ -9,10 +9,6 @@
 # runs it and prints KTAP.
 . "$(dirname "$0")/../lib.sh"
 
-in_vm || ktap_skip_all "runs in the VM (scripts/vm-run.sh)"
-require_root
-require_cmd tc python3 nsenter
-require_built "$BUILD_DIR/tc/q_symphony.so"
-export TC_LIB_DIR=$BUILD_DIR/tc
+symphony_vm_test python3 nsenter
 
 exec "$SELFTESTS_DIR/tools/tdc_run.py" "$SELFTESTS_DIR/tc-tests/symphony.json"
