@@ -111,13 +111,13 @@ ALL_HDRS	:= $(wildcard include/*/*.h include/uapi/linux/*.h userspace/*.h \
 PROGRAMS	:= $(TOOL_BINS) $(BUILD)/roceblast $(BUILD)/ofan_bpf_bench
 
 $(BUILD)/ecnstat: userspace/ecnstat.c $(BUILD)/ecnstat.skel.h
-$(BUILD)/ecnstat: LDLIBS = $(LIBBPF_LIBS)
+$(BUILD)/ecnstat: LDLIBS = $(LIBBPF_LIBS) $(JSONC_LIBS)
 
 # the agent: userspace/symofan/, a file per layer and command group
 SYMOFAN_SRCS	:= $(wildcard userspace/symofan/*.c)
 $(BUILD)/symofan: $(SYMOFAN_SRCS) $(wildcard userspace/symofan/*.h) \
 		  $(BUILD)/ofan.skel.h $(BUILD)/symphony_jobs.skel.h
-$(BUILD)/symofan: LDLIBS = $(LIBBPF_LIBS) $(MNL_LIBS)
+$(BUILD)/symofan: LDLIBS = $(LIBBPF_LIBS) $(MNL_LIBS) $(JSONC_LIBS)
 
 # the workload tools: ringcoll's parts in a folder of their own; results
 # as JSON through json-c
@@ -129,7 +129,7 @@ $(BUILD)/permsend: userspace/workload/permsend.c
 $(BUILD)/permsend: LDLIBS = $(JSONC_LIBS) -lm
 $(BUILD)/roceblast: bench/roceblast.c
 $(BUILD)/ofan_bpf_bench: bench/ofan_bpf_bench.c $(BUILD)/ofan_bench.skel.h
-$(BUILD)/ofan_bpf_bench: LDLIBS = $(LIBBPF_LIBS)
+$(BUILD)/ofan_bpf_bench: LDLIBS = $(LIBBPF_LIBS) $(JSONC_LIBS)
 
 $(PROGRAMS): $(ALL_HDRS) $(LIBSYMOFAN) | $(BUILD)
 	$(CC) $(USER_CFLAGS) $(filter %.c,$^) -o $@ $(LIBSYMOFAN) $(LDLIBS)

@@ -31,6 +31,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "json_doc.h"
 #include "ofan_bench.skel.h"
 #include "tool_util.h"
 
@@ -131,7 +132,7 @@ static char *cpuinfo_value(char *line, const char *key)
 	if (!value)
 		return NULL;
 	value += 1 + strspn(value + 1, " \t");
-	value[strcspn(value, "\n\"\\")] = '\0';	/* goes into JSON as is */
+	value[strcspn(value, "\n")] = '\0';
 	return value;
 }
 
@@ -209,6 +210,55 @@ static double measure(struct bpf_program *prog, const __u8 *pkt, size_t len,
 	       repeat;
 }
 
+/* One case's times per run, their median and its ratio to the peer's. */
+static struct json_object *case_json(const struct bench_case *c, int runs,
+				     double peer)
+{
+	struct json_object *o = json_object_new_object();
+	struct json_object *ns = json_object_new_array_ext(runs);
+	int err = 0, r;
+
+	for (r = 0; r < runs; r++)
+		err |= jdoc_append(ns, jdoc_fixed(c->ns[r], 1));
+	err |= jdoc_add(o, "ns_per_packet", ns);
+	err |= jdoc_add(o, "median_ns_per_packet", jdoc_fixed(c->median, 1));
+	err |= jdoc_add(o, "ratio_to_peer",
+			jdoc_fixed(peer > 0 ? c->median / peer : 0, 3));
+	return jdoc_finish(o, err);
+}
+
+/* The whole result: the run's conditions, then every case. */
+static struct json_object *results_json(const struct bench_case *cases,
+					int nr, int repeat, int runs)
+{
+	struct json_object *doc = json_object_new_object();
+	struct json_object *results = json_object_new_object();
+	double peer = cases[1].median;
+	char when[64], cpu[192];
+	struct utsname uts;
+	time_t now;
+	int err, i;
+
+	now = time(NULL);
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+	uname(&uts);
+	cpu_model(cpu, sizeof(cpu));
+	err = jdoc_add_str(doc, "benchmark", "ofan_bpf");
+	err |= jdoc_add_str(doc, "date", when);
+	err |= jdoc_add_str(doc, "kernel", uts.release);
+	err |= jdoc_add_str(doc, "cpu", cpu);
+	err |= jdoc_add_str(doc, "method",
+			    "BPF_PROG_TEST_RUN, 200-byte IPv4 UDP packet, TTL and checksum restored after each repeat");
+	err |= jdoc_add_u64(doc, "repeat", repeat);
+	err |= jdoc_add_u64(doc, "runs", runs);
+	err |= jdoc_add_str(doc, "peer", cases[1].name);
+	for (i = 0; i < nr; i++)
+		err |= jdoc_add(results, cases[i].name,
+				case_json(&cases[i], runs, peer));
+	err |= jdoc_add(doc, "results", results);
+	return jdoc_finish(doc, err);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -232,13 +282,10 @@ int main(int argc, char **argv)
 		CASE("ecmp_fib", OFAN_MODE_ECMP, 1, TC_ACT_REDIRECT),
 #undef CASE
 	};
-	int nr = sizeof(cases) / sizeof(cases[0]);
+	int nr = sizeof(cases) / sizeof(cases[0]), err;
 	struct ofan_bench_bpf *skel;
-	struct utsname uts;
 	double peer = 0;
 	__u8 pkt[200];
-	char when[64], cpu[192];
-	time_t now;
 	FILE *f;
 
 	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
@@ -314,28 +361,16 @@ int main(int argc, char **argv)
 	}
 	peer = cases[1].median;
 
-	now = time(NULL);
-	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-	uname(&uts);
-	cpu_model(cpu, sizeof(cpu));
-	fprintf(f, "{\n  \"benchmark\": \"ofan_bpf\",\n  \"date\": \"%s\",\n"
-		"  \"kernel\": \"%s\",\n  \"cpu\": \"%s\",\n  \"method\": \"BPF_PROG_TEST_RUN, 200-byte IPv4 UDP packet, TTL and checksum restored after each repeat\",\n"
-		"  \"repeat\": %d,\n  \"runs\": %d,\n  \"peer\": \"hash_ecmp_peer\",\n"
-		"  \"results\": {\n", when, uts.release, cpu, repeat, runs);
 	printf("%-16s %12s %14s\n", "program", "median ns", "vs hash-ECMP");
-	for (i = 0; i < nr; i++) {
-		fprintf(f, "    \"%s\": { \"ns_per_packet\": [", cases[i].name);
-		for (r = 0; r < runs; r++)
-			fprintf(f, "%s%.1f", r ? ", " : "", cases[i].ns[r]);
-		fprintf(f, "], \"median_ns_per_packet\": %.1f, \"ratio_to_peer\": %.3f }%s\n",
-			cases[i].median, peer > 0 ? cases[i].median / peer : 0,
-			i + 1 < nr ? "," : "");
+	for (i = 0; i < nr; i++)
 		printf("%-16s %12.1f %13.2fx\n", cases[i].name, cases[i].median,
 		       peer > 0 ? cases[i].median / peer : 0);
-	}
-	fprintf(f, "  }\n}\n");
+	err = jdoc_print(f, results_json(cases, nr, repeat, runs),
+			 JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED);
 	fclose(f);
-	printf("ofan_bpf_bench: wrote %s\n", out_path);
 	ofan_bench_bpf__destroy(skel);
+	if (err)
+		return 1;
+	printf("ofan_bpf_bench: wrote %s\n", out_path);
 	return 0;
 }

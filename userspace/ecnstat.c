@@ -23,6 +23,7 @@
 
 #include "bpffs.h"
 #include "ecnstat.skel.h"
+#include "json_doc.h"
 #include "tool_util.h"
 
 const char *tool_name = "ecnstat";
@@ -239,6 +240,27 @@ static int read_counters(int fd, struct ecnstat_counters *sum)
 	return 0;
 }
 
+/* The counters as one JSON object on a line; 0, or -1 after a message. */
+static int print_json(const struct target *t, const struct ecnstat_counters *c)
+{
+	struct json_object *doc = json_object_new_object();
+	int err;
+
+	err = jdoc_add_str(doc, "dev", t->ifname);
+	err |= jdoc_add_str(doc, "hook", t->hook_name);
+	err |= jdoc_add_u64(doc, "packets", c->packets);
+	err |= jdoc_add_u64(doc, "bytes", c->bytes);
+	err |= jdoc_add_u64(doc, "not_ect", c->not_ect);
+	err |= jdoc_add_u64(doc, "ect1", c->ect1);
+	err |= jdoc_add_u64(doc, "ect0", c->ect0);
+	err |= jdoc_add_u64(doc, "ce", c->ce);
+	err |= jdoc_add_u64(doc, "rocev2", c->rocev2);
+	err |= jdoc_add_u64(doc, "rocev2_cnp", c->rocev2_cnp);
+	err |= jdoc_add_u64(doc, "uec", c->uec);
+	err |= jdoc_add_u64(doc, "other", c->other);
+	return jdoc_print(stdout, jdoc_finish(doc, err), JSON_C_TO_STRING_PLAIN);
+}
+
 static int cmd_show(struct target *t, bool json)
 {
 	struct ecnstat_counters c;
@@ -254,16 +276,8 @@ static int cmd_show(struct target *t, bool json)
 		return EXIT_ERROR;
 	}
 
-	if (json) {
-		printf("{\"dev\":\"%s\",\"hook\":\"%s\",\"packets\":%llu,"
-		       "\"bytes\":%llu,\"not_ect\":%llu,\"ect1\":%llu,"
-		       "\"ect0\":%llu,\"ce\":%llu,\"rocev2\":%llu,"
-		       "\"rocev2_cnp\":%llu,\"uec\":%llu,\"other\":%llu}\n",
-		       t->ifname, t->hook_name, c.packets, c.bytes, c.not_ect,
-		       c.ect1, c.ect0, c.ce, c.rocev2, c.rocev2_cnp, c.uec,
-		       c.other);
-		return EXIT_OK;
-	}
+	if (json)
+		return print_json(t, &c) ? EXIT_ERROR : EXIT_OK;
 	printf("%s %s: %llu packets, %llu bytes\n", t->ifname, t->hook_name,
 	       c.packets, c.bytes);
 	printf("  ecn packets: not-ect %llu ect(1) %llu ect(0) %llu ce %llu\n",

@@ -23,7 +23,7 @@
 #include "command.h"
 #include "job_registry.h"
 #include "jobs.h"
-#include "json_out.h"
+#include "json_doc.h"
 #include "parse.h"
 #include "symphony_param.h"
 #include "tool_util.h"
@@ -102,30 +102,37 @@ static void print_ppm_text(const char *label, __u32 ppm)
 		printf("%s default", label);
 }
 
-static void print_job_json(__u32 id, const struct symphony_job_entry *e,
-			   const struct symphony_job *j)
+/* Job @id as a JSON object: registry entry @e (NULL: none), state @j. */
+static struct json_object *job_json(__u32 id,
+				    const struct symphony_job_entry *e,
+				    const struct symphony_job *j)
 {
-	printf("{\"id\":%u,\"name\":", id);
-	json_string(e ? e->name : "");
-	printf(",\"registered\":%s", e ? "true" : "false");
+	struct json_object *o = json_object_new_object();
+	int err;
+
+	err = jdoc_add_u64(o, "id", id);
+	err |= jdoc_add_str(o, "name", e ? e->name : "");
+	err |= jdoc_add_bool(o, "registered", e);
 	if (e)
-		printf(",\"created_ns\":%llu", (unsigned long long)e->created_ns);
-	printf(",\"active\":%s,\"step_min\":%u,\"psn_rec\":%u,\"alpha\":%u,"
-	       "\"window_packets\":%u,\"window_outpacing_packets\":%u,"
-	       "\"last_seen_ns\":%llu,",
-	       j->flags & SYMPHONY_JOB_F_ACTIVE ? "true" : "false",
-	       j->step_min, j->psn_rec, j->alpha, j->cnt_total, j->cnt_op,
-	       (unsigned long long)j->last_seen_ns);
-	printf("\"k_ppm\":%u,\"tau_ppm\":%u,\"warmup_psn\":%u,"
-	       "\"sample_min_packets\":%u,",
-	       j->k_ppm, j->tau_ppm, j->warmup_psn, j->sample_min_packets);
-	printf("\"packets\":%llu,\"bytes\":%llu,\"outpacing_packets\":%llu,"
-	       "\"symphony_marks\":%llu,\"red_marks\":%llu,\"windows\":%llu}",
-	       (unsigned long long)j->packets, (unsigned long long)j->bytes,
-	       (unsigned long long)j->outpacing_packets,
-	       (unsigned long long)j->symphony_marks,
-	       (unsigned long long)j->red_marks,
-	       (unsigned long long)j->windows);
+		err |= jdoc_add_u64(o, "created_ns", e->created_ns);
+	err |= jdoc_add_bool(o, "active", j->flags & SYMPHONY_JOB_F_ACTIVE);
+	err |= jdoc_add_u64(o, "step_min", j->step_min);
+	err |= jdoc_add_u64(o, "psn_rec", j->psn_rec);
+	err |= jdoc_add_u64(o, "alpha", j->alpha);
+	err |= jdoc_add_u64(o, "window_packets", j->cnt_total);
+	err |= jdoc_add_u64(o, "window_outpacing_packets", j->cnt_op);
+	err |= jdoc_add_u64(o, "last_seen_ns", j->last_seen_ns);
+	err |= jdoc_add_u64(o, "k_ppm", j->k_ppm);
+	err |= jdoc_add_u64(o, "tau_ppm", j->tau_ppm);
+	err |= jdoc_add_u64(o, "warmup_psn", j->warmup_psn);
+	err |= jdoc_add_u64(o, "sample_min_packets", j->sample_min_packets);
+	err |= jdoc_add_u64(o, "packets", j->packets);
+	err |= jdoc_add_u64(o, "bytes", j->bytes);
+	err |= jdoc_add_u64(o, "outpacing_packets", j->outpacing_packets);
+	err |= jdoc_add_u64(o, "symphony_marks", j->symphony_marks);
+	err |= jdoc_add_u64(o, "red_marks", j->red_marks);
+	err |= jdoc_add_u64(o, "windows", j->windows);
+	return jdoc_finish(o, err);
 }
 
 static void print_job_text(__u32 id, const struct symphony_job_entry *e,
@@ -179,13 +186,12 @@ static int cmd_show(const struct command *cmd, int argc, char **argv)
 	}
 	registered = !bpf_map_lookup_elem(d.registry_fd, &id, &e);
 	read_job(&d, id, &j);
-	if (o.json) {
-		print_job_json(id, registered ? &e : NULL, &j);
-		putchar('\n');
-	} else {
-		print_job_text(id, registered ? &e : NULL, &j);
-	}
 	ret = EXIT_OK;
+	if (!o.json)
+		print_job_text(id, registered ? &e : NULL, &j);
+	else if (jdoc_print(stdout, job_json(id, registered ? &e : NULL, &j),
+			    JSON_C_TO_STRING_PLAIN))
+		ret = EXIT_ERROR;
 out:
 	close_jobs_dir(&d);
 	return ret;
@@ -196,11 +202,11 @@ static int cmd_list(const struct command *cmd, int argc, char **argv)
 	struct symphony_job_entry e;
 	struct symphony_job j;
 	struct jobs_dir d;
+	struct json_object *doc = NULL, *jobs = NULL;
 	struct opts o;
 	__u32 id, count;
-	bool first = true;
 	__u64 *bits;
-	int ret;
+	int ret, err = 0;
 
 	ret = opts_exit(parse_opts(cmd, argc, argv,
 				   OPT_PIN_DIR | OPT_JSON, 0, &o));
@@ -213,23 +219,25 @@ static int cmd_list(const struct command *cmd, int argc, char **argv)
 		close_jobs_dir(&d);
 		return EXIT_ERROR;
 	}
-	if (o.json)
-		printf("{\"pin_dir\":\"%s\",\"slots\":%u,\"layout_version\":%u,\"jobs\":[",
-		       d.dir, d.meta.nr_jobs, d.meta.layout_version);
-	else
+	if (o.json) {
+		doc = json_object_new_object();
+		err = jdoc_add_str(doc, "pin_dir", d.dir);
+		err |= jdoc_add_u64(doc, "slots", d.meta.nr_jobs);
+		err |= jdoc_add_u64(doc, "layout_version", d.meta.layout_version);
+		jobs = json_object_new_array();
+	} else {
 		printf("%u of %u job slots registered in %s\n%-8s %-20s %-8s %-10s %-10s %-6s %12s %12s %12s\n",
 		       count, d.meta.nr_jobs, d.dir, "ID", "NAME", "ACTIVE",
 		       "STEP_MIN", "PSN_REC", "ALPHA", "PACKETS",
 		       "OUTPACING", "SYM_MARKS");
+	}
 	for (id = 0; id < d.meta.nr_jobs; id++) {
 		if (!id_set(bits, id) ||
 		    bpf_map_lookup_elem(d.registry_fd, &id, &e))
 			continue;
 		read_job(&d, id, &j);
 		if (o.json) {
-			if (!first)
-				putchar(',');
-			print_job_json(id, &e, &j);
+			err |= jdoc_append(jobs, job_json(id, &e, &j));
 		} else {
 			printf("%-8u %-20s %-8s %-10u %-10u %-6u %12llu %12llu %12llu\n",
 			       id, e.name[0] ? e.name : "-",
@@ -239,13 +247,17 @@ static int cmd_list(const struct command *cmd, int argc, char **argv)
 			       (unsigned long long)j.outpacing_packets,
 			       (unsigned long long)j.symphony_marks);
 		}
-		first = false;
 	}
-	if (o.json)
-		printf("]}\n");
+	ret = EXIT_OK;
+	if (o.json) {
+		err |= jdoc_add(doc, "jobs", jobs);
+		if (jdoc_print(stdout, jdoc_finish(doc, err),
+			       JSON_C_TO_STRING_PLAIN))
+			ret = EXIT_ERROR;
+	}
 	free(bits);
 	close_jobs_dir(&d);
-	return EXIT_OK;
+	return ret;
 }
 
 /* ---- changing jobs -------------------------------------------------- */
@@ -334,12 +346,20 @@ static int cmd_add(const struct command *cmd, int argc, char **argv)
 		error("cannot register job %u: %s", id, why(errno));
 		goto out;
 	}
-	if (o.json)
-		printf("{\"id\":%u}\n", id);
-	else
+	ret = EXIT_OK;
+	if (o.json) {
+		struct json_object *doc = json_object_new_object();
+		int err = jdoc_add_u64(doc, "id", id);
+
+		if (jdoc_print(stdout, jdoc_finish(doc, err),
+			       JSON_C_TO_STRING_PLAIN)) {
+			error("job %u is registered all the same", id);
+			ret = EXIT_ERROR;
+		}
+	} else {
 		printf("symofan: job %u added%s%s\n", id, o.name ? " as " : "",
 		       o.name ? o.name : "");
-	ret = EXIT_OK;
+	}
 out:
 	free(bits);
 	close_jobs_dir(&d);

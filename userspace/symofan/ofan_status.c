@@ -17,7 +17,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "json_out.h"
+#include "json_doc.h"
 #include "ofan.h"
 #include "ofan/ofan_maps.h"
 #include "state.h"
@@ -185,85 +185,147 @@ static __u64 forwarded(const struct status *s)
 	return sum;
 }
 
-static void print_json(const struct status *s)
+static struct json_object *fast_json(const struct ofan_config *c)
+{
+	struct in_addr net = { .s_addr = c->fast_net };
+	struct json_object *o = json_object_new_object();
+	int err;
+
+	err = jdoc_add_bool(o, "enabled", c->fast_enabled);
+	err |= jdoc_add_strf(o, "net", "%s/%u", inet_ntoa(net),
+			     c->fast_prefix_len);
+	err |= jdoc_add_u64(o, "shift", c->fast_shift);
+	err |= jdoc_add_u64(o, "mask", c->fast_mask);
+	err |= jdoc_add_u64(o, "local_key", c->fast_local_key);
+	return jdoc_finish(o, err);
+}
+
+static struct json_object *port_json(const struct status *s, __u32 i)
+{
+	struct json_object *o = json_object_new_object();
+	char name[IF_NAMESIZE], nh[INET6_ADDRSTRLEN];
+	int err;
+
+	nexthop_string(&s->ports[i], nh);
+	err = jdoc_add_u64(o, "index", i);
+	err |= jdoc_add_u64(o, "ifindex", s->ports[i].ifindex);
+	err |= jdoc_add_str(o, "ifname", port_ifname(s, i, name));
+	err |= jdoc_add_str(o, "nexthop", nh);
+	err |= jdoc_add_bool(o, "up", (s->cfg.up_ports >> i) & 1);
+	err |= jdoc_add_u64(o, "packets", s->port_stats[i].packets);
+	err |= jdoc_add_u64(o, "bytes", s->port_stats[i].bytes);
+	return jdoc_finish(o, err);
+}
+
+static struct json_object *downlink_json(const struct status *s, __u32 i)
+{
+	struct json_object *o = json_object_new_object();
+	int err;
+
+	err = jdoc_add_u64(o, "ifindex", s->st->downlinks[i].ifindex);
+	err |= jdoc_add_str(o, "ifname", s->st->downlinks[i].ifname);
+	err |= jdoc_add_u64(o, "pipe", s->st->downlinks[i].pipe);
+	return jdoc_finish(o, err);
+}
+
+/* Key @k: its destination, packets and, if configured, pointers. */
+static struct json_object *key_json(const struct status *s, __u32 k)
+{
+	const struct ofan_dest *d = &s->dests[k];
+	const struct ofan_key_stats *ks = &s->key_stats[k];
+	bool configured = d->flags & OFAN_DEST_F_VALID;
+	__u32 p, pipes = s->cfg.nr_pipes ? s->cfg.nr_pipes : 1;
+	struct json_object *o = json_object_new_object();
+	struct json_object *ports, *packets, *pointers;
+	int err;
+
+	err = jdoc_add_u64(o, "key", k);
+	err |= jdoc_add_bool(o, "configured", configured);
+	err |= jdoc_add_bool(o, "local", d->flags & OFAN_DEST_F_LOCAL);
+	err |= jdoc_add_u64(o, "level", d->level);
+
+	ports = json_object_new_array();
+	for (p = 0; p < OFAN_MAX_W; p++)
+		if ((d->valid_ports >> p) & 1)
+			err |= jdoc_append(ports, json_object_new_uint64(p));
+	err |= jdoc_add(o, "valid_ports", ports);
+
+	packets = json_object_new_object();
+	err |= jdoc_add_u64(packets, "data", ks->packets[OFAN_CLASS_DATA]);
+	err |= jdoc_add_u64(packets, "ack", ks->packets[OFAN_CLASS_ACK]);
+	err |= jdoc_add(o, "packets", packets);
+
+	pointers = json_object_new_array();
+	for (p = 0; configured && p < pipes && p < OFAN_MAX_PIPES; p++) {
+		struct json_object *ptr = json_object_new_object();
+		int ptr_err;
+
+		ptr_err = jdoc_add_u64(ptr, "pipe", p);
+		ptr_err |= jdoc_add_u64(ptr, "data",
+					read_pointer(s, p, k, OFAN_CLASS_DATA));
+		ptr_err |= jdoc_add_u64(ptr, "ack",
+					read_pointer(s, p, k, OFAN_CLASS_ACK));
+		err |= jdoc_append(pointers, jdoc_finish(ptr, ptr_err));
+	}
+	err |= jdoc_add(o, "pointers", pointers);
+	return jdoc_finish(o, err);
+}
+
+static struct json_object *packets_json(const struct status *s)
+{
+	const __u64 *stats = (const __u64 *)&s->stats;
+	struct json_object *o = json_object_new_object();
+	int err;
+	__u32 i;
+
+	err = jdoc_add_u64(o, "forwarded", forwarded(s));
+	for (i = 0; i < ARRAY_SIZE(stat_names); i++)
+		err |= jdoc_add_u64(o, stat_names[i], stats[i]);
+	return jdoc_finish(o, err);
+}
+
+/* The status as one JSON object on a line; 0, or -1 after a message. */
+static int print_json(const struct status *s)
 {
 	const struct ofan_config *c = &s->cfg;
-	const __u64 *stats = (const __u64 *)&s->stats;
-	char name[IF_NAMESIZE], nh[INET6_ADDRSTRLEN];
-	struct in_addr net = { .s_addr = c->fast_net };
-	__u32 i, k, p, pipes = c->nr_pipes ? c->nr_pipes : 1;
-	bool first = true;
+	struct json_object *doc = json_object_new_object(), *arr;
+	__u32 i, k;
+	int err;
 
-	printf("{\"pin_dir\":");
-	json_string(s->dir);
-	printf(",\"config\":");
-	json_string(s->has_state ? s->st->config : "");
-	printf(",\"role\":\"%s\"", !s->has_state ? "" :
-	       s->st->role == OFAN_ROLE_EDGE ? "edge" : "aggregation");
-	printf(",\"layout_version\":%u,\"mode\":\"%s\",\"w\":%u,\"nr_keys\":%u,"
-	       "\"nr_pipes\":%u,\"ack_max_bytes\":%u,\"up_ports_mask\":\"0x%llx\"",
-	       c->layout_version, ofan_mode_name(c->mode), c->w, c->nr_keys,
-	       c->nr_pipes, c->ack_max_bytes, (unsigned long long)c->up_ports);
-	printf(",\"fast\":{\"enabled\":%s,\"net\":\"%s/%u\",\"shift\":%u,"
-	       "\"mask\":%u,\"local_key\":%u}",
-	       c->fast_enabled ? "true" : "false", inet_ntoa(net),
-	       c->fast_prefix_len, c->fast_shift, c->fast_mask,
-	       c->fast_local_key);
+	err = jdoc_add_str(doc, "pin_dir", s->dir);
+	err |= jdoc_add_str(doc, "config", s->has_state ? s->st->config : "");
+	err |= jdoc_add_str(doc, "role", !s->has_state ? "" :
+			    s->st->role == OFAN_ROLE_EDGE ? "edge" : "aggregation");
+	err |= jdoc_add_u64(doc, "layout_version", c->layout_version);
+	err |= jdoc_add_str(doc, "mode", ofan_mode_name(c->mode));
+	err |= jdoc_add_u64(doc, "w", c->w);
+	err |= jdoc_add_u64(doc, "nr_keys", c->nr_keys);
+	err |= jdoc_add_u64(doc, "nr_pipes", c->nr_pipes);
+	err |= jdoc_add_u64(doc, "ack_max_bytes", c->ack_max_bytes);
+	err |= jdoc_add_strf(doc, "up_ports_mask", "0x%llx",
+			     (unsigned long long)c->up_ports);
+	err |= jdoc_add(doc, "fast", fast_json(c));
 
-	printf(",\"ports\":[");
-	for (i = 0; i < c->w && i < OFAN_MAX_W; i++) {
-		nexthop_string(&s->ports[i], nh);
-		printf("%s{\"index\":%u,\"ifindex\":%u,\"ifname\":", i ? "," : "",
-		       i, s->ports[i].ifindex);
-		json_string(port_ifname(s, i, name));
-		printf(",\"nexthop\":\"%s\",\"up\":%s,\"packets\":%llu,\"bytes\":%llu}",
-		       nh, (c->up_ports >> i) & 1 ? "true" : "false",
-		       (unsigned long long)s->port_stats[i].packets,
-		       (unsigned long long)s->port_stats[i].bytes);
-	}
-	printf("],\"downlinks\":[");
+	arr = json_object_new_array();
+	for (i = 0; i < c->w && i < OFAN_MAX_W; i++)
+		err |= jdoc_append(arr, port_json(s, i));
+	err |= jdoc_add(doc, "ports", arr);
+
+	arr = json_object_new_array();
 	for (i = 0; s->has_state && i < s->st->nr_downlinks &&
-	     i < OFAN_CONF_MAX_DOWNLINKS; i++) {
-		printf("%s{\"ifindex\":%u,\"ifname\":", i ? "," : "",
-		       s->st->downlinks[i].ifindex);
-		json_string(s->st->downlinks[i].ifname);
-		printf(",\"pipe\":%u}", s->st->downlinks[i].pipe);
-	}
-	printf("],\"keys\":[");
-	for (k = 0; k < OFAN_MAX_KEYS; k++) {
-		const struct ofan_dest *d = &s->dests[k];
-		bool configured = d->flags & OFAN_DEST_F_VALID;
-		bool first_port = true;
+	     i < OFAN_CONF_MAX_DOWNLINKS; i++)
+		err |= jdoc_append(arr, downlink_json(s, i));
+	err |= jdoc_add(doc, "downlinks", arr);
 
-		if (!key_shown(s, k))
-			continue;
-		printf("%s{\"key\":%u,\"configured\":%s,\"local\":%s,\"level\":%u,"
-		       "\"valid_ports\":[", first ? "" : ",", k,
-		       configured ? "true" : "false",
-		       d->flags & OFAN_DEST_F_LOCAL ? "true" : "false", d->level);
-		first = false;
-		for (p = 0; p < OFAN_MAX_W; p++) {
-			if (!((d->valid_ports >> p) & 1))
-				continue;
-			printf("%s%u", first_port ? "" : ",", p);
-			first_port = false;
-		}
-		printf("],\"packets\":{\"data\":%llu,\"ack\":%llu},\"pointers\":[",
-		       (unsigned long long)s->key_stats[k].packets[OFAN_CLASS_DATA],
-		       (unsigned long long)s->key_stats[k].packets[OFAN_CLASS_ACK]);
-		for (p = 0; configured && p < pipes && p < OFAN_MAX_PIPES; p++)
-			printf("%s{\"pipe\":%u,\"data\":%llu,\"ack\":%llu}",
-			       p ? "," : "", p,
-			       (unsigned long long)read_pointer(s, p, k, OFAN_CLASS_DATA),
-			       (unsigned long long)read_pointer(s, p, k, OFAN_CLASS_ACK));
-		printf("]}");
-	}
-	printf("],\"rr_pointer\":%llu,\"packets\":{\"forwarded\":%llu",
-	       (unsigned long long)s->rr, (unsigned long long)forwarded(s));
-	for (i = 0; i < ARRAY_SIZE(stat_names); i++)
-		printf(",\"%s\":%llu", stat_names[i],
-		       (unsigned long long)stats[i]);
-	printf("}}\n");
+	arr = json_object_new_array();
+	for (k = 0; k < OFAN_MAX_KEYS; k++)
+		if (key_shown(s, k))
+			err |= jdoc_append(arr, key_json(s, k));
+	err |= jdoc_add(doc, "keys", arr);
+
+	err |= jdoc_add_u64(doc, "rr_pointer", s->rr);
+	err |= jdoc_add(doc, "packets", packets_json(s));
+	return jdoc_print(stdout, jdoc_finish(doc, err), JSON_C_TO_STRING_PLAIN);
 }
 
 static void print_text(const struct status *s)
@@ -354,11 +416,11 @@ int cmd_ofan_status(const struct command *cmd, int argc, char **argv)
 	s->fd_ptrs = -1;
 	ret = EXIT_ERROR;
 	if (!read_status(s)) {
-		if (o.json)
-			print_json(s);
-		else
-			print_text(s);
 		ret = EXIT_OK;
+		if (!o.json)
+			print_text(s);
+		else if (print_json(s))
+			ret = EXIT_ERROR;
 	}
 	if (s->fd_ptrs >= 0)
 		close(s->fd_ptrs);
