@@ -17,7 +17,7 @@ symofan=$BUILD_DIR/symofan
 pins=/sys/fs/bpf/symofan-jobs-test-$$
 on_exit rm -rf "$pins"
 
-ktap_plan 45
+ktap_plan 46
 
 job() { "$symofan" job "$@" --pin-dir "$pins"; }
 map_field() {	# ID FIELD: a field of the jobs map's entry, by bpftool
@@ -142,5 +142,14 @@ check "init without privileges exits 1, naming CAP_BPF" \
 r=$(status_of nobody "$symofan" job list --pin-dir "$pins")
 check "reading without privileges exits 1 with the reason" \
 	grep -q "^1: .*permission denied (needs CAP_BPF" <<<"$r"
+
+# A pin folder whose name has a quote and a backslash: list --json escapes
+# it (the agent once printed pin_dir raw, invalid JSON).
+odd='/sys/fs/bpf/symofan-q"b\\-'$$
+on_exit rm -rf "'$odd'"
+"$symofan" job init --jobs 4 --pin-dir "$odd" >/dev/null
+check "job list --json names a pin folder with a quote and a backslash" \
+	sh -c '"$0" job list --json --pin-dir "$1" |
+		jq -e --arg dir "$1" ".pin_dir == \$dir" >/dev/null' "$symofan" "$odd"
 
 ktap_finished

@@ -11,7 +11,7 @@ require_built "$BUILD_DIR/ecnstat"
 require_bpffs
 
 ecnstat=$BUILD_DIR/ecnstat
-ktap_plan 10
+ktap_plan 11
 
 netns_create sender receiver
 veth_pair "$sender" s0 10.250.0.1/24 "$receiver" r0 10.250.0.2/24
@@ -39,6 +39,14 @@ check "detach removes the program and the pin" sh -c \
 	"nsenter --net=/run/netns/$receiver $ecnstat detach r0 &&
 	 ! tc -n $receiver filter show dev r0 ingress | grep -q ecnstat &&
 	 ! nsenter --net=/run/netns/$receiver $ecnstat show r0 2>/dev/null"
+# An interface name with a quote and a backslash (Linux allows both):
+# the JSON escapes them (ecnstat once printed the name raw).
+ip -n "$receiver" link add 'e"q\x' type veth peer name eq0
+check "show --json of an interface named e\"q\\x is valid JSON naming it" sh -c \
+	"nsenter --net=/run/netns/$receiver $ecnstat attach 'e\"q\\x' &&
+	 nsenter --net=/run/netns/$receiver $ecnstat show 'e\"q\\x' --json |
+		jq -e '.dev == \"e\\\"q\\\\x\"' >/dev/null;
+	 rc=\$?; nsenter --net=/run/netns/$receiver $ecnstat detach 'e\"q\\x'; exit \$rc"
 out=$("$ecnstat" frobnicate lo 2>&1); rc=$?
 check_eq "an unknown command exits 2 with usage" "2 yes" \
 	"$rc $(echo "$out" | grep -q '^Usage' && echo yes)"
