@@ -22,6 +22,12 @@ int jdoc_add(struct json_object *obj, const char *key, struct json_object *val)
 	return 0;
 }
 
+int jdoc_add_null(struct json_object *obj, const char *key)
+{
+	return obj ? json_object_object_add_ex(obj, key, NULL, JDOC_KEY_FLAGS) :
+		     -1;
+}
+
 int jdoc_add_u64(struct json_object *obj, const char *key, __u64 val)
 {
 	return jdoc_add(obj, key, json_object_new_uint64(val));

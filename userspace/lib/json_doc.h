@@ -18,6 +18,8 @@
 
 /* Add @val under @key, a string that outlives the object (a literal). */
 int jdoc_add(struct json_object *obj, const char *key, struct json_object *val);
+/* @key with the value null (nothing to say). */
+int jdoc_add_null(struct json_object *obj, const char *key);
 int jdoc_add_u64(struct json_object *obj, const char *key, __u64 val);
 int jdoc_add_bool(struct json_object *obj, const char *key, bool val);
 int jdoc_add_str(struct json_object *obj, const char *key, const char *val);

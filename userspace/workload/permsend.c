@@ -421,25 +421,16 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* @val, written with @decimals digits after the point. */
-static struct json_object *fixed_json(double val, int decimals)
-{
-	char text[64];
-
-	snprintf(text, sizeof(text), "%.*f", decimals, val);
-	return json_object_new_double_s(strtod(text, NULL), text);
-}
-
 static struct json_object *delays_json(struct permsend *ps)
 {
 	struct json_object *o = json_object_new_object();
 	int err;
 
-	err = report_add_u64(o, "min", ps->delays[0]);
-	err |= report_add_u64(o, "median", ps->delays[ps->nr_delays / 2]);
-	err |= report_add_u64(o, "p99", ps->delays[ps->nr_delays * 99 / 100]);
-	err |= report_add_u64(o, "max", ps->delays[ps->nr_delays - 1]);
-	return report_finish(o, err);
+	err = jdoc_add_u64(o, "min", ps->delays[0]);
+	err |= jdoc_add_u64(o, "median", ps->delays[ps->nr_delays / 2]);
+	err |= jdoc_add_u64(o, "p99", ps->delays[ps->nr_delays * 99 / 100]);
+	err |= jdoc_add_u64(o, "max", ps->delays[ps->nr_delays - 1]);
+	return jdoc_finish(o, err);
 }
 
 static int print_report(struct permsend *ps, FILE *f)
@@ -462,43 +453,43 @@ static int print_report(struct permsend *ps, FILE *f)
 
 	qsort(ps->delays, ps->nr_delays, sizeof(*ps->delays), cmp_u64);
 	inet_ntop(AF_INET, &ps->common.local, addr, sizeof(addr));
-	err = report_add_str(doc, "tool", "permsend");
-	err |= report_add_str(doc, "address", addr);
-	err |= report_add_u64(doc, "index", ps->me);
-	err |= report_add_str(doc, "pattern",
+	err = jdoc_add_str(doc, "tool", "permsend");
+	err |= jdoc_add_str(doc, "address", addr);
+	err |= jdoc_add_u64(doc, "index", ps->me);
+	err |= jdoc_add_str(doc, "pattern",
 			      ps->all_to_all ? "all-to-all" : "permutation");
-	err |= report_add_u64(doc, "seed", ps->seed);
-	err |= report_add_u64(doc, "hosts", ps->nr_hosts);
+	err |= jdoc_add_u64(doc, "seed", ps->seed);
+	err |= jdoc_add_u64(doc, "hosts", ps->nr_hosts);
 	dests = json_object_new_array_ext(ps->nr_dests);
-	err |= report_add(doc, "dests", dests);
+	err |= jdoc_add(doc, "dests", dests);
 	for (d = 0; d < ps->nr_dests && !err; d++)
-		err |= report_append(dests, json_object_new_uint64(ps->dests[d]));
-	err |= report_add_u64(doc, "packets_per_dest", ps->packets);
-	err |= report_add_u64(doc, "mtu_bytes", ps->mtu);
-	err |= report_add_u64(doc, "rate_bps", ps->rate_bps);
-	err |= report_add_u64(doc, "load_pct", ps->load_pct);
-	err |= report_add_u64(doc, "hops", ps->hops);
-	err |= report_add_u64(doc, "prop_ns", ps->prop_ns);
-	err |= report_add_u64(doc, "start_ns", ps->start_ns);
-	err |= report_add_u64(doc, "last_ack_ns", ps->last_ack_ns);
-	err |= report_add_u64(doc, "cct_ns", cct);
+		err |= jdoc_append(dests, json_object_new_uint64(ps->dests[d]));
+	err |= jdoc_add_u64(doc, "packets_per_dest", ps->packets);
+	err |= jdoc_add_u64(doc, "mtu_bytes", ps->mtu);
+	err |= jdoc_add_u64(doc, "rate_bps", ps->rate_bps);
+	err |= jdoc_add_u64(doc, "load_pct", ps->load_pct);
+	err |= jdoc_add_u64(doc, "hops", ps->hops);
+	err |= jdoc_add_u64(doc, "prop_ns", ps->prop_ns);
+	err |= jdoc_add_u64(doc, "start_ns", ps->start_ns);
+	err |= jdoc_add_u64(doc, "last_ack_ns", ps->last_ack_ns);
+	err |= jdoc_add_u64(doc, "cct_ns", cct);
 	/* the bound in whole ns, the ratio to 4 decimals */
-	err |= report_add(doc, "lower_bound_ns", fixed_json(bound, 0));
-	err |= report_add(doc, "cct_over_bound",
-			  fixed_json(bound > 0 ? cct / bound : 0, 4));
-	err |= report_add_u64(doc, "sent", ps->sent);
-	err |= report_add_u64(doc, "acked", ps->acked);
-	err |= report_add_u64(doc, "received", ps->received);
-	err |= report_add_u64(doc, "expected", ps->expect_from);
-	err |= report_add_u64(doc, "lost", ps->received < ps->expect_from ?
+	err |= jdoc_add(doc, "lower_bound_ns", jdoc_fixed(bound, 0));
+	err |= jdoc_add(doc, "cct_over_bound",
+			  jdoc_fixed(bound > 0 ? cct / bound : 0, 4));
+	err |= jdoc_add_u64(doc, "sent", ps->sent);
+	err |= jdoc_add_u64(doc, "acked", ps->acked);
+	err |= jdoc_add_u64(doc, "received", ps->received);
+	err |= jdoc_add_u64(doc, "expected", ps->expect_from);
+	err |= jdoc_add_u64(doc, "lost", ps->received < ps->expect_from ?
 					   ps->expect_from - ps->received : 0);
-	err |= report_add_u64(doc, "reordered", ps->reordered);
-	err |= report_add_u64(doc, "stray", ps->unknown);
+	err |= jdoc_add_u64(doc, "reordered", ps->reordered);
+	err |= jdoc_add_u64(doc, "stray", ps->unknown);
 	if (ps->nr_delays)
-		err |= report_add(doc, "one_way_delay_ns", delays_json(ps));
+		err |= jdoc_add(doc, "one_way_delay_ns", delays_json(ps));
 	else
-		err |= report_add_null(doc, "one_way_delay_ns");
-	return report_write(f, doc, err);
+		err |= jdoc_add_null(doc, "one_way_delay_ns");
+	return jdoc_print(f, jdoc_finish(doc, err), JSON_C_TO_STRING_PLAIN);
 }
 
 int main(int argc, char **argv)

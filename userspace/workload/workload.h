@@ -3,7 +3,7 @@
  * workload.h - what the workload tools (ringcoll, permsend) share:
  * the clock, argument parsers with units, the local-address test, the
  * raw IPv4 socket through which they send packets whose UDP source port
- * and ECN field they set themselves, and their JSON results (json-c).
+ * and ECN field they set themselves, and their JSON results (json_doc.h, json-c).
  * Each tool defines tool_name.
  */
 #ifndef SYMOFAN_WORKLOAD_H
@@ -21,8 +21,8 @@
 #include <poll.h>
 #include <sys/socket.h>
 #include <linux/types.h>
-#include <json-c/json.h>
 
+#include "json_doc.h"
 #include "parse.h"
 #include "workload/roce_frame.h"
 
@@ -186,92 +186,6 @@ static inline int send_raw_udp(int fd, __u32 saddr, __u32 daddr, __u16 sport,
 		return -1;
 	}
 	return 0;
-}
-
-/*
- * JSON results, built with json-c: an object lists its keys in the order
- * they were added.  Keys are string literals (not copied).  Each helper
- * takes an object or array and a value just made, either NULL when its
- * allocation failed, and returns 0, or -1 when the value could not be
- * added (it is freed): the caller ORs the results together, and
- * report_finish() and report_write() make nothing of a part with a hole.
- */
-#define REPORT_KEY_FLAGS (JSON_C_OBJECT_ADD_KEY_IS_NEW | JSON_C_OBJECT_ADD_CONSTANT_KEY)
-
-static inline int report_add(struct json_object *obj, const char *key,
-			     struct json_object *val)
-{
-	if (!obj || !val || json_object_object_add_ex(obj, key, val,
-						      REPORT_KEY_FLAGS)) {
-		json_object_put(val);
-		return -1;
-	}
-	return 0;
-}
-
-/* @key with the value null (nothing to report). */
-static inline int report_add_null(struct json_object *obj, const char *key)
-{
-	return obj ? json_object_object_add_ex(obj, key, NULL, REPORT_KEY_FLAGS) : -1;
-}
-
-static inline int report_add_u64(struct json_object *obj, const char *key,
-				 __u64 val)
-{
-	return report_add(obj, key, json_object_new_uint64(val));
-}
-
-static inline int report_add_str(struct json_object *obj, const char *key,
-				 const char *val)
-{
-	return report_add(obj, key, json_object_new_string(val));
-}
-
-static inline int report_add_bool(struct json_object *obj, const char *key,
-				  bool val)
-{
-	return report_add(obj, key, json_object_new_boolean(val));
-}
-
-/* Append @val to array @arr, as report_add() adds to an object. */
-static inline int report_append(struct json_object *arr,
-				struct json_object *val)
-{
-	if (!arr || !val || json_object_array_add(arr, val)) {
-		json_object_put(val);
-		return -1;
-	}
-	return 0;
-}
-
-/* @obj, complete, when @err is 0; else NULL (and @obj freed). */
-static inline struct json_object *report_finish(struct json_object *obj,
-						int err)
-{
-	if (!err)
-		return obj;
-	json_object_put(obj);
-	return NULL;
-}
-
-/*
- * Write result @doc to @f on one line (what the runners and tests read
- * with jq), unless @err says a part of it is missing; frees @doc.
- * 0, or -1 after a message.
- */
-static inline int report_write(FILE *f, struct json_object *doc, int err)
-{
-	const char *text = NULL;
-
-	if (doc && !err)
-		text = json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PLAIN |
-						      JSON_C_TO_STRING_NOSLASHESCAPE);
-	if (text)
-		fprintf(f, "%s\n", text);
-	else
-		fprintf(stderr, "%s: out of memory: no JSON result\n", tool_name);
-	json_object_put(doc);
-	return text ? 0 : -1;
 }
 
 #endif /* SYMOFAN_WORKLOAD_H */

@@ -34,8 +34,8 @@ static struct json_object *dcqcn_json(const struct dcqcn_params *p)
 	int err = 0;
 
 	for (i = 0; i < ARRAY_SIZE(params); i++)
-		err |= report_add_u64(o, params[i].key, params[i].val);
-	return report_finish(o, err);
+		err |= jdoc_add_u64(o, params[i].key, params[i].val);
+	return jdoc_finish(o, err);
 }
 
 static struct json_object *counters_json(const struct ringcoll *rc)
@@ -59,8 +59,8 @@ static struct json_object *counters_json(const struct ringcoll *rc)
 	int err = 0;
 
 	for (i = 0; i < ARRAY_SIZE(counters); i++)
-		err |= report_add_u64(o, counters[i].key, counters[i].val);
-	return report_finish(o, err);
+		err |= jdoc_add_u64(o, counters[i].key, counters[i].val);
+	return jdoc_finish(o, err);
 }
 
 /* Step @k of channel @c in iteration record @r. */
@@ -71,14 +71,14 @@ static struct json_object *step_json(const struct ringcoll *rc,
 	struct json_object *o = json_object_new_object();
 	int err;
 
-	err = report_add_u64(o, "step", k);
-	err |= report_add_str(o, "ring", rc->dims == 1 ? "ring" :
+	err = jdoc_add_u64(o, "step", k);
+	err |= jdoc_add_str(o, "ring", rc->dims == 1 ? "ring" :
 					 rc->step_dim[k] ? "column" : "row");
-	err |= report_add_u64(o, "channel", c);
-	err |= report_add_u64(o, "start_ns", r->step_start_ns[c][k]);
-	err |= report_add_u64(o, "end_ns", r->step_recv_ns[c][k]);
-	err |= report_add_u64(o, "first_rate_bps", r->step_first_rate_bps[c][k]);
-	return report_finish(o, err);
+	err |= jdoc_add_u64(o, "channel", c);
+	err |= jdoc_add_u64(o, "start_ns", r->step_start_ns[c][k]);
+	err |= jdoc_add_u64(o, "end_ns", r->step_recv_ns[c][k]);
+	err |= jdoc_add_u64(o, "first_rate_bps", r->step_first_rate_bps[c][k]);
+	return jdoc_finish(o, err);
 }
 
 static struct json_object *iteration_json(const struct ringcoll *rc,
@@ -89,13 +89,13 @@ static struct json_object *iteration_json(const struct ringcoll *rc,
 	int err;
 
 	steps = json_object_new_array_ext(rc->steps * rc->channels);
-	err = report_add_u64(o, "start_ns", r->start_ns);
-	err |= report_add_u64(o, "end_ns", r->end_ns);
-	err |= report_add(o, "steps", steps);
+	err = jdoc_add_u64(o, "start_ns", r->start_ns);
+	err |= jdoc_add_u64(o, "end_ns", r->end_ns);
+	err |= jdoc_add(o, "steps", steps);
 	for (k = 0; k < rc->steps && !err; k++)
 		for (c = 0; c < rc->channels && !err; c++)
-			err |= report_append(steps, step_json(rc, r, k, c));
-	return report_finish(o, err);
+			err |= jdoc_append(steps, step_json(rc, r, k, c));
+	return jdoc_finish(o, err);
 }
 
 /* What a job's "iterations" are written from. */
@@ -110,7 +110,7 @@ struct iterations_of {
  * the document holds one iteration's steps at a time rather than the
  * run's (json-c takes about 1 KB for a step's object, and --iterations
  * 1000 of a 64-rank ring on 16 channels have two million steps).  The
- * document is written plain (report_write()), so this writes plain too.
+ * document is written plain (jdoc_print()), so this writes plain too.
  */
 static int iterations_to_json(struct json_object *jso, struct printbuf *pb,
 			      int level, int flags)
@@ -161,13 +161,13 @@ static struct json_object *job_json(const struct ringcoll *rc,
 	snprintf(grid, sizeof(grid), "%ux%u",
 		 rc->dims == 2 ? rc->grid_rows : 1,
 		 rc->dims == 2 ? rc->grid_cols : j->nranks);
-	err = report_add_u64(o, "job", j->id);
-	err |= report_add_u64(o, "ranks", j->nranks);
-	err |= report_add_u64(o, "rank", j->rank);
-	err |= report_add_u64(o, "step_bytes", step_bytes(rc, 0, 0));
-	err |= report_add_str(o, "grid", grid);
-	err |= report_add(o, "iterations", iterations_json(rc, j));
-	return report_finish(o, err);
+	err = jdoc_add_u64(o, "job", j->id);
+	err |= jdoc_add_u64(o, "ranks", j->nranks);
+	err |= jdoc_add_u64(o, "rank", j->rank);
+	err |= jdoc_add_u64(o, "step_bytes", step_bytes(rc, 0, 0));
+	err |= jdoc_add_str(o, "grid", grid);
+	err |= jdoc_add(o, "iterations", iterations_json(rc, j));
+	return jdoc_finish(o, err);
 }
 
 /* The rate timeline: [t_ns, job, channel, rate_bps, queue_pair] each. */
@@ -181,14 +181,14 @@ static struct json_object *rate_samples_json(const struct ringcoll *rc)
 		const struct rate_sample *s = &rc->samples[n];
 		struct json_object *a = json_object_new_array_ext(5);
 
-		err |= report_append(a, json_object_new_uint64(s->t_ns));
-		err |= report_append(a, json_object_new_uint64(s->job));
-		err |= report_append(a, json_object_new_uint64(s->channel));
-		err |= report_append(a, json_object_new_uint64(s->rate_bps));
-		err |= report_append(a, json_object_new_uint64(s->slot));
-		err |= report_append(o, report_finish(a, err));
+		err |= jdoc_append(a, json_object_new_uint64(s->t_ns));
+		err |= jdoc_append(a, json_object_new_uint64(s->job));
+		err |= jdoc_append(a, json_object_new_uint64(s->channel));
+		err |= jdoc_append(a, json_object_new_uint64(s->rate_bps));
+		err |= jdoc_append(a, json_object_new_uint64(s->slot));
+		err |= jdoc_append(o, jdoc_finish(a, err));
 	}
-	return report_finish(o, err);
+	return jdoc_finish(o, err);
 }
 
 static struct json_object *rate_sample_fields_json(void)
@@ -201,8 +201,8 @@ static struct json_object *rate_sample_fields_json(void)
 	int err = 0;
 
 	for (i = 0; i < ARRAY_SIZE(fields); i++)
-		err |= report_append(o, json_object_new_string(fields[i]));
-	return report_finish(o, err);
+		err |= jdoc_append(o, json_object_new_string(fields[i]));
+	return jdoc_finish(o, err);
 }
 
 int print_report(const struct ringcoll *rc, FILE *f)
@@ -213,27 +213,27 @@ int print_report(const struct ringcoll *rc, FILE *f)
 	int err;
 
 	inet_ntop(AF_INET, &rc->common.local, addr, sizeof(addr));
-	err = report_add_str(doc, "tool", "ringcoll");
-	err |= report_add_str(doc, "address", addr);
-	err |= report_add_str(doc, "collective", coll_names[rc->coll]);
-	err |= report_add_str(doc, "proto", rc->uec ? "uec" : "rocev2");
-	err |= report_add_u64(doc, "size_bytes", rc->size);
-	err |= report_add_u64(doc, "channels", rc->channels);
-	err |= report_add_u64(doc, "step_qps", rc->step_qps);
-	err |= report_add_bool(doc, "step_flows", rc->step_flows);
-	err |= report_add_u64(doc, "iterations", rc->iterations);
-	err |= report_add_u64(doc, "steps", rc->steps);
-	err |= report_add_u64(doc, "mtu_bytes", rc->mtu);
-	err |= report_add_u64(doc, "rate_bps", rc->rate_bps);
-	err |= report_add_str(doc, "congestion_control",
+	err = jdoc_add_str(doc, "tool", "ringcoll");
+	err |= jdoc_add_str(doc, "address", addr);
+	err |= jdoc_add_str(doc, "collective", coll_names[rc->coll]);
+	err |= jdoc_add_str(doc, "proto", rc->uec ? "uec" : "rocev2");
+	err |= jdoc_add_u64(doc, "size_bytes", rc->size);
+	err |= jdoc_add_u64(doc, "channels", rc->channels);
+	err |= jdoc_add_u64(doc, "step_qps", rc->step_qps);
+	err |= jdoc_add_bool(doc, "step_flows", rc->step_flows);
+	err |= jdoc_add_u64(doc, "iterations", rc->iterations);
+	err |= jdoc_add_u64(doc, "steps", rc->steps);
+	err |= jdoc_add_u64(doc, "mtu_bytes", rc->mtu);
+	err |= jdoc_add_u64(doc, "rate_bps", rc->rate_bps);
+	err |= jdoc_add_str(doc, "congestion_control",
 			      rc->fixed_rate ? "fixed" : "dcqcn");
-	err |= report_add(doc, "dcqcn", dcqcn_json(&rc->cc));
-	err |= report_add(doc, "counters", counters_json(rc));
+	err |= jdoc_add(doc, "dcqcn", dcqcn_json(&rc->cc));
+	err |= jdoc_add(doc, "counters", counters_json(rc));
 	jobs = json_object_new_array_ext(rc->nr_jobs);
-	err |= report_add(doc, "jobs", jobs);
+	err |= jdoc_add(doc, "jobs", jobs);
 	for (n = 0; n < rc->nr_jobs && !err; n++)
-		err |= report_append(jobs, job_json(rc, &rc->jobs[n]));
-	err |= report_add(doc, "rate_samples", rate_samples_json(rc));
-	err |= report_add(doc, "rate_sample_fields", rate_sample_fields_json());
-	return report_write(f, doc, err);
+		err |= jdoc_append(jobs, job_json(rc, &rc->jobs[n]));
+	err |= jdoc_add(doc, "rate_samples", rate_samples_json(rc));
+	err |= jdoc_add(doc, "rate_sample_fields", rate_sample_fields_json());
+	return jdoc_print(f, jdoc_finish(doc, err), JSON_C_TO_STRING_PLAIN);
 }
