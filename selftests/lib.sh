@@ -175,6 +175,16 @@ run_unit_test() {
 	esac
 }
 
+# require_tools NAME...: the project's tools build/NAME must be built;
+# each one's path goes into the variable $NAME.
+require_tools() {
+	local t
+	require_built "${@/#/$BUILD_DIR/}"
+	for t in "$@"; do
+		printf -v "$t" '%s' "$BUILD_DIR/$t"
+	done
+}
+
 in_vm() { [ -n "${SYMOFAN_IN_VM:-}" ]; }
 
 # The sch_symphony.ko built for the kernel the VM runs (scripts/lib.sh
@@ -197,7 +207,7 @@ require_bpffs() {
 # whose path build/NAME it puts in the variable $NAME; with --bpffs, a
 # mounted bpffs.
 symphony_vm_test() {
-	local bpffs=0 tools=() t
+	local bpffs=0 tools=()
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--bpffs) bpffs=1; shift ;;
@@ -208,12 +218,10 @@ symphony_vm_test() {
 	in_vm || ktap_skip_all "runs in the VM (scripts/vm-run.sh)"
 	require_root
 	require_cmd tc "$@"
-	require_built "$BUILD_DIR/tc/q_symphony.so" "${tools[@]/#/$BUILD_DIR/}"
+	require_built "$BUILD_DIR/tc/q_symphony.so"
+	[ ${#tools[@]} -eq 0 ] || require_tools "${tools[@]}"
 	[ "$bpffs" -eq 0 ] || require_bpffs
 	export TC_LIB_DIR=$BUILD_DIR/tc
-	for t in "${tools[@]}"; do
-		printf -v "$t" '%s' "$BUILD_DIR/$t"
-	done
 }
 
 # bpffs_pin_dir NAME: a folder of this test's own on bpffs for its pins,

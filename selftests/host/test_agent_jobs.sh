@@ -10,10 +10,9 @@
 
 require_root
 require_cmd bpftool jq stat setpriv
-require_built "$BUILD_DIR/symofan"
+require_tools symofan
 require_bpffs
 
-symofan=$BUILD_DIR/symofan
 pins=/sys/fs/bpf/symofan-jobs-test-$$
 on_exit rm -rf "$pins"
 

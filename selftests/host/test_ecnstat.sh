@@ -7,10 +7,9 @@
 
 require_root
 require_cmd ip nsenter ping jq
-require_built "$BUILD_DIR/ecnstat"
+require_tools ecnstat
 require_bpffs
 
-ecnstat=$BUILD_DIR/ecnstat
 ktap_plan 11
 
 netns_create sender receiver

@@ -15,11 +15,9 @@
 
 require_root
 require_cmd ip tc nsenter jq stat
-require_built "$BUILD_DIR/symofan" "$BUILD_DIR/rocegen"
+require_tools symofan rocegen
 require_bpffs
 
-symofan=$BUILD_DIR/symofan
-rocegen=$BUILD_DIR/rocegen
 pins=/sys/fs/bpf/ofan-test-$$
 tmp=$(mktemp -d /tmp/test_ofan_agent.XXXXXX)
 on_exit rm -rf "$tmp"

@@ -16,11 +16,9 @@
 
 require_root
 require_cmd ip nsenter jq bpftool
-require_built "$BUILD_DIR/symofan" "$BUILD_DIR/rocegen"
+require_tools symofan rocegen
 require_bpffs
 
-symofan=$BUILD_DIR/symofan
-rocegen=$BUILD_DIR/rocegen
 pins=/sys/fs/bpf/ofan-daemon-$$
 tmp=$(mktemp -d /tmp/test_ofan_daemon.XXXXXX)
 on_exit rm -rf "$tmp"

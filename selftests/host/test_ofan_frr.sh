@@ -16,11 +16,9 @@
 require_root
 require_cmd ip nsenter jq bpftool vtysh
 [ -x /usr/lib/frr/bgpd ] || ktap_skip_all "FRR is not installed (apt-get install frr)"
-require_built "$BUILD_DIR/symofan" "$BUILD_DIR/rocegen"
+require_tools symofan rocegen
 require_bpffs
 
-symofan=$BUILD_DIR/symofan
-rocegen=$BUILD_DIR/rocegen
 frr=$TOP_DIR/tc-scripts/frr-netns.sh
 pins=/sys/fs/bpf/ofan-frr-$$
 tmp=$(mktemp -d /tmp/test_ofan_frr.XXXXXX)

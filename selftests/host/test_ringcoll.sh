@@ -18,9 +18,8 @@
 
 require_root
 require_cmd ip tc jq setpriv
-require_built "$BUILD_DIR/ringcoll"
+require_tools ringcoll
 
-ringcoll=$BUILD_DIR/ringcoll
 ringrun=$TOP_DIR/tc-scripts/ringrun.sh
 tmp=$(mktemp -d /tmp/test_ringcoll.XXXXXX)
 on_exit rm -rf "$tmp"
