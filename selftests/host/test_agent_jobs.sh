@@ -16,7 +16,7 @@ require_bpffs
 pins=/sys/fs/bpf/symofan-jobs-test-$$
 on_exit rm -rf "$pins"
 
-ktap_plan 46
+ktap_plan 47
 
 job() { "$symofan" job "$@" --pin-dir "$pins"; }
 map_field() {	# ID FIELD: a field of the jobs map's entry, by bpftool
@@ -128,6 +128,9 @@ check "a warmup past the qdisc's range exits 2, naming the range" \
 	grep -q "^2: .*--warmup wants .*1..16777216 PSN units, or default" <<<"$r"
 r=$(status_of job list --frobnicate)
 check "an unknown option exits 2" grep -q "^2: .*unknown option" <<<"$r"
+r=$(status_of job set 1 --name foo)
+check "an option of another job command is named, not its value" \
+	grep -q "^2: .*set: option '--name' does not apply here" <<<"$r"
 r=$(status_of "$symofan" job list --pin-dir /tmp)
 check "a pin folder off bpffs exits 1 with the reason" \
 	grep -q "^1: .*/tmp is not on a bpf filesystem" <<<"$r"

@@ -25,7 +25,7 @@ on_exit rm -rf "$tmp"
 log=$tmp/daemon.log
 limit_ms=100
 
-ktap_plan 29
+ktap_plan 30
 
 netns_create sw hA hB upA upB
 veth_pair "$hA" eth0 10.1.1.2/24 "$sw" d0 10.1.1.1/24
@@ -265,5 +265,8 @@ check "another network namespace: exit 1, one line" \
 check "an unknown option: exit 2" \
 	exits 2 "daemon: unknown option '--bogus'" \
 	"$symofan" daemon --bogus
+check "an unknown letter in a cluster is named, not the word before it" \
+	exits 2 "daemon: unknown option '-x'" \
+	"$symofan" daemon -xv
 
 ktap_finished

@@ -133,8 +133,6 @@ enum opt_problem {
 static void opt_problem(const struct command *cmd, enum opt_problem what,
 			const char *word)
 {
-	char msg[160];
-
 	switch (cmd->style->dialect) {
 	case OPT_DIALECT_OFAN:
 		if (what == OPT_NO_VALUE)
@@ -145,11 +143,12 @@ static void opt_problem(const struct command *cmd, enum opt_problem what,
 			error("%s: unknown option '%s'", cmd->name, word);
 		break;
 	case OPT_DIALECT_DAEMON:
-		snprintf(msg, sizeof(msg),
-			 what == OPT_NO_VALUE ? "'%s' wants a directory" :
-			 what == OPT_EXTRA ? "unexpected argument '%s'" :
-			 "unknown option '%s'", word);
-		error("%s: %s", cmd->name, msg);
+		if (what == OPT_NO_VALUE)
+			error("%s: '%s' wants a directory", cmd->name, word);
+		else if (what == OPT_EXTRA)
+			error("%s: unexpected argument '%s'", cmd->name, word);
+		else
+			error("%s: unknown option '%s'", cmd->name, word);
 		break;
 	case OPT_DIALECT_JOB:
 		if (what == OPT_NOT_HERE)
@@ -186,7 +185,7 @@ int parse_opts(const struct command *cmd, int argc, char **argv,
 	const struct opt_def *d;
 	enum opt_problem what;
 	int c, at, li, n = 0;
-	char shorts[16];
+	char shorts[16], letter[3], option[32];
 	size_t i;
 
 	*o = s->defaults;
@@ -219,13 +218,18 @@ int parse_opts(const struct command *cmd, int argc, char **argv,
 			continue;
 		}
 		/*
-		 * The word at fault: the ofan commands name the one read, the
-		 * others the one before getopt's next (after an option
-		 * cluster's first letters, or a value given apart: that),
-		 * as they always did.
+		 * The word at fault: the ofan commands read their words in
+		 * order, so it is the one read; the job commands' getopt
+		 * moves arguments, so it is the one before getopt's next,
+		 * or, for an unknown letter of a cluster ("-xv"), that
+		 * letter.
 		 */
 		word = s->dialect == OPT_DIALECT_OFAN ? argv[at] :
 							argv[optind - 1];
+		if (s->dialect != OPT_DIALECT_OFAN && c == '?' && optopt) {
+			snprintf(letter, sizeof(letter), "-%c", optopt);
+			word = letter;
+		}
 		if (c == '?' || c == ':') {
 			d = opt_by_key(optopt);
 			what = OPT_UNKNOWN;
@@ -249,7 +253,12 @@ int parse_opts(const struct command *cmd, int argc, char **argv,
 			return 1;
 		}
 		if (!(allowed & d->flag)) {
-			opt_problem(cmd, OPT_NOT_HERE, word);
+			/* named as the option, not a value given apart */
+			if (li >= 0)
+				snprintf(option, sizeof(option), "--%s", d->name);
+			else
+				snprintf(option, sizeof(option), "-%c", c);
+			opt_problem(cmd, OPT_NOT_HERE, option);
 			goto usage;
 		}
 		switch (c) {
