@@ -10,7 +10,7 @@
 #   progress_done                  after the last
 #
 # On a terminal the line updates in place, with a bar; otherwise (CI, a
-# log, a pipe) each call prints a line of its own, "NAME: run I of N
+# log, a pipe, the test VM's console) each call prints a line of its own, "NAME: run I of N
 # (TEXT), 2m10s so far, about 6m left", which scripts/demo.sh also reads
 # back.  The estimate is the mean time of the runs done so far.
 
@@ -18,7 +18,9 @@ progress_start() {
 	progress_name=$1
 	progress_t0=$(date +%s)
 	progress_tty=0
-	if [ -t 2 ]; then
+	# in the test VM, stderr is the guest's console, a terminal whose
+	# lines the host reads: lines there
+	if [ -t 2 ] && [ -z "${SYMOFAN_IN_VM:-}" ]; then
 		progress_tty=1
 	fi
 }
