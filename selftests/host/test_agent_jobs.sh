@@ -16,7 +16,7 @@ require_bpffs
 pins=/sys/fs/bpf/symofan-jobs-test-$$
 on_exit rm -rf "$pins"
 
-ktap_plan 47
+ktap_plan 49
 
 job() { "$symofan" job "$@" --pin-dir "$pins"; }
 map_field() {	# ID FIELD: a field of the jobs map's entry, by bpftool
@@ -144,6 +144,19 @@ check "init without privileges exits 1, naming CAP_BPF" \
 r=$(status_of nobody "$symofan" job list --pin-dir "$pins")
 check "reading without privileges exits 1 with the reason" \
 	grep -q "^1: .*permission denied (needs CAP_BPF" <<<"$r"
+
+# The agent creates its folders 0700 and never changes the mode of one
+# that exists (it once chmodded any --pin-dir to 0700, the bpffs root's
+# 1777 too).
+shared=/sys/fs/bpf/symofan-shared-$$
+on_exit rm -rf "$shared"
+mkdir "$shared" && chmod 1777 "$shared"
+"$symofan" job init --jobs 4 --pin-dir "$shared/jobs-a" >/dev/null
+"$symofan" job init --jobs 4 --pin-dir "$shared" >/dev/null
+check_eq "an existing pin folder keeps its mode (1777), a new one is 0700" \
+	"1777 700" "$(stat -c %a "$shared" "$shared/jobs-a" | xargs)"
+check "... and the registry works in the shared folder" \
+	"$symofan" job add --name shared --pin-dir "$shared"
 
 # A pin folder whose name has a quote and a backslash: list --json escapes
 # it (the agent once printed pin_dir raw, invalid JSON).

@@ -29,8 +29,8 @@ bool on_bpffs(const char *path);
 int check_bpffs(const char *dir);
 
 /*
- * Creates @path and its missing parents, mode 0700 (less the umask);
- * 0, or -1 with errno set.
+ * Creates @path and its missing parents, mode 0700 (less the umask); a
+ * folder that exists keeps its mode.  0, or -1 with errno set.
  */
 int mkdir_p(const char *path);
 

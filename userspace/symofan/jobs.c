@@ -55,7 +55,10 @@ static int cmd_init(const struct command *cmd, int argc, char **argv)
 		return ret;
 	if (require_cap_bpf() || check_bpffs(o.pin_dir))
 		return EXIT_ERROR;
-	if (mkdir_p(o.pin_dir) || chmod(o.pin_dir, 0700)) {
+	/* new folders 0700; one that exists keeps its mode (the bpffs
+	 * root is 1777)
+	 */
+	if (mkdir_p(o.pin_dir)) {
 		error("cannot create %s: %s", o.pin_dir, why(errno));
 		return EXIT_ERROR;
 	}

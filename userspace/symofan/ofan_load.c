@@ -506,7 +506,8 @@ static int do_load(struct ofan_conf *conf, const char *config)
 	if (netns_id(&ns_dev, &ns_ino) || check_bpffs(dir))
 		return EXIT_ERROR;
 	umask(0077);
-	if (mkdir_p(dir) || chmod(dir, 0700)) {
+	/* new folders 0700; one that exists keeps its mode */
+	if (mkdir_p(dir)) {
 		error("cannot create %s: %s", dir, strerror(errno));
 		return EXIT_ERROR;
 	}
