@@ -41,7 +41,7 @@ bad_cases=(
 	"extra tokens|extra tokens|role edge edge"
 	"bad next hop|bad next-hop address '10.0.3'|uplink 2 dev lo via 10.0.3"
 )
-ktap_plan $((29 + ${#bad_cases[@]}))
+ktap_plan $((30 + ${#bad_cases[@]}))
 
 netns_create sw hA hB upA upB
 veth_pair "$hA" eth0 10.1.1.2/24 "$sw" d0 10.1.1.1/24
@@ -211,6 +211,10 @@ for c in "${bad_cases[@]}"; do
 			"exit $rc, wanted '$bad:$line: $reason' in:" "$out"
 	fi
 done
+{ cat "$conf"; printf 'key 9\0 prefix 10.9.9.0/24\n'; } > "$tmp/nul.conf"
+out=$(in_ns "$sw" "$symofan" ofan load "$tmp/nul.conf" 2>&1); rc=$?
+check_eq "a NUL byte in a line: exit 2, FILE:LINE names it" "2 yes" \
+	"$rc $(grep -qF "nul.conf:$line: a NUL byte in the line" <<<"$out" && echo yes)"
 check_eq "bad configs left status and pointers untouched" "$st_before" "$(status)"
 printf 'role edge\npin-dir %s\n' "$pins" > "$tmp/empty.conf"
 out=$(in_ns "$sw" "$symofan" ofan load "$tmp/empty.conf" 2>&1); rc=$?

@@ -682,6 +682,7 @@ int ofan_conf_load(struct ofan_conf *conf, const char *path, FILE *err)
 	struct parser p = { .conf = conf, .err = err };
 	char *buf = NULL;
 	size_t size = 0;
+	ssize_t len;
 	FILE *f;
 
 	memset(conf, 0, sizeof(*conf));
@@ -695,9 +696,14 @@ int ofan_conf_load(struct ofan_conf *conf, const char *path, FILE *err)
 		fprintf(err, "%s:0: cannot open: %s\n", path, strerror(errno));
 		return -1;
 	}
-	while (getline(&buf, &size, f) >= 0) {
+	while ((len = getline(&buf, &size, f)) >= 0) {
 		p.line++;
-		if (strlen(buf) > 4096) {
+		/* a NUL would end the line early: its rest unread, unnoticed */
+		if (strlen(buf) != (size_t)len) {
+			conf_error(&p, p.line, "a NUL byte in the line");
+			continue;
+		}
+		if (len > 4096) {
 			conf_error(&p, p.line, "line longer than 4096 characters");
 			continue;
 		}
