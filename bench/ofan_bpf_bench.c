@@ -83,6 +83,9 @@ static int setup_netns(void)
 	return system("ip link set lo up && "
 		      "ip link add obench0 type veth peer name obench1 && "
 		      "ip link set obench0 up && ip link set obench1 up && "
+		      /* uplinks 1..3: the program checks their MTU */
+		      "for i in 1 2 3; do ip link add obench-up$i type veth "
+		      "peer name obench-pe$i && ip link set obench-up$i up; done && "
 		      "ip addr add 192.0.2.1/24 dev obench0 && "
 		      "ip route add 10.0.0.0/16 via 192.0.2.2 dev obench0 && "
 		      "sysctl -qw net.ipv4.conf.all.forwarding=1");
@@ -114,7 +117,10 @@ static void configure_ofan(struct ofan_bench_bpf *skel, int mode, int fast)
 	for (p = 0; p < W; p++) {
 		struct ofan_port port = { .nh_family = AF_INET };
 
-		port.ifindex = p ? 100 + p : if_nametoindex("obench0");
+		char name[IF_NAMESIZE];
+
+		snprintf(name, sizeof(name), "obench-up%u", p);
+		port.ifindex = if_nametoindex(p ? name : "obench0");
 		inet_pton(AF_INET, "192.0.2.2", port.nh_addr);
 		bpf_map_update_elem(bpf_map__fd(skel->maps.ofan_ports), &p, &port, 0);
 	}

@@ -4,13 +4,16 @@
  * northbound packets of a fat-tree edge or aggregation switch, as a tc-BPF
  * program on the ingress (clsact) of the switch's downlink ports.
  *
- * For each IPv4/IPv6 packet: destinations below this switch, unknown
- * destinations, expiring TTLs and anything malformed take the kernel's
- * normal path (TC_ACT_OK, counted).  A northbound packet's destination key
+ * For each IPv4/IPv6 packet addressed to this port's MAC: destinations
+ * below this switch, unknown destinations, expiring TTLs, packets above
+ * the chosen uplink's MTU and anything malformed take the kernel's normal
+ * path (TC_ACT_OK, counted), which answers with ICMP where one is due;
+ * so do frames for other MACs, multicast and broadcast.  A northbound packet's destination key
  * (destination edge switch at an edge switch, destination pod at an
  * aggregation switch) comes from an LPM trie, or from address bits on the
  * fast path; its size class (data or ACK) from its length.  The mode then
- * picks an uplink among the ports valid for that key and up:
+ * picks an uplink among the ports valid for that key and up; a key with
+ * none takes the kernel path, whose routes then decide (counted per key):
  *
  *	ofan	the (key, class) pointer through its own permutation
  *	pofan	the same with one pointer per pipe of ingress ports
@@ -33,6 +36,9 @@
 #define AF_INET		2
 #define AF_INET6	10
 #define TC_ACT_OK	0
+#define PACKET_HOST	0		/* skb->pkt_type of a frame to our MAC */
+#define IP_MF		0x2000		/* IPv4 more fragments */
+#define IP_OFFSET	0x1fff		/* IPv4 fragment offset */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -197,20 +203,27 @@ static __always_inline int ofan_pointer_port(const struct ofan_config *cfg,
 	return ofan_next_port(&ptr->counter, order, cfg->w, valid);
 }
 
-/* ecmp: the uplink the kernel's FIB (and its multipath hash) chooses. */
+/*
+ * ecmp: the uplink the kernel's FIB (and its multipath hash) chooses, or
+ * OFAN_KERNEL_PATH(why).  @l3_len is the packet's IP length, which the
+ * lookup checks against the route's MTU.  Fragments hash without ports, as
+ * the kernel's own multipath hash does, so that every fragment of a
+ * datagram takes one path and no payload bytes are read as ports.
+ */
 static __always_inline int ofan_fib_port(struct __sk_buff *skb,
 					 const struct ofan_config *cfg,
-					 __u32 family, void *l3)
+					 __u32 family, void *l3, __u32 l3_len)
 {
 	void *data_end = (void *)(long)skb->data_end;
 	struct bpf_fib_lookup fib = {};
 	struct ofan_port *port;
+	bool has_ports = true;
 	__u32 l4off, i;
 	__be16 *ports;
 	int ret;
 
 	fib.ifindex = skb->ingress_ifindex;
-	fib.tot_len = skb->len;
+	fib.tot_len = l3_len;
 	if (family == AF_INET) {
 		struct iphdr *ip4 = l3;
 
@@ -220,9 +233,11 @@ static __always_inline int ofan_fib_port(struct __sk_buff *skb,
 		fib.ipv4_src = ip4->saddr;
 		fib.ipv4_dst = ip4->daddr;
 		l4off = ip4->ihl * 4;
+		has_ports = !(ip4->frag_off & bpf_htons(IP_MF | IP_OFFSET));
 	} else {
 		struct ipv6hdr *ip6 = l3;
 
+		/* a fragment header (44) is not UDP or TCP: no ports */
 		fib.family = AF_INET6;
 		fib.l4_protocol = ip6->nexthdr;
 		__builtin_memcpy(fib.ipv6_src, &ip6->saddr, 16);
@@ -231,14 +246,17 @@ static __always_inline int ofan_fib_port(struct __sk_buff *skb,
 	}
 	/* the ports feed the kernel's L4 multipath hash */
 	ports = l3 + (l4off & 0x3c);
-	if ((fib.l4_protocol == IPPROTO_UDP || fib.l4_protocol == IPPROTO_TCP) &&
+	if (has_ports &&
+	    (fib.l4_protocol == IPPROTO_UDP || fib.l4_protocol == IPPROTO_TCP) &&
 	    (void *)(ports + 2) <= data_end) {
 		fib.sport = ports[0];
 		fib.dport = ports[1];
 	}
 	ret = bpf_fib_lookup(skb, &fib, sizeof(fib), 0);
+	if (ret == BPF_FIB_LKUP_RET_FRAG_NEEDED)
+		return OFAN_KERNEL_PATH(too_big);
 	if (ret != BPF_FIB_LKUP_RET_SUCCESS && ret != BPF_FIB_LKUP_RET_NO_NEIGH)
-		return -1;
+		return OFAN_KERNEL_PATH(fib_miss);
 #pragma clang loop unroll(disable)
 	for (i = 0; i < OFAN_MAX_W; i++) {
 		__u32 p = i;
@@ -249,25 +267,28 @@ static __always_inline int ofan_fib_port(struct __sk_buff *skb,
 		if (port && port->ifindex == fib.ifindex)
 			return i;
 	}
-	return -1;
+	return OFAN_KERNEL_PATH(fib_miss);
 }
 
 /*
  * Forward a northbound packet with destination key @key: pick its uplink
  * in the configured mode, count it, decrement its TTL or hop limit and
  * redirect it to the uplink's next hop.  @family is a constant at each
- * call site, so each address family gets its own straight-line copy.
+ * call site, so each address family gets its own straight-line copy;
+ * @l3_len is the packet's IP length (header included).
  */
 static __always_inline int ofan_forward(struct __sk_buff *skb,
 					const struct ofan_config *cfg,
-					int key, __u32 family, void *l3)
+					int key, __u32 family, void *l3,
+					__u32 l3_len)
 {
 	__u32 zero = 0, cls, slot, dest_key, ifindex, pipe_nr = 0, *pipe;
 	struct ofan_port_stats *pst;
 	struct ofan_key_stats *kst;
 	struct ofan_dest *dest;
 	struct ofan_port *port;
-	int uplink = -1;
+	__u32 mtu_len = 0;
+	int uplink = -1, ret;
 	__u64 valid;
 
 	if (unlikely(key < 0 || key >= OFAN_MAX_KEYS))
@@ -280,8 +301,18 @@ static __always_inline int ofan_forward(struct __sk_buff *skb,
 		return OFAN_KERNEL_PATH(local);
 
 	cls = skb->len <= cfg->ack_max_bytes ? OFAN_CLASS_ACK : OFAN_CLASS_DATA;
-	/* the orders hold ports below w only; rps masks for itself */
+	/* Only uplinks below w, valid for the key and up; checked before any
+	 * pointer moves, so that a key left without one costs no atomics.
+	 */
 	valid = dest->valid_ports & cfg->up_ports;
+	if (cfg->w < OFAN_MAX_W)
+		valid &= (1ULL << cfg->w) - 1;
+	kst = bpf_map_lookup_elem(&ofan_key_stats, &dest_key);
+	if (unlikely(!valid && cfg->mode != OFAN_MODE_ECMP)) {
+		if (kst)
+			kst->no_valid_port++;
+		return OFAN_KERNEL_PATH(no_valid_port);
+	}
 
 	switch (cfg->mode) {
 	case OFAN_MODE_POFAN:
@@ -304,32 +335,42 @@ static __always_inline int ofan_forward(struct __sk_buff *skb,
 		break;
 	}
 	case OFAN_MODE_RPS:
-		if (cfg->w < OFAN_MAX_W)
-			valid &= (1ULL << cfg->w) - 1;
 		uplink = ofan_random_port(valid);
 		break;
 	case OFAN_MODE_ECMP:
-		uplink = ofan_fib_port(skb, cfg, family, l3);
+		uplink = ofan_fib_port(skb, cfg, family, l3, l3_len);
 		if (uplink < 0)
-			return OFAN_KERNEL_PATH(fib_miss);
+			return uplink;
 		break;
 	default:
 		return OFAN_KERNEL_PATH(unconfigured);
 	}
-	if (unlikely(uplink < 0 || uplink >= OFAN_MAX_W))
+	if (unlikely(uplink < 0 || uplink >= OFAN_MAX_W)) {
+		if (kst)
+			kst->no_valid_port++;
 		return OFAN_KERNEL_PATH(no_valid_port);
+	}
 
 	slot = uplink;
 	port = bpf_map_lookup_elem(&ofan_ports, &slot);
 	if (unlikely(!port || !port->ifindex))
-		return OFAN_KERNEL_PATH(no_valid_port);
+		return OFAN_KERNEL_PATH(uplink_missing);
+	/* Above the uplink's MTU (each GSO segment for a GSO packet): the
+	 * kernel path fragments or answers with ICMP, where a redirect would
+	 * drop it.  The helper compares the frame (skb->len: mtu_len 0, as
+	 * BPF_MTU_CHK_SEGS requires) with the MTU plus the uplink's link
+	 * header, both Ethernet here.  An error: the interface is gone.
+	 */
+	ret = bpf_check_mtu(skb, port->ifindex, &mtu_len, 0, BPF_MTU_CHK_SEGS);
+	if (unlikely(ret))
+		return ret < 0 ? OFAN_KERNEL_PATH(uplink_missing) :
+				 OFAN_KERNEL_PATH(too_big);
 	/* Forwarded packets are counted per uplink and per key only. */
 	pst = bpf_map_lookup_elem(&ofan_port_stats, &slot);
 	if (pst) {
 		pst->packets++;
 		pst->bytes += skb->len;
 	}
-	kst = bpf_map_lookup_elem(&ofan_key_stats, &dest_key);
 	if (kst && cls < OFAN_NR_CLASSES)
 		kst->packets[cls]++;
 
@@ -368,6 +409,9 @@ static __always_inline int ofan_handle(struct __sk_buff *skb)
 	if (unlikely(!cfg || cfg->layout_version != OFAN_LAYOUT_VERSION ||
 		     cfg->w - 1 >= OFAN_MAX_W))
 		return OFAN_KERNEL_PATH(unconfigured);
+	/* frames for other MACs, multicast and broadcast: not ours to route */
+	if (unlikely(skb->pkt_type != PACKET_HOST))
+		return OFAN_KERNEL_PATH(not_host);
 	if (unlikely((void *)(eth + 1) > data_end))
 		return OFAN_KERNEL_PATH(malformed);
 
@@ -386,7 +430,7 @@ static __always_inline int ofan_handle(struct __sk_buff *skb)
 		if (unlikely(ip4->ttl <= 1))
 			return OFAN_KERNEL_PATH(ttl_expired);
 		return ofan_forward(skb, cfg, ofan_dest_key4(cfg, ip4->daddr),
-				    AF_INET, ip4);
+				    AF_INET, ip4, bpf_ntohs(ip4->tot_len));
 	}
 	if (eth->h_proto == bpf_htons(ETH_P_IPV6)) {
 		struct ipv6hdr *ip6 = (void *)(eth + 1);
@@ -396,7 +440,8 @@ static __always_inline int ofan_handle(struct __sk_buff *skb)
 		if (ip6->hop_limit <= 1)
 			return OFAN_KERNEL_PATH(ttl_expired);
 		return ofan_forward(skb, cfg, ofan_dest_key6(&ip6->daddr),
-				    AF_INET6, ip6);
+				    AF_INET6, ip6,
+				    sizeof(*ip6) + bpf_ntohs(ip6->payload_len));
 	}
 	return OFAN_KERNEL_PATH(not_ip);
 }
@@ -412,6 +457,10 @@ static __always_inline int ofan_run(struct __sk_buff *skb)
 		return ret;
 	/* one exit counts every packet left to the kernel's forwarding */
 	stat = -1 - ret;
+	/* bound the index itself, not ret: clang would fold the compare
+	 * into one on ret that the verifier cannot carry over to stat
+	 */
+	asm volatile("" : "+r"(stat));
 	st = bpf_map_lookup_elem(&ofan_stats, &zero);
 	if (st && stat < sizeof(struct ofan_stats) / sizeof(__u64))
 		st[stat]++;

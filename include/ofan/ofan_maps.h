@@ -15,7 +15,7 @@
 #include "ofan_core.h"
 
 /* Bumped whenever a layout below changes. */
-#define OFAN_LAYOUT_VERSION	4
+#define OFAN_LAYOUT_VERSION	5
 
 #define OFAN_MAX_KEYS		4096	/* destination keys (edge switches, pods) */
 #define OFAN_MAX_PIPES		16	/* pOfan pipes */
@@ -151,9 +151,14 @@ struct ofan_port_stats {
 	__u64	bytes;
 };
 
-/* ofan_key_stats: per-CPU array indexed by key: packets per class. */
+/* ofan_key_stats: per-CPU array indexed by key: packets forwarded per
+ * class, and packets of the key that no uplink could take (none of its
+ * ports valid and up): those take the kernel path, counted here and in
+ * ofan_stats.no_valid_port.
+ */
 struct ofan_key_stats {
 	__u64	packets[OFAN_NR_CLASSES];
+	__u64	no_valid_port;
 };
 
 /* ofan_stats: per-CPU array with one entry: why packets took the kernel
@@ -163,12 +168,20 @@ struct ofan_key_stats {
 struct ofan_stats {
 	__u64	local;			/* destination below: kernel path */
 	__u64	unknown_dst;		/* no key for the destination */
-	__u64	no_valid_port;		/* key without a usable uplink */
+	__u64	no_valid_port;		/* key without a valid uplink that is up */
 	__u64	ttl_expired;		/* TTL/hop limit <= 1: kernel path */
 	__u64	malformed;		/* truncated or bad IP header */
 	__u64	not_ip;			/* neither IPv4 nor IPv6 */
 	__u64	fib_miss;		/* ecmp: no route, kernel path */
 	__u64	unconfigured;		/* no or bad configuration */
+	__u64	not_host;		/* frame not for this host's MAC: other
+					 * host, multicast or broadcast
+					 */
+	__u64	too_big;		/* above the chosen uplink's MTU: the
+					 * kernel sends ICMP frag-needed or
+					 * packet-too-big
+					 */
+	__u64	uplink_missing;		/* the chosen uplink's interface is gone */
 };
 
 #endif /* _OFAN_MAPS_H */

@@ -5,13 +5,17 @@
  * kernel's validation can be tested.  Prints the kernel's extack message
  * and, when the kernel reports it, the policy of the refused attribute.
  *
- *	symphony_nl [--fail-nth N] DEV add|change [--no-nested-flag] ATTR=VALUE...
+ *	symphony_nl [-n NETNS] [--fail-nth N] DEV add|change [--no-nested-flag]
+ *		    ATTR=VALUE...
  *	ATTR := limit | limit_bytes | kmin | kmax | pmax | nonect | marking |
  *		k | tau | twin | warmup | samples | alpha_max | job_field |
  *		step_field | jobs | jobs_fd | jobs_map_id | qmin | TYPE:u8 |
  *		TYPE:u32 | jobs_map=PATH[:ro|:wo]
  *	jobs_map opens the pinned map at PATH (read-only or write-only with
  *	:ro or :wo) and passes its fd as jobs_fd.
+ *
+ *	-n NETNS works in the named network namespace (/run/netns/NETNS), as
+ *	ip -n and tc -n do: one process where ip netns exec would make two.
  *
  *	--fail-nth N makes the N-th fault-injectable allocation of the request
  *	fail (CONFIG_FAULT_INJECTION: /proc/thread-self/fail-nth, armed just
@@ -24,8 +28,11 @@
  *
  * Exit: 0 accepted, 1 rejected by the kernel, 2 bad usage.
  */
+#define _GNU_SOURCE		/* setns() */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <sched.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <unistd.h>
@@ -64,7 +71,7 @@ static const struct attr_name attr_names[] = {
 static int usage(void)
 {
 	fprintf(stderr,
-		"Usage: symphony_nl [--fail-nth N] DEV add|change [--no-nested-flag] ATTR=VALUE...\n"
+		"Usage: symphony_nl [-n NETNS] [--fail-nth N] DEV add|change [--no-nested-flag] ATTR=VALUE...\n"
 		"       symphony_nl --mkmap-spinlock PATH\n");
 	return 2;
 }
@@ -228,6 +235,31 @@ static int extack_attr_cb(const struct nlattr *attr, void *data)
 	return MNL_CB_OK;
 }
 
+/* Move this process into the network namespace pinned at /run/netns/NAME. */
+static int enter_netns(const char *name)
+{
+	char path[PATH_MAX];
+	int fd, err;
+
+	if (snprintf(path, sizeof(path), "/run/netns/%s", name) >=
+	    (int)sizeof(path) || strchr(name, '/')) {
+		fprintf(stderr, "symphony_nl: bad network namespace name '%s'\n",
+			name);
+		return -1;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		fprintf(stderr, "symphony_nl: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	err = setns(fd, CLONE_NEWNET);
+	if (err)
+		fprintf(stderr, "symphony_nl: cannot enter %s: %s\n", path,
+			strerror(errno));
+	close(fd);
+	return err;
+}
+
 int main(int argc, char **argv)
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE];
@@ -246,6 +278,12 @@ int main(int argc, char **argv)
 
 	if (argc == 3 && !strcmp(argv[1], "--mkmap-spinlock"))
 		return make_spinlock_map(argv[2]);
+	if (argc > 3 && !strcmp(argv[1], "-n")) {
+		if (enter_netns(argv[2]))
+			return 2;
+		argv += 2;
+		argc -= 2;
+	}
 	if (argc > 3 && !strcmp(argv[1], "--fail-nth")) {
 		nth = strtoul(argv[2], NULL, 10);
 		if (!nth)

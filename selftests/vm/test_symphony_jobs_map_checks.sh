@@ -18,7 +18,7 @@ bpffs_pin_dir checks
 netns_create a
 ip -n "$a" link add d0 type dummy
 ip -n "$a" link set d0 up
-run() { in_ns "$a" "$nl" d0 "$@"; }
+run() { "$nl" -n "$a" d0 "$@"; }
 config() { tc -n "$a" -j qdisc show dev d0 | jq -c '.[0].options'; }
 
 "$BUILD_DIR/symofan" job init --pin-dir "$pins" --jobs 64 >/dev/null

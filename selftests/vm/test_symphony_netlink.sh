@@ -44,7 +44,7 @@ ktap_plan $(( ${#cases[@]} + 9 ))
 netns_create a
 ip -n "$a" link add d0 type dummy
 ip -n "$a" link set d0 up
-run() { ip netns exec "$a" "$nl" d0 "$@"; }
+run() { "$nl" -n "$a" d0 "$@"; }
 
 check "add with defaults over raw netlink" run add
 good='limit=500 limit_bytes=300000 kmin=3000 kmax=9000 pmax=500000 nonect=1 marking=0 k=20000 tau=300000 twin=250 warmup=8 samples=4 alpha_max=64 job_field=2 step_field=1 jobs=128 qmin=4500'
@@ -77,7 +77,7 @@ check_fails "a nest without NLA_F_NESTED is refused" run change --no-nested-flag
 # The ranges live in the policy: the kernel reports the refused
 # attribute's policy with the error.
 check "the policy of a refused value comes with the error (min 1, max 1000000)" \
-	sh -c "ip netns exec $a $nl d0 change limit=0 | grep -qx 'policy: min=1 max=1000000'"
+	sh -c "$nl -n $a d0 change limit=0 | grep -qx 'policy: min=1 max=1000000'"
 out=$(run change jobs_fd=-2 2>&1)
 check_fails "no message repeats the module's name" grep -q 'sch_symphony: sch_symphony:' <<<"$out"
 # Kernels from 6.2 format the value into the message (6.1 cannot).

@@ -161,13 +161,15 @@ static void nexthop_string(const struct ofan_port *p, char *buf)
 static bool key_shown(const struct status *s, __u32 k)
 {
 	return (s->dests[k].flags & OFAN_DEST_F_VALID) ||
-	       s->key_stats[k].packets[0] || s->key_stats[k].packets[1];
+	       s->key_stats[k].packets[0] || s->key_stats[k].packets[1] ||
+	       s->key_stats[k].no_valid_port;
 }
 
 /* the counters of struct ofan_stats, in order */
 static const char *const stat_names[] = {
 	"local", "unknown_dst", "no_valid_port", "ttl_expired", "malformed",
-	"not_ip", "fib_miss", "unconfigured",
+	"not_ip", "fib_miss", "unconfigured", "not_host", "too_big",
+	"uplink_missing",
 };
 
 _Static_assert(ARRAY_SIZE(stat_names) ==
@@ -254,6 +256,7 @@ static struct json_object *key_json(const struct status *s, __u32 k)
 	err |= jdoc_add_u64(packets, "data", ks->packets[OFAN_CLASS_DATA]);
 	err |= jdoc_add_u64(packets, "ack", ks->packets[OFAN_CLASS_ACK]);
 	err |= jdoc_add(o, "packets", packets);
+	err |= jdoc_add_u64(o, "no_valid_port", ks->no_valid_port);
 
 	pointers = json_object_new_array();
 	for (p = 0; configured && p < pipes && p < OFAN_MAX_PIPES; p++) {
@@ -378,9 +381,10 @@ static void print_text(const struct status *s)
 			printf(" local");
 		else
 			printf(" ports 0x%llx", (unsigned long long)d->valid_ports);
-		printf(": data %llu, ack %llu packets",
+		printf(": data %llu, ack %llu packets, %llu with no valid port",
 		       (unsigned long long)s->key_stats[k].packets[OFAN_CLASS_DATA],
-		       (unsigned long long)s->key_stats[k].packets[OFAN_CLASS_ACK]);
+		       (unsigned long long)s->key_stats[k].packets[OFAN_CLASS_ACK],
+		       (unsigned long long)s->key_stats[k].no_valid_port);
 		for (p = 0; (d->flags & OFAN_DEST_F_VALID) && p < pipes &&
 		     p < OFAN_MAX_PIPES; p++)
 			printf("; pipe %u pointers data %llu ack %llu", p,
