@@ -91,6 +91,18 @@ static int setup_netns(void)
 		      "sysctl -qw net.ipv4.conf.all.forwarding=1");
 }
 
+/* Uplink @p of map @fd: obench0 or obench-upP, next hop 192.0.2.2. */
+static void set_uplink(int fd, __u32 p)
+{
+	struct ofan_port port = { .flags = OFAN_PORT_F_NH4 };
+	char name[IF_NAMESIZE];
+
+	snprintf(name, sizeof(name), "obench-up%u", p);
+	port.ifindex = if_nametoindex(p ? name : "obench0");
+	inet_pton(AF_INET, "192.0.2.2", port.nh4);
+	bpf_map_update_elem(fd, &p, &port, 0);
+}
+
 static void configure_ofan(struct ofan_bench_bpf *skel, int mode, int fast)
 {
 	struct ofan_config cfg = {
@@ -101,6 +113,7 @@ static void configure_ofan(struct ofan_bench_bpf *skel, int mode, int fast)
 		.ack_max_bytes = 100,
 		.nr_pipes = 1,
 		.up_ports = (1ULL << W) - 1,
+		.nh4_ports = (1ULL << W) - 1,
 	};
 	struct ofan_dest dest = { .valid_ports = 0xf, .flags = OFAN_DEST_F_VALID };
 	struct ofan_lpm4_key lpm = { .prefix_len = 24 };
@@ -114,16 +127,8 @@ static void configure_ofan(struct ofan_bench_bpf *skel, int mode, int fast)
 	bpf_map_update_elem(bpf_map__fd(skel->maps.ofan_dests), &key, &dest, 0);
 	inet_pton(AF_INET, "10.0.1.0", &lpm.addr);
 	bpf_map_update_elem(bpf_map__fd(skel->maps.ofan_dst4), &lpm, &key, 0);
-	for (p = 0; p < W; p++) {
-		struct ofan_port port = { .nh_family = AF_INET };
-
-		char name[IF_NAMESIZE];
-
-		snprintf(name, sizeof(name), "obench-up%u", p);
-		port.ifindex = if_nametoindex(p ? name : "obench0");
-		inet_pton(AF_INET, "192.0.2.2", port.nh_addr);
-		bpf_map_update_elem(bpf_map__fd(skel->maps.ofan_ports), &p, &port, 0);
-	}
+	for (p = 0; p < W; p++)
+		set_uplink(bpf_map__fd(skel->maps.ofan_ports), p);
 }
 
 /* The value of "@key<tabs>: value" line @line, or NULL if another key's */
@@ -332,12 +337,9 @@ int main(int argc, char **argv)
 			strerror(errno));
 		return 1;
 	}
-	for (r = 0; r < W; r++) {
-		struct ofan_port port = { .ifindex = 100 + r, .nh_family = AF_INET };
-		__u32 idx = r;
-
-		bpf_map_update_elem(bpf_map__fd(skel->maps.peer_ports), &idx, &port, 0);
-	}
+	/* the peer forwards over the same interfaces, MTU check included */
+	for (r = 0; r < W; r++)
+		set_uplink(bpf_map__fd(skel->maps.peer_ports), r);
 	cases[0].prog = skel->progs.bench_empty;
 	cases[1].prog = skel->progs.bench_hash_ecmp;
 	for (i = 2; i < nr; i++)

@@ -119,11 +119,6 @@ struct {
 	__type(value, struct ofan_stats);
 } ofan_stats SEC(".maps");
 
-_Static_assert(sizeof(struct ofan_port) -
-	       __builtin_offsetof(struct ofan_port, nh_family) ==
-	       sizeof(struct bpf_redir_neigh),
-	       "struct ofan_port must end in a struct bpf_redir_neigh");
-
 #define likely(x)	__builtin_expect(!!(x), 1)
 #define unlikely(x)	__builtin_expect(!!(x), 0)
 
@@ -283,13 +278,14 @@ static __always_inline int ofan_forward(struct __sk_buff *skb,
 					__u32 l3_len)
 {
 	__u32 zero = 0, cls, slot, dest_key, ifindex, pipe_nr = 0, *pipe;
+	struct bpf_redir_neigh nh = {};
 	struct ofan_port_stats *pst;
 	struct ofan_key_stats *kst;
 	struct ofan_dest *dest;
 	struct ofan_port *port;
 	__u32 mtu_len = 0;
 	int uplink = -1, ret;
-	__u64 valid;
+	__u64 valid, family_ports;
 
 	if (unlikely(key < 0 || key >= OFAN_MAX_KEYS))
 		return OFAN_KERNEL_PATH(unknown_dst);
@@ -301,10 +297,12 @@ static __always_inline int ofan_forward(struct __sk_buff *skb,
 		return OFAN_KERNEL_PATH(local);
 
 	cls = skb->len <= cfg->ack_max_bytes ? OFAN_CLASS_ACK : OFAN_CLASS_DATA;
-	/* Only uplinks below w, valid for the key and up; checked before any
-	 * pointer moves, so that a key left without one costs no atomics.
+	/* Only uplinks below w, valid for the key, up, and with a next hop of
+	 * the packet's family; checked before any pointer moves, so that a
+	 * key left without one costs no atomics.
 	 */
-	valid = dest->valid_ports & cfg->up_ports;
+	family_ports = family == AF_INET ? cfg->nh4_ports : cfg->nh6_ports;
+	valid = dest->valid_ports & cfg->up_ports & family_ports;
 	if (cfg->w < OFAN_MAX_W)
 		valid &= (1ULL << cfg->w) - 1;
 	kst = bpf_map_lookup_elem(&ofan_key_stats, &dest_key);
@@ -341,6 +339,9 @@ static __always_inline int ofan_forward(struct __sk_buff *skb,
 		uplink = ofan_fib_port(skb, cfg, family, l3, l3_len);
 		if (uplink < 0)
 			return uplink;
+		/* the route's uplink without a next hop of this family */
+		if (!((family_ports >> (uplink & (OFAN_MAX_W - 1))) & 1))
+			uplink = -1;
 		break;
 	default:
 		return OFAN_KERNEL_PATH(unconfigured);
@@ -389,10 +390,15 @@ static __always_inline int ofan_forward(struct __sk_buff *skb,
 
 		ip6->hop_limit--;
 	}
-	/* from nh_family on, struct ofan_port is a struct bpf_redir_neigh */
-	return bpf_redirect_neigh(port->ifindex,
-				  (struct bpf_redir_neigh *)&port->nh_family,
-				  sizeof(struct bpf_redir_neigh), 0);
+	/* the uplink's next hop of the packet's family: in the valid set
+	 * only if it has one (ecmp: the FIB's route has one)
+	 */
+	nh.nh_family = family;
+	if (family == AF_INET)
+		__builtin_memcpy(&nh.ipv4_nh, port->nh4, 4);
+	else
+		__builtin_memcpy(nh.ipv6_nh, port->nh6, 16);
+	return bpf_redirect_neigh(port->ifindex, &nh, sizeof(nh), 0);
 }
 
 /* Parse, classify and forward: a TC action, or OFAN_KERNEL_PATH(why). */

@@ -4,8 +4,9 @@
  * (bench/ofan_bpf_bench.c) runs with BPF_PROG_TEST_RUN: Ofan itself (the
  * body of ofan.bpf.c, included here with its maps), an empty program, and
  * a minimal hash-based ECMP (parse, hash the 5-tuple, one array lookup of
- * the uplink, TTL decrement, bpf_redirect_neigh), the least work a
- * per-packet load balancer does: the peer Ofan is measured against.
+ * the uplink, its MTU check, TTL decrement, bpf_redirect_neigh), the least
+ * work a per-packet load balancer that forwards correctly does: the peer
+ * Ofan is measured against.
  *
  * A test run repeats a program on one packet buffer and never resets it,
  * so a forwarding program would age the packet's TTL to 1 within 63
@@ -34,7 +35,7 @@ static __always_inline int peer_hash_ecmp_run(struct __sk_buff *skb)
 	struct ethhdr *eth = data;
 	struct ofan_port *port;
 	struct iphdr *ip4;
-	__u32 hash, idx, check;
+	__u32 hash, idx, check, mtu_len = 0;
 	__be16 *l4;
 
 	ip4 = (void *)(eth + 1);
@@ -59,8 +60,10 @@ static __always_inline int peer_hash_ecmp_run(struct __sk_buff *skb)
 	check += bpf_htons(0x0100);
 	ip4->check = (__u16)(check + (check >= 0xFFFF));
 	ip4->ttl--;
-	nh.nh_family = port->nh_family;
-	__builtin_memcpy(nh.ipv6_nh, port->nh_addr, 16);
+	if (bpf_check_mtu(skb, port->ifindex, &mtu_len, 0, BPF_MTU_CHK_SEGS))
+		return TC_ACT_OK;
+	nh.nh_family = AF_INET;
+	__builtin_memcpy(&nh.ipv4_nh, port->nh4, 4);
 	return bpf_redirect_neigh(port->ifindex, &nh, sizeof(nh), 0);
 }
 

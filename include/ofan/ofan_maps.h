@@ -15,7 +15,7 @@
 #include "ofan_core.h"
 
 /* Bumped whenever a layout below changes. */
-#define OFAN_LAYOUT_VERSION	5
+#define OFAN_LAYOUT_VERSION	6
 
 #define OFAN_MAX_KEYS		4096	/* destination keys (edge switches, pods) */
 #define OFAN_MAX_PIPES		16	/* pOfan pipes */
@@ -46,6 +46,8 @@ struct ofan_config {
 	__u32	ack_max_bytes;		/* packets up to this length: ACK class */
 	__u32	nr_pipes;		/* pOfan pipes, 1..OFAN_MAX_PIPES */
 	__u64	up_ports;		/* bit p: uplink p's link is up */
+	__u64	nh4_ports;		/* bit p: uplink p has an IPv4 next hop */
+	__u64	nh6_ports;		/* bit p: uplink p has an IPv6 next hop */
 	/* Fast path: key = (dst >> shift) & mask for destinations inside
 	 * fast_net/fast_prefix_len (IPv4 only), instead of the LPM lookup;
 	 * set by ofan_config_set_fast().
@@ -84,14 +86,19 @@ static inline void ofan_config_set_fast(struct ofan_config *cfg, __u32 net_be,
 }
 
 /*
- * ofan_ports: array map indexed by uplink 0..w-1.  From nh_family on, the
- * layout is struct bpf_redir_neigh's: the program hands it to
- * bpf_redirect_neigh() in place.
+ * ofan_ports: array map indexed by uplink 0..w-1.  An uplink has a next
+ * hop per address family it carries, as a router's port may have both;
+ * ofan_config.nh4_ports and nh6_ports say which uplinks have which, and a
+ * packet only takes an uplink with a next hop of its own family.
  */
+#define OFAN_PORT_F_NH4		0x1	/* nh4 is set */
+#define OFAN_PORT_F_NH6		0x2	/* nh6 is set */
+
 struct ofan_port {
 	__u32	ifindex;
-	__u32	nh_family;		/* AF_INET or AF_INET6 */
-	__u8	nh_addr[16];		/* next hop, network byte order */
+	__u32	flags;			/* OFAN_PORT_F_* */
+	__u8	nh4[4];			/* IPv4 next hop, network byte order */
+	__u8	nh6[16];		/* IPv6 next hop, network byte order */
 };
 
 /* ofan_dests: array map indexed by destination key. */

@@ -40,6 +40,8 @@ bad_cases=(
 	"missing tokens|missing tokens|uplink 2 dev"
 	"extra tokens|extra tokens|role edge edge"
 	"bad next hop|bad next-hop address '10.0.3'|uplink 2 dev lo via 10.0.3"
+	"two next hops of one family|a second IPv4 next hop '10.0.3.3': one per family|uplink 2 dev lo via 10.0.3.2 via 10.0.3.3"
+	"IPv6 prefix behind IPv4-only uplinks|prefix fd00:3::/64 of key 3: none of the key's uplinks has an IPv6 next hop|prefix fd00:3::/64 key 3"
 )
 ktap_plan $((30 + ${#bad_cases[@]}))
 
@@ -68,8 +70,8 @@ role edge
 mode ofan
 pin-dir $pins
 seed 7
-uplink 0 dev u0 via 10.0.1.2
-uplink 1 dev u1 via 10.0.2.2   # second uplink
+uplink 0 dev u0 via 10.0.1.2 via fd00:1::2
+uplink 1 dev u1 via 10.0.2.2   # second uplink, IPv4 only
 downlink dev d0
 downlink dev d1 pipe 1
 key 1 local
@@ -124,8 +126,8 @@ check_jq "status shows mode, w, keys, pipes and the fast path" \
 	 .role == "edge" and .ack_max_bytes == 128 and .fast.enabled and
 	 .fast.net == "10.7.0.0/16" and .fast.shift == 8 and .fast.mask == 15' "$st"
 check_jq "status shows the ports with next hops, up" \
-	'[.ports[] | "\(.index) \(.ifname) \(.nexthop) \(.up)"] ==
-	 ["0 u0 10.0.1.2 true", "1 u1 10.0.2.2 true"]' "$st"
+	'[.ports[] | "\(.index) \(.ifname) \(.nexthops | join(",")) \(.up)"] ==
+	 ["0 u0 10.0.1.2,fd00:1::2 true", "1 u1 10.0.2.2 true"]' "$st"
 check_jq "status shows the keys: 1 local, 2 all ports, 3 port 1" \
 	'[.keys[] | "\(.key) \(.local) \(.valid_ports) \(.level)"] ==
 	 ["1 true [] 0", "2 false [0,1] 0", "3 false [1] 0"]' "$st"

@@ -101,6 +101,8 @@ static void set_config(int mode, int fast)
 		.ack_max_bytes = ACK_MAX,
 		.nr_pipes = 2,
 		.up_ports = (1ULL << W) - 1,
+		.nh4_ports = (1ULL << W) - 1,
+		.nh6_ports = (1ULL << W) - 1,
 	};
 	__u32 zero = 0;
 
@@ -508,13 +510,17 @@ static void test_port_down(void)
 	tap_check(ok, "a down uplink is skipped; the others get 10 of 30 each");
 }
 
-/* Uplink @idx is interface @ifname, next hop @nexthop (IPv4). */
-static void set_uplink(__u32 idx, const char *ifname, const char *nexthop)
+/* Uplink @idx is interface @ifname, next hops @nh4 and @nh6 (or NULL). */
+static void set_uplink(__u32 idx, const char *ifname, const char *nh4,
+		       const char *nh6)
 {
-	struct ofan_port port = { .nh_family = AF_INET };
+	struct ofan_port port = {};
 
 	port.ifindex = if_nametoindex(ifname);
-	inet_pton(AF_INET, nexthop, port.nh_addr);
+	if (nh4 && inet_pton(AF_INET, nh4, port.nh4) == 1)
+		port.flags |= OFAN_PORT_F_NH4;
+	if (nh6 && inet_pton(AF_INET6, nh6, port.nh6) == 1)
+		port.flags |= OFAN_PORT_F_NH6;
 	bpf_map_update_elem(map_fd(skel->maps.ofan_ports), &idx, &port, 0);
 }
 
@@ -544,6 +550,59 @@ static __u64 uplinks_taken(__u8 *pkt, size_t len, __u32 ingress, int n,
 }
 
 /*
+ * An uplink with an IPv4 next hop only never takes an IPv6 packet (the
+ * redirect would drop it): the others share them; a key whose uplinks
+ * have none takes the kernel path, counted as no_valid_port.
+ */
+static void test_family_nexthops(void)
+{
+	static struct run r;
+	__u64 before[W], nh6_ports = (1ULL << W) - 1 - (1ULL << 3);
+	__u8 pkt[FRAME_MAX];
+	struct ofan_config cfg;
+	__u32 zero = 0;
+	size_t len;
+	int i, p, ok;
+
+	set_config(OFAN_MODE_OFAN, 0);
+	set_uplink(3, "ofanup3", "192.0.0.4", NULL);
+	bpf_map_lookup_elem(map_fd(skel->maps.ofan_config), &zero, &cfg);
+	cfg.nh6_ports = nh6_ports;
+	bpf_map_update_elem(map_fd(skel->maps.ofan_config), &zero, &cfg, 0);
+
+	len = build_packet(pkt, "fd00:1::9", 64, 200);
+	for (p = 0; p < W; p++)
+		before[p] = port_packets(p);
+	for (i = 0; i < 30; i++)
+		run_packet(pkt, len, 0, &r);
+	ok = port_packets(3) == before[3];
+	for (p = 0; p < 3; p++)
+		ok &= port_packets(p) - before[p] == 10;
+	tap_check(ok, "ipv6: an uplink with an IPv4 next hop only is skipped; "
+		  "the others get 10 of 30 each");
+
+	len = build_packet(pkt, "10.0.1.7", 64, 200);
+	for (p = 0; p < W; p++)
+		before[p] = port_packets(p);
+	for (i = 0; i < 40; i++)
+		run_packet(pkt, len, 0, &r);
+	ok = 1;
+	for (p = 0; p < W; p++)
+		ok &= port_packets(p) - before[p] == 10;
+	tap_check(ok, "ipv4 still takes all four uplinks, 10 of 40 each");
+
+	/* key 2's one valid uplink is port 2: without its IPv6 next hop */
+	cfg.nh6_ports = nh6_ports & ~(1ULL << 2);
+	bpf_map_update_elem(map_fd(skel->maps.ofan_config), &zero, &cfg, 0);
+	len = build_packet(pkt, "fd00:2::1", 64, 200);
+	run_packet(pkt, len, 0, &r);
+	tap_check(r.retval == TC_ACT_OK,
+		  "ipv6 to a key whose uplinks have no IPv6 next hop: kernel "
+		  "path (verdict %d)", r.retval);
+	set_uplink(3, "ofanup3", "192.0.0.4", "fe80::4");
+}
+
+/*
  * ecmp follows the kernel's route: a multipath route over two veth
  * uplinks (3 and 2) with the L4 multipath hash.  The FIB lookup checks
  * the IP length against the route's MTU, and fragments hash without
@@ -569,8 +628,8 @@ static void test_ecmp_route(void)
 		tap_skip("ecmp follows the kernel route: cannot build the routes");
 		return;
 	}
-	set_uplink(3, "ofant0", "192.0.2.2");
-	set_uplink(2, "ofant2", "198.51.100.2");
+	set_uplink(3, "ofant0", "192.0.2.2", NULL);
+	set_uplink(2, "ofant2", "198.51.100.2", NULL);
 	ingress = if_nametoindex("ofant1");
 	set_config(OFAN_MODE_ECMP, 0);
 
@@ -604,7 +663,7 @@ static void test_ecmp_route(void)
 /* Uplinks 0..W-1: veth interfaces of MTU UPLINK_MTU in this netns. */
 static int make_uplinks(void)
 {
-	char cmd[200], name[IF_NAMESIZE];
+	char cmd[200], name[IF_NAMESIZE], nh4[16], nh6[16];
 	__u32 p;
 
 	for (p = 0; p < W; p++) {
@@ -614,8 +673,9 @@ static int make_uplinks(void)
 			 "ip link set %s up", name, UPLINK_MTU, name, name);
 		if (system(cmd))
 			return -1;
-		snprintf(cmd, sizeof(cmd), "192.0.0.%u", p + 1);
-		set_uplink(p, name, cmd);
+		snprintf(nh4, sizeof(nh4), "192.0.0.%u", p + 1);
+		snprintf(nh6, sizeof(nh6), "fe80::%u", p + 1);
+		set_uplink(p, name, nh4, nh6);
 	}
 	return 0;
 }
@@ -648,6 +708,7 @@ int main(void)
 	add_prefix("10.0.1.0/24", 1);
 	add_prefix("fd00:1::/64", 1);
 	add_prefix("10.0.2.0/24", 2);
+	add_prefix("fd00:2::/64", 2);
 	add_prefix("10.0.3.0/24", 3);
 	add_prefix("10.0.5.0/24", 5);
 	set_pointer(pointer_slot(0, 1, OFAN_CLASS_DATA), 0);
@@ -662,6 +723,7 @@ int main(void)
 		  "key 3 counts its 3 packets that had no valid port");
 	test_rps_spread();
 	test_port_down();
+	test_family_nexthops();
 	test_ecmp_route();
 
 	ofan_bpf__destroy(skel);

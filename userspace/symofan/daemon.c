@@ -304,8 +304,9 @@ static bool ports_match(const struct daemon *d)
 		const struct ofan_conf_uplink *u = &conf->uplinks[i];
 		const struct ofan_port *p = &d->ports[i];
 
-		if (u->ifindex != p->ifindex || u->family != p->nh_family ||
-		    memcmp(u->nh_addr, p->nh_addr, 16))
+		if (u->ifindex != p->ifindex || u->nh_flags != p->flags ||
+		    memcmp(u->nh4, p->nh4, sizeof(p->nh4)) ||
+		    memcmp(u->nh6, p->nh6, sizeof(p->nh6)))
 			return false;
 	}
 	return true;

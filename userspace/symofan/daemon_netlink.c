@@ -219,8 +219,12 @@ static __u64 nexthop_port(const struct daemon *d, int family, __u32 oif,
 	for (i = 0; i < d->w; i++) {
 		const struct ofan_port *p = &d->ports[i];
 
-		if (p->ifindex == oif && (int)p->nh_family == gw_family &&
-		    !memcmp(p->nh_addr, gw, addr_len(gw_family)))
+		if (p->ifindex != oif)
+			continue;
+		if (gw_family == AF_INET ? (p->flags & OFAN_PORT_F_NH4) &&
+					   !memcmp(p->nh4, gw, 4) :
+					   (p->flags & OFAN_PORT_F_NH6) &&
+					   !memcmp(p->nh6, gw, 16))
 			return 1ULL << i;
 	}
 	return 0;

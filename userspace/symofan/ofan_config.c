@@ -195,14 +195,42 @@ static void do_pin_dir(struct parser *p, char **tok, int n __maybe_unused)
 		strcpy(c->pin_dir, tok[1]);
 }
 
-static void do_uplink(struct parser *p, char **tok, int n __maybe_unused)
+/* Next hop @text into @u: its family's slot, which must still be free. */
+static void uplink_nexthop(struct parser *p, struct ofan_conf_uplink *u,
+			   const char *text)
+{
+	__u8 addr[16];
+
+	if (inet_pton(AF_INET, text, addr) == 1) {
+		if (u->nh_flags & OFAN_PORT_F_NH4) {
+			conf_error(p, p->line, "a second IPv4 next hop '%s': one per family",
+				   text);
+			return;
+		}
+		memcpy(u->nh4, addr, 4);
+		u->nh_flags |= OFAN_PORT_F_NH4;
+	} else if (inet_pton(AF_INET6, text, addr) == 1) {
+		if (u->nh_flags & OFAN_PORT_F_NH6) {
+			conf_error(p, p->line, "a second IPv6 next hop '%s': one per family",
+				   text);
+			return;
+		}
+		memcpy(u->nh6, addr, 16);
+		u->nh_flags |= OFAN_PORT_F_NH6;
+	} else {
+		conf_error(p, p->line, "bad next-hop address '%s'", text);
+	}
+}
+
+static void do_uplink(struct parser *p, char **tok, int n)
 {
 	struct ofan_conf *c = p->conf;
 	struct ofan_conf_uplink *u;
 	__u32 idx, ifindex;
 
-	if (strcmp(tok[2], "dev") || strcmp(tok[4], "via")) {
-		conf_error(p, p->line, "expected 'uplink INDEX dev IFNAME via NEXTHOP'");
+	if (strcmp(tok[2], "dev") || strcmp(tok[4], "via") || n == 7 ||
+	    (n == 8 && strcmp(tok[6], "via"))) {
+		conf_error(p, p->line, "expected 'uplink INDEX dev IFNAME via NEXTHOP [via NEXTHOP]'");
 		return;
 	}
 	if (parse_u32(tok[1], 0, 0xffffffffU, &idx)) {
@@ -225,14 +253,9 @@ static void do_uplink(struct parser *p, char **tok, int n __maybe_unused)
 	ifindex = lookup_interface(p, tok[3]);
 	if (!ifindex)
 		return;
-	if (inet_pton(AF_INET, tok[5], u->nh_addr) == 1) {
-		u->family = AF_INET;
-	} else if (inet_pton(AF_INET6, tok[5], u->nh_addr) == 1) {
-		u->family = AF_INET6;
-	} else {
-		conf_error(p, p->line, "bad next-hop address '%s'", tok[5]);
-		return;
-	}
+	uplink_nexthop(p, u, tok[5]);
+	if (n == 8)
+		uplink_nexthop(p, u, tok[7]);
 	u->ifindex = ifindex;
 	strcpy(u->ifname, tok[3]);
 }
@@ -460,7 +483,8 @@ static const struct directive directives[] = {
 	{ "mode",	   2, 2, "mode ofan|pofan|rr|rps|ecmp", do_mode },
 	{ "ack-max-bytes", 2, 2, "ack-max-bytes BYTES", do_ack_max_bytes },
 	{ "pin-dir",	   2, 2, "pin-dir PATH", do_pin_dir },
-	{ "uplink",	   6, 6, "uplink INDEX dev IFNAME via NEXTHOP", do_uplink },
+	{ "uplink",	   6, 8, "uplink INDEX dev IFNAME via NEXTHOP [via NEXTHOP]",
+	  do_uplink },
 	{ "downlink",	   3, 5, "downlink dev IFNAME [pipe N]", do_downlink },
 	{ "key",	   2, 4, "key KEY local|ports all|P,P,...", do_key },
 	{ "prefix",	   4, 4, "prefix CIDR key KEY", do_prefix },
@@ -658,6 +682,18 @@ static void check_whole(struct parser *p)
 			prefix_string(pfx, buf, sizeof(buf));
 			conf_error(p, pfx->line, "prefix %s refers to undeclared key %u",
 				   buf, pfx->key);
+			continue;
+		}
+		/* bpf_redirect_neigh() drops a packet sent to a next hop
+		 * of the other family: its key needs one of its own
+		 */
+		if (!c->keys[pfx->key].local && c->w &&
+		    !(ofan_conf_key_ports(c, pfx->key) &
+		      ofan_conf_family_ports(c, pfx->family))) {
+			prefix_string(pfx, buf, sizeof(buf));
+			conf_error(p, pfx->line, "prefix %s of key %u: none of the key's uplinks has an %s next hop",
+				   buf, pfx->key,
+				   pfx->family == AF_INET ? "IPv4" : "IPv6");
 		}
 	}
 	if (c->nr_prefixes > 1)
@@ -736,4 +772,16 @@ __u64 ofan_conf_key_ports(const struct ofan_conf *conf, __u32 k)
 	if (key->local)
 		return 0;
 	return key->all_ports ? all : key->ports & all;
+}
+
+__u64 ofan_conf_family_ports(const struct ofan_conf *conf, int family)
+{
+	__u32 flag = family == AF_INET ? OFAN_PORT_F_NH4 : OFAN_PORT_F_NH6;
+	__u64 ports = 0;
+	__u32 i;
+
+	for (i = 0; i < conf->w && i < OFAN_MAX_W; i++)
+		if (conf->uplinks[i].nh_flags & flag)
+			ports |= 1ULL << i;
+	return ports;
 }

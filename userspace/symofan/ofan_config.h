@@ -30,8 +30,9 @@ struct ofan_conf_uplink {
 	unsigned int	line;		/* 0: index not declared */
 	char		ifname[IFNAMSIZ];
 	__u32		ifindex;
-	__u32		family;		/* AF_INET or AF_INET6 */
-	__u8		nh_addr[16];	/* network byte order */
+	__u32		nh_flags;	/* OFAN_PORT_F_NH4, OFAN_PORT_F_NH6 */
+	__u8		nh4[4];		/* IPv4 next hop, network byte order */
+	__u8		nh6[16];	/* IPv6 next hop, network byte order */
 };
 
 struct ofan_conf_downlink {
@@ -97,5 +98,8 @@ void ofan_conf_free(struct ofan_conf *conf);
 
 /* The valid-port mask of key @k: its listed ports, or all w uplinks. */
 __u64 ofan_conf_key_ports(const struct ofan_conf *conf, __u32 k);
+
+/* The uplinks with a next hop of @family (AF_INET or AF_INET6). */
+__u64 ofan_conf_family_ports(const struct ofan_conf *conf, int family);
 
 #endif /* _SYMOFAN_OFAN_CONFIG_H */

@@ -117,8 +117,9 @@ static int load_ports(struct loader *l)
 			const struct ofan_conf_uplink *u = &l->conf->uplinks[i];
 
 			port.ifindex = u->ifindex;
-			port.nh_family = u->family;
-			memcpy(port.nh_addr, u->nh_addr, 16);
+			port.flags = u->nh_flags;
+			memcpy(port.nh4, u->nh4, sizeof(port.nh4));
+			memcpy(port.nh6, u->nh6, sizeof(port.nh6));
 		}
 		if (bpf_map_update_elem(fd, &i, &port, BPF_ANY))
 			return -errno;
@@ -314,6 +315,8 @@ static int load_config(struct loader *l)
 		.ack_max_bytes	= conf->ack_max_bytes,
 		.nr_pipes	= conf->nr_pipes,
 		.up_ports	= l->up_ports,
+		.nh4_ports	= ofan_conf_family_ports(conf, AF_INET),
+		.nh6_ports	= ofan_conf_family_ports(conf, AF_INET6),
 	};
 	__u32 zero = 0, key;
 

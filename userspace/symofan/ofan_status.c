@@ -151,11 +151,41 @@ static const char *port_ifname(const struct status *s, __u32 i, char *buf)
 	return "";
 }
 
+/* "IPV4", "IPV6" or "IPV4,IPV6": the next hops of uplink @p. */
+#define NEXTHOPS_LEN	(2 * INET6_ADDRSTRLEN)
+
 static void nexthop_string(const struct ofan_port *p, char *buf)
 {
-	if (!inet_ntop(p->nh_family == AF_INET6 ? AF_INET6 : AF_INET,
-		       p->nh_addr, buf, INET6_ADDRSTRLEN))
-		strcpy(buf, "?");
+	char *pos = buf;
+
+	*buf = '\0';
+	if ((p->flags & OFAN_PORT_F_NH4) &&
+	    inet_ntop(AF_INET, p->nh4, pos, INET6_ADDRSTRLEN))
+		pos += strlen(pos);
+	if (p->flags & OFAN_PORT_F_NH6) {
+		if (pos != buf)
+			*pos++ = ',';
+		if (!inet_ntop(AF_INET6, p->nh6, pos, INET6_ADDRSTRLEN))
+			*pos = '\0';
+	}
+	if (!*buf)
+		strcpy(buf, "none");
+}
+
+/* The next hops of uplink @p as a JSON array of addresses. */
+static struct json_object *nexthops_json(const struct ofan_port *p)
+{
+	struct json_object *a = json_object_new_array();
+	char addr[INET6_ADDRSTRLEN];
+	int err = 0;
+
+	if ((p->flags & OFAN_PORT_F_NH4) &&
+	    inet_ntop(AF_INET, p->nh4, addr, sizeof(addr)))
+		err |= jdoc_append(a, json_object_new_string(addr));
+	if ((p->flags & OFAN_PORT_F_NH6) &&
+	    inet_ntop(AF_INET6, p->nh6, addr, sizeof(addr)))
+		err |= jdoc_append(a, json_object_new_string(addr));
+	return jdoc_finish(a, err);
 }
 
 static bool key_shown(const struct status *s, __u32 k)
@@ -205,14 +235,13 @@ static struct json_object *fast_json(const struct ofan_config *c)
 static struct json_object *port_json(const struct status *s, __u32 i)
 {
 	struct json_object *o = json_object_new_object();
-	char name[IF_NAMESIZE], nh[INET6_ADDRSTRLEN];
+	char name[IF_NAMESIZE];
 	int err;
 
-	nexthop_string(&s->ports[i], nh);
 	err = jdoc_add_u64(o, "index", i);
 	err |= jdoc_add_u64(o, "ifindex", s->ports[i].ifindex);
 	err |= jdoc_add_str(o, "ifname", port_ifname(s, i, name));
-	err |= jdoc_add_str(o, "nexthop", nh);
+	err |= jdoc_add(o, "nexthops", nexthops_json(&s->ports[i]));
 	err |= jdoc_add_bool(o, "up", (s->cfg.up_ports >> i) & 1);
 	err |= jdoc_add_u64(o, "packets", s->port_stats[i].packets);
 	err |= jdoc_add_u64(o, "bytes", s->port_stats[i].bytes);
@@ -335,7 +364,7 @@ static void print_text(const struct status *s)
 {
 	const struct ofan_config *c = &s->cfg;
 	const __u64 *stats = (const __u64 *)&s->stats;
-	char name[IF_NAMESIZE], nh[INET6_ADDRSTRLEN];
+	char name[IF_NAMESIZE], nh[NEXTHOPS_LEN];
 	struct in_addr net = { .s_addr = c->fast_net };
 	__u32 i, k, p, pipes = c->nr_pipes ? c->nr_pipes : 1;
 
