@@ -45,9 +45,19 @@ struct ofan_config {
 	__u32	nr_keys;		/* N_d: destination keys in use */
 	__u32	ack_max_bytes;		/* packets up to this length: ACK class */
 	__u32	nr_pipes;		/* pOfan pipes, 1..OFAN_MAX_PIPES */
-	__u64	up_ports;		/* bit p: uplink p's link is up */
+	__u64	up_ports;		/* bit p: uplink p is up, its link and
+					 * for the operator: the datapath's
+					 * view
+					 */
 	__u64	nh4_ports;		/* bit p: uplink p has an IPv4 next hop */
 	__u64	nh6_ports;		/* bit p: uplink p has an IPv6 next hop */
+	/* Agent only, under the pin-folder lock (the datapath ignores
+	 * them): "symofan ofan port P down" sets bit P of admin_down_ports,
+	 * which every writer of up_ports leaves out; each load bumps
+	 * generation, so that a running daemon notices the reload.
+	 */
+	__u64	admin_down_ports;
+	__u64	generation;
 	/* Fast path: key = (dst >> shift) & mask for destinations inside
 	 * fast_net/fast_prefix_len (IPv4 only), instead of the LPM lookup;
 	 * set by ofan_config_set_fast().

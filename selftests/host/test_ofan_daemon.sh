@@ -25,7 +25,7 @@ on_exit rm -rf "$tmp"
 log=$tmp/daemon.log
 limit_ms=100
 
-ktap_plan 30
+ktap_plan 40
 
 netns_create sw hA hB upA upB
 veth_pair "$hA" eth0 10.1.1.2/24 "$sw" d0 10.1.1.1/24
@@ -161,20 +161,22 @@ exits() {
 
 check "load the switch" in_ns "$sw" "$symofan" ofan load "$conf"
 st=$(status)
-check_eq "the load marks every key with its configured ports" \
-	'["1 ","2 0,1","3 0,1","4 1","5 0,1","6 0,1","7 0,1"]' "$(keys_of "$st")"
+check_eq "the load takes the routes at once: configured ports, a covering route, an intersection" \
+	'["1 ","2 0,1","3 0,1","4 1","5 0,1","6 0","7 1"]' "$(keys_of "$st")"
 
+# a route that appears while no daemon runs: --once catches up
+ip -n "$sw" route add 10.6.0.0/24 via 10.0.1.2 dev u0	# key 5 via u0
 in_ns "$sw" "$symofan" daemon --once --pin-dir "$pins" > "$tmp/once" 2>&1 &&
 	rc=0 || rc=$?
 check_eq "daemon --once exits 0" 0 "$rc"
 st=$(status)
-check_eq "--once: routes as configured give the configured ports; a covering route, an intersection" \
-	'["1 ","2 0,1","3 0,1","4 1","5 0,1","6 0","7 1"]' "$(keys_of "$st")"
-check_eq "--once logs one line per change" \
-	"key 6: valid ports 0x3 -> 0x1|key 7: valid ports 0x3 -> 0x2" \
+check_eq "--once: key 5 follows its new route" \
+	'["1 ","2 0,1","3 0,1","4 1","5 0","6 0","7 1"]' "$(keys_of "$st")"
+check_eq "--once logs one line per change" "key 5: valid ports 0x3 -> 0x1" \
 	"$(grep '^key' "$tmp/once" | paste -sd '|')"
 in_ns "$sw" "$symofan" daemon --once --pin-dir "$pins" > "$tmp/once" 2>&1
 check_eq "a second --once writes nothing" "" "$(grep -E '^(key|uplink)' "$tmp/once")"
+ip -n "$sw" route del 10.6.0.0/24
 
 start_daemon
 check "the daemon starts and syncs" synced
@@ -219,6 +221,41 @@ check "the log says what changed, one line each" sh -c "
 	grep -qx 'uplink 1 (u1) down' '$log' && grep -qx 'uplink 0 (u0) up' '$log' &&
 	grep -qx 'key 2: valid ports 0x3 -> 0x1' '$log' &&
 	grep -qx 'key 2: valid ports 0x1 -> 0x3' '$log'"
+
+# the operator's "port 1 down" survives the daemon's link events
+in_ns "$sw" "$symofan" ofan port 1 down --pin-dir "$pins" >/dev/null
+ip -n "$upB" link set eth0 down
+ip -n "$upB" link set eth0 up
+react "with uplink 1 set down by the operator, link events leave it down" 0 \
+	probe_up ip -n "$sw" link set u0 down
+react "uplink 0 back once its link is, uplink 1 still down" 1 probe_up \
+	ip -n "$sw" link set u0 up
+check_jq "status tells the operator's state from the link's" \
+	'[.ports[] | "\(.up) \(.admin_up) \(.link_up)"] ==
+	 ["true true true", "false false true"]' "$(status)"
+react "the operator sets it up: up again" 3 probe_up \
+	in_ns "$sw" "$symofan" ofan port 1 up --pin-dir "$pins"
+ip -n "$sw" neigh replace 10.0.1.2 dev u0 lladdr \
+	"$(ip -n "$upA" -br link show eth0 | awk '{ print $3 }')"
+ip -n "$sw" route add 10.8.0.0/16 via 10.0.1.2 dev u0 2>/dev/null
+
+# a reload under the running daemon agrees with the routes at once
+ip -n "$sw" route replace 10.9.0.0/24 nexthop via 10.0.1.2 dev u0
+react "key 2's route via uplink 0 only" 1 probe_key2 true
+in_ns "$sw" "$symofan" ofan load "$conf" >/dev/null
+check_eq "a reload with the daemon running keeps key 2 on uplink 0 at once" \
+	1 "$(probe_key2)"
+react "the daemon follows the reload: key 2 regains uplink 1" 3 probe_key2 \
+	ip -n "$sw" route replace 10.9.0.0/24 $both
+
+# unload and load again: the daemon follows the new maps
+in_ns "$sw" "$symofan" ofan unload --pin-dir "$pins" >/dev/null
+in_ns "$sw" "$symofan" ofan load "$conf" >/dev/null
+react "after unload and load, the daemon writes the new maps: uplink 1 off" 1 \
+	probe_up ip -n "$upB" link set eth0 down
+react "and on" 3 probe_up ip -n "$upB" link set eth0 up
+check "it said it follows the new load" \
+	grep -q "was loaded again: reading it and $conf anew" "$log"
 
 # kill -9: nothing changes; a change made meanwhile is caught up later
 st=$(status)

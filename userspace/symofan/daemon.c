@@ -14,9 +14,17 @@
  * whose prefixes has a route keeps its configured ports.  Local keys and
  * keys the maps do not hold are left alone.
  *
+ * An uplink the operator set down ("symofan ofan port P down":
+ * ofan_config.admin_down_ports) stays down whatever its link does.
+ *
  * After each batch of messages the changed entries are written under the
  * pin-folder lock, nothing else: pointers and counters stay, and a killed
- * daemon leaves the datapath as it was.
+ * daemon leaves the datapath as it was.  Before writing, the daemon checks
+ * that the maps it holds are still those pinned, of the load it read: after
+ * "ofan unload" and "ofan load" (new maps) or a reload (ofan_config's
+ * generation moved on) it reads the pin folder and the config again, and
+ * follows the new load; with nothing pinned any more it exits.  SIGHUP
+ * makes it read them again too.
  */
 #include <errno.h>
 #include <poll.h>
@@ -122,14 +130,45 @@ static __u64 w_mask(__u32 w)
 
 /* ---- writing the maps ----------------------------------------------- */
 
+/* The id of the map pinned as @dir/ofan_config: 0 when nothing is. */
+static __u32 pinned_config_id(const char *dir)
+{
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
+	char path[256];
+	int fd;
+
+	pin_path(path, sizeof(path), dir, "ofan_config");
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return 0;
+	if (bpf_obj_get_info_by_fd(fd, &info, &len))
+		info.id = 0;
+	close(fd);
+	return info.id;
+}
+
+/*
+ * Reads ofan_config into @cfg, checking that it is the load's the daemon
+ * read: 0 if so, 1 if the folder was loaded again since (other maps, or
+ * another generation), -1 if nothing is loaded there any more or on error.
+ */
 static int read_config(struct daemon *d, struct ofan_config *cfg)
 {
-	__u32 zero = 0;
+	__u32 zero = 0, id = pinned_config_id(d->dir);
 
+	if (!id) {
+		error("%s was unloaded (no ofan_config pinned): exiting", d->dir);
+		return -1;
+	}
+	if (id != d->cfg_map_id)
+		return 1;
 	if (bpf_map_lookup_elem(d->fd_cfg, &zero, cfg)) {
 		error("cannot read %s/ofan_config: %s", d->dir, why(errno));
 		return -1;
 	}
+	if (cfg->generation != d->generation)
+		return 1;
 	if (cfg->layout_version != OFAN_LAYOUT_VERSION || cfg->w != d->w) {
 		error("%s/ofan_config changed under the daemon (layout %u, w %u; was %u, %u): restart symofan daemon",
 		      d->dir, cfg->layout_version, cfg->w, OFAN_LAYOUT_VERSION,
@@ -137,6 +176,21 @@ static int read_config(struct daemon *d, struct ofan_config *cfg)
 		return -1;
 	}
 	return 0;
+}
+
+static int setup(struct daemon *d);
+static void teardown(struct daemon *d);
+
+/* The folder was loaded again: read it and the config anew, dump again. */
+static int follow_reload(struct daemon *d)
+{
+	printf("%s was loaded again: reading it and %s anew\n", d->dir,
+	       d->st->config);
+	teardown(d);
+	if (setup(d))
+		return -1;
+	d->redump_links = d->redump4 = d->redump6 = true;
+	return redump(d);
 }
 
 /*
@@ -151,22 +205,23 @@ static int apply(struct daemon *d)
 	struct ofan_config cfg;
 	struct ofan_dest dest;
 	__u64 up, new_up, mask = w_mask(d->w), diff;
-	int lock_fd = -1, ret = -1;
+	int lock_fd = -1, ret = -1, err;
 	__u32 k, i, changed = 0;
 	bool locked = false;
-	char path[256];
 
-	pin_path(path, sizeof(path), d->dir, "ofan_config");
-	if (access(path, F_OK)) {
-		error("%s was unloaded (no %s): exiting", d->dir, path);
-		return -1;
-	}
-	up = compute_up(d);
-	compute_keys(d, valid, routed);
 again:
-	if (read_config(d, &cfg))
+	err = read_config(d, &cfg);
+	if (err > 0) {
+		if (follow_reload(d))
+			goto out;
+		mask = w_mask(d->w);
+		goto again;
+	}
+	if (err < 0)
 		goto out;
-	new_up = (cfg.up_ports & ~mask) | up;
+	up = compute_up(d) & ~cfg.admin_down_ports;
+	compute_keys(d, valid, routed);
+	new_up = (cfg.up_ports & ~mask) | (up & mask);
 	if (new_up != cfg.up_ports) {
 		if (!locked)
 			goto lock;
@@ -180,9 +235,11 @@ again:
 		}
 		for (i = 0; i < d->w; i++)
 			if ((diff >> i) & 1)
-				printf("uplink %u (%s) %s\n", i,
+				printf("uplink %u (%s) %s%s\n", i,
 				       d->conf->uplinks[i].ifname,
-				       (new_up >> i) & 1 ? "up" : "down");
+				       (new_up >> i) & 1 ? "up" : "down",
+				       (cfg.admin_down_ports >> i) & 1 ?
+				       " (administratively)" : "");
 		changed++;
 	}
 	for (k = 0; k < OFAN_MAX_KEYS; k++) {
@@ -280,6 +337,7 @@ static int open_config_map(struct daemon *d, struct ofan_config *cfg)
 	}
 	memcpy(cfg, buf, sizeof(*cfg));
 	free(buf);
+	d->cfg_map_id = info.id;
 	if (!cfg->w || cfg->w > OFAN_MAX_W) {
 		error("%s is not configured: run 'symofan ofan load CONFIG'",
 		      path);
@@ -351,6 +409,7 @@ static int setup(struct daemon *d)
 	if (d->fd_cfg < 0)
 		return -1;
 	d->w = cfg.w;
+	d->generation = cfg.generation;
 	d->fd_dests = open_pinned(d->dir, "ofan_dests", sizeof(struct ofan_dest),
 				  false);
 	fd_ports = open_pinned(d->dir, "ofan_ports", sizeof(struct ofan_port),
@@ -417,6 +476,31 @@ static int full_sync(struct daemon *d)
 	return 0;
 }
 
+int daemon_view(const struct ofan_conf *conf, __u64 *link_up, __u64 *valid)
+{
+	/* compute_keys() only reads the config */
+	struct daemon d = { .once = true, .conf = (struct ofan_conf *)conf,
+			    .w = conf->w, .fd_cfg = -1, .fd_dests = -1 };
+	static bool routed[OFAN_MAX_KEYS];
+	int ret = -1;
+	__u32 i;
+
+	for (i = 0; i < d.w; i++)
+		ofan_conf_port(conf, i, &d.ports[i]);
+	d.redump_links = d.redump4 = d.redump6 = true;
+	if (open_sockets(&d) || redump(&d))
+		goto out;
+	compute_keys(&d, valid, routed);
+	*link_up = compute_up(&d);
+	ret = 0;
+out:
+	if (d.dump)
+		mnl_socket_close(d.dump);
+	free(d.links);
+	free(d.routes);
+	return ret;
+}
+
 /* ---- the loop ------------------------------------------------------- */
 
 static int open_signals(void)
@@ -461,6 +545,7 @@ static int run_loop(struct daemon *d, int sig_fd)
 			teardown(d);
 			if (setup(d) || full_sync(d))
 				return -1;
+			continue;
 		}
 		if (!(pfd[0].revents & (POLLIN | POLLERR)))
 			continue;

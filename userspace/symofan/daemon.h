@@ -45,6 +45,8 @@ struct daemon {
 	struct ofan_port	ports[OFAN_MAX_W];
 	int			fd_cfg;
 	int			fd_dests;
+	__u32			cfg_map_id;	/* of fd_cfg: another after a new load */
+	__u64			generation;	/* ofan_config's, at setup */
 
 	struct mnl_socket	*ev;		/* multicast events */
 	struct mnl_socket	*dump;		/* request/response */
@@ -62,6 +64,17 @@ struct daemon {
 	bool			redump6;
 	bool			in_dump;
 };
+
+/* daemon.c */
+
+/*
+ * daemon_view - what the daemon would write for @conf now, from one dump
+ * of the namespace's links and routes: *@link_up, the uplinks whose link
+ * is up, and @valid[k] (OFAN_MAX_KEYS entries), the valid ports of each
+ * declared key.  A load writes these, so that the maps agree with the
+ * kernel's routes at once.  0, or -1 after an error message.
+ */
+int daemon_view(const struct ofan_conf *conf, __u64 *link_up, __u64 *valid);
 
 /* daemon_netlink.c */
 

@@ -785,3 +785,15 @@ __u64 ofan_conf_family_ports(const struct ofan_conf *conf, int family)
 			ports |= 1ULL << i;
 	return ports;
 }
+
+void ofan_conf_port(const struct ofan_conf *conf, __u32 i,
+		    struct ofan_port *port)
+{
+	const struct ofan_conf_uplink *u = &conf->uplinks[i];
+
+	memset(port, 0, sizeof(*port));
+	port->ifindex = u->ifindex;
+	port->flags = u->nh_flags;
+	memcpy(port->nh4, u->nh4, sizeof(port->nh4));
+	memcpy(port->nh6, u->nh6, sizeof(port->nh6));
+}

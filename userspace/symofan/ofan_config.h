@@ -99,6 +99,10 @@ void ofan_conf_free(struct ofan_conf *conf);
 /* The valid-port mask of key @k: its listed ports, or all w uplinks. */
 __u64 ofan_conf_key_ports(const struct ofan_conf *conf, __u32 k);
 
+/* Uplink @i of @conf as the datapath's ofan_ports holds it. */
+void ofan_conf_port(const struct ofan_conf *conf, __u32 i,
+		    struct ofan_port *port);
+
 /* The uplinks with a next hop of @family (AF_INET or AF_INET6). */
 __u64 ofan_conf_family_ports(const struct ofan_conf *conf, int family);
 

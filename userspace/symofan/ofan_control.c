@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ofan_control.c - "symofan ofan set-mode MODE" and "symofan ofan port
- * INDEX up|down": change the load-balancing mode and an uplink's state
- * for the datapath at run time, in ofan_config under the pin-folder lock.
+ * INDEX up|down": change the load-balancing mode and an uplink's
+ * administrative state at run time, in ofan_config under the pin-folder
+ * lock.  An uplink set down stays down until set up, whatever its link
+ * does and whatever the daemon or a reload writes; set up, it carries
+ * traffic while its link is up.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -90,14 +93,30 @@ int cmd_ofan_set_mode(const struct command *cmd, int argc, char **argv)
 	return ret;
 }
 
+/* Whether the link of uplink @idx of @dir is up now. */
+static bool uplink_link_up(const char *dir, __u32 idx, __u32 w)
+{
+	struct ofan_port ports[OFAN_MAX_W] = {};
+	__u32 i;
+	int fd;
+
+	fd = open_pinned(dir, "ofan_ports", sizeof(struct ofan_port), false);
+	if (fd < 0)
+		return false;
+	for (i = 0; i < w && i < OFAN_MAX_W; i++)
+		bpf_map_lookup_elem(fd, &i, &ports[i]);
+	close(fd);
+	return (uplinks_link_up(ports, w) >> idx) & 1;
+}
+
 int cmd_ofan_port(const struct command *cmd, int argc, char **argv)
 {
 	struct ofan_config cfg;
 	unsigned long idx;
 	int ret, fd, lock_fd;
+	bool up, link_up;
 	struct opts o;
 	char *end;
-	bool up;
 
 	ret = opts_exit(parse_opts(cmd, argc, argv, OPT_PIN_DIR, 2, &o));
 	if (ret >= 0)
@@ -122,13 +141,20 @@ int cmd_ofan_port(const struct command *cmd, int argc, char **argv)
 		goto out;
 	}
 	if (up)
+		cfg.admin_down_ports &= ~(1ULL << idx);
+	else
+		cfg.admin_down_ports |= 1ULL << idx;
+	link_up = uplink_link_up(o.pin_dir, idx, cfg.w);
+	if (up && link_up)
 		cfg.up_ports |= 1ULL << idx;
 	else
 		cfg.up_ports &= ~(1ULL << idx);
 	ret = write_config(fd, o.pin_dir, &cfg) ? EXIT_ERROR : EXIT_OK;
 	if (!ret)
-		printf("symofan: ofan uplink %lu %s (up ports 0x%llx)\n", idx,
-		       up ? "up" : "down", (unsigned long long)cfg.up_ports);
+		printf("symofan: ofan uplink %lu administratively %s%s (up ports 0x%llx)\n",
+		       idx, up ? "up" : "down",
+		       up && !link_up ? ", its link is down" : "",
+		       (unsigned long long)cfg.up_ports);
 out:
 	close(lock_fd);
 	close(fd);

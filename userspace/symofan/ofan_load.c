@@ -20,7 +20,6 @@
 #include <time.h>
 #include <unistd.h>
 #include <net/if.h>
-#include <sys/ioctl.h>
 #include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -28,6 +27,7 @@
 #include <bpf/libbpf.h>
 
 #include "bpffs.h"
+#include "daemon.h"
 #include "ofan.h"
 #include "ofan.skel.h"
 #include "ofan/ofan_perm.h"
@@ -71,7 +71,10 @@ struct loader {
 	struct ofan_bpf		*skel;
 	struct symofan_state	*state;
 	bool			had_state;
-	__u64			up_ports;
+	__u64			up_ports;	/* link up, not admin down */
+	__u64			admin_down;	/* kept from the last load */
+	__u64			generation;	/* the last load's */
+	__u64			valid[OFAN_MAX_KEYS];	/* per key, as routed */
 	__u32			inited;		/* pointers started now */
 	__u32			stale_prefixes;
 	__u32			detached;
@@ -82,29 +85,6 @@ static int map_fd(struct bpf_map *map)
 	return bpf_map__fd(map);
 }
 
-static __u64 uplinks_link_state(const struct ofan_conf *conf)
-{
-	struct ifreq ifr;
-	__u64 up = 0;
-	__u32 i;
-	int sock;
-
-	sock = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (sock < 0)
-		return 0;
-	for (i = 0; i < conf->w; i++) {
-		memset(&ifr, 0, sizeof(ifr));
-		strncpy(ifr.ifr_name, conf->uplinks[i].ifname, IFNAMSIZ - 1);
-		if (ioctl(sock, SIOCGIFFLAGS, &ifr))
-			continue;
-		if ((ifr.ifr_flags & (IFF_UP | IFF_RUNNING)) ==
-		    (IFF_UP | IFF_RUNNING))
-			up |= 1ULL << i;
-	}
-	close(sock);
-	return up;
-}
-
 static int load_ports(struct loader *l)
 {
 	int fd = map_fd(l->skel->maps.ofan_ports);
@@ -113,14 +93,8 @@ static int load_ports(struct loader *l)
 
 	for (i = 0; i < OFAN_MAX_W; i++) {
 		memset(&port, 0, sizeof(port));
-		if (i < l->conf->w) {
-			const struct ofan_conf_uplink *u = &l->conf->uplinks[i];
-
-			port.ifindex = u->ifindex;
-			port.flags = u->nh_flags;
-			memcpy(port.nh4, u->nh4, sizeof(port.nh4));
-			memcpy(port.nh6, u->nh6, sizeof(port.nh6));
-		}
+		if (i < l->conf->w)
+			ofan_conf_port(l->conf, i, &port);
 		if (bpf_map_update_elem(fd, &i, &port, BPF_ANY))
 			return -errno;
 	}
@@ -186,7 +160,7 @@ static int load_dests(struct loader *l)
 	for (key = 0; key < OFAN_MAX_KEYS; key++) {
 		memset(&dest, 0, sizeof(dest));
 		if (conf->keys[key].line) {
-			dest.valid_ports = ofan_conf_key_ports(conf, key);
+			dest.valid_ports = l->valid[key];
 			dest.flags = OFAN_DEST_F_VALID;
 			if (conf->keys[key].local)
 				dest.flags |= OFAN_DEST_F_LOCAL;
@@ -315,6 +289,8 @@ static int load_config(struct loader *l)
 		.ack_max_bytes	= conf->ack_max_bytes,
 		.nr_pipes	= conf->nr_pipes,
 		.up_ports	= l->up_ports,
+		.admin_down_ports = l->admin_down,
+		.generation	= l->generation + 1,
 		.nh4_ports	= ofan_conf_family_ports(conf, AF_INET),
 		.nh6_ports	= ofan_conf_family_ports(conf, AF_INET6),
 	};
@@ -463,12 +439,18 @@ static int load_pin_prog(struct loader *l, const char *dir)
 }
 
 
-static int check_layout(struct ofan_bpf *skel, const char *dir)
+/*
+ * The maps pinned by an earlier load must have this layout; from their
+ * config, the operator's down uplinks (those still below w) and the
+ * generation carry over.
+ */
+static int check_layout(struct loader *l, const char *dir)
 {
 	struct ofan_config cfg;
 	__u32 zero = 0;
 
-	if (bpf_map_lookup_elem(map_fd(skel->maps.ofan_config), &zero, &cfg)) {
+	if (bpf_map_lookup_elem(map_fd(l->skel->maps.ofan_config), &zero,
+				&cfg)) {
 		error("cannot read %s/ofan_config: %s", dir, why(errno));
 		return -1;
 	}
@@ -476,6 +458,12 @@ static int check_layout(struct ofan_bpf *skel, const char *dir)
 		error("the maps pinned in %s have layout %u, this symofan %u: unload first",
 		      dir, cfg.layout_version, OFAN_LAYOUT_VERSION);
 		return -1;
+	}
+	if (cfg.layout_version) {
+		l->admin_down = cfg.admin_down_ports &
+				(l->conf->w >= OFAN_MAX_W ? ~0ULL :
+				 (1ULL << l->conf->w) - 1);
+		l->generation = cfg.generation;
 	}
 	return 0;
 }
@@ -555,11 +543,16 @@ static int do_load(struct ofan_conf *conf, const char *config)
 		      dir, why(-err));
 		goto out;
 	}
-	if (check_layout(l.skel, dir))
+	if (check_layout(&l, dir))
 		goto out;
+	/* links and routes as the daemon sees them, so that the maps agree
+	 * with the kernel at once, daemon or not
+	 */
+	if (daemon_view(conf, &l.up_ports, l.valid))
+		goto out;
+	l.up_ports &= ~l.admin_down;
 
 	rng_seed(conf);
-	l.up_ports = uplinks_link_state(conf);
 	err = load_ports(&l);
 	if (!err)
 		err = load_pointers(&l);

@@ -34,6 +34,7 @@ struct status {
 	struct ofan_key_stats	key_stats[OFAN_MAX_KEYS];
 	struct ofan_stats	stats;
 	__u64			rr;
+	__u64			link_up;	/* uplinks whose link is up now */
 	int			ncpus;
 	int			fd_ptrs;
 };
@@ -110,6 +111,7 @@ static int read_status(struct status *s)
 		s->has_state = s->st->magic == SYMOFAN_STATE_MAGIC;
 		close(fd);
 	}
+	s->link_up = uplinks_link_up(s->ports, s->cfg.w);
 	ret = 0;
 	goto out;
 fail:
@@ -243,6 +245,9 @@ static struct json_object *port_json(const struct status *s, __u32 i)
 	err |= jdoc_add_str(o, "ifname", port_ifname(s, i, name));
 	err |= jdoc_add(o, "nexthops", nexthops_json(&s->ports[i]));
 	err |= jdoc_add_bool(o, "up", (s->cfg.up_ports >> i) & 1);
+	err |= jdoc_add_bool(o, "admin_up",
+			     !((s->cfg.admin_down_ports >> i) & 1));
+	err |= jdoc_add_bool(o, "link_up", (s->link_up >> i) & 1);
 	err |= jdoc_add_u64(o, "packets", s->port_stats[i].packets);
 	err |= jdoc_add_u64(o, "bytes", s->port_stats[i].bytes);
 	return jdoc_finish(o, err);
@@ -383,11 +388,14 @@ static void print_text(const struct status *s)
 	printf("ports:\n");
 	for (i = 0; i < c->w && i < OFAN_MAX_W; i++) {
 		nexthop_string(&s->ports[i], nh);
-		printf("  %2u %-15s via %-15s %-4s %llu packets %llu bytes\n", i,
-		       port_ifname(s, i, name), nh,
+		printf("  %2u %-15s via %-15s %-4s %llu packets %llu bytes%s%s\n",
+		       i, port_ifname(s, i, name), nh,
 		       (c->up_ports >> i) & 1 ? "up" : "down",
 		       (unsigned long long)s->port_stats[i].packets,
-		       (unsigned long long)s->port_stats[i].bytes);
+		       (unsigned long long)s->port_stats[i].bytes,
+		       (c->admin_down_ports >> i) & 1 ?
+		       " (administratively down)" : "",
+		       (s->link_up >> i) & 1 ? "" : " (link down)");
 	}
 	if (s->has_state) {
 		printf("downlinks:");

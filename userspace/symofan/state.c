@@ -9,6 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <bpf/bpf.h>
 
 #include "bpffs.h"
@@ -116,4 +119,27 @@ void record_state(struct symofan_state *st, const struct ofan_conf *conf,
 		memcpy(st->downlinks[i].ifname, conf->downlinks[i].ifname,
 		       IFNAMSIZ);
 	}
+}
+
+__u64 uplinks_link_up(const struct ofan_port *ports, __u32 w)
+{
+	struct ifreq ifr;
+	__u64 up = 0;
+	__u32 i;
+	int sock;
+
+	sock = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (sock < 0)
+		return 0;
+	for (i = 0; i < w && i < OFAN_MAX_W; i++) {
+		memset(&ifr, 0, sizeof(ifr));
+		if (!if_indextoname(ports[i].ifindex, ifr.ifr_name) ||
+		    ioctl(sock, SIOCGIFFLAGS, &ifr))
+			continue;
+		if ((ifr.ifr_flags & (IFF_UP | IFF_RUNNING)) ==
+		    (IFF_UP | IFF_RUNNING))
+			up |= 1ULL << i;
+	}
+	close(sock);
+	return up;
 }

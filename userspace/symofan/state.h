@@ -73,4 +73,10 @@ int open_state(const char *dir, struct symofan_state *st, bool *existed);
 void record_state(struct symofan_state *st, const struct ofan_conf *conf,
 		  const char *config);
 
+/*
+ * The uplinks among @ports[0..w-1] whose link is up now (IFF_UP and
+ * IFF_RUNNING), in the caller's network namespace.
+ */
+__u64 uplinks_link_up(const struct ofan_port *ports, __u32 w);
+
 #endif /* _SYMOFAN_STATE_H */
