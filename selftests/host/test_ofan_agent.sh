@@ -43,7 +43,7 @@ bad_cases=(
 	"two next hops of one family|a second IPv4 next hop '10.0.3.3': one per family|uplink 2 dev lo via 10.0.3.2 via 10.0.3.3"
 	"IPv6 prefix behind IPv4-only uplinks|prefix fd00:3::/64 of key 3: none of the key's uplinks has an IPv6 next hop|prefix fd00:3::/64 key 3"
 )
-ktap_plan $((30 + ${#bad_cases[@]}))
+ktap_plan $((31 + ${#bad_cases[@]}))
 
 netns_create sw hA hB upA upB
 veth_pair "$hA" eth0 10.1.1.2/24 "$sw" d0 10.1.1.1/24
@@ -236,6 +236,27 @@ check_eq "the reload kept the pointers of the existing keys" \
 check_jq "the new key's pointers start in [0, w), ACK = data + 1; counters kept" \
 	"([.keys[] | select(.key == 4) | .pointers[] | select(.data < 2 and .ack == .data + 1)]
 	  | length == 2) and .packets.forwarded == $(jq .packets.forwarded <<<"$st_before")" "$st"
+
+# a reload that replaces a nearly full prefix table: 16380 /32s by 16380
+# others (with the config's own, 16383 of 16384 IPv4 entries)
+many() {	# many SECOND_OCTET: 16380 host prefixes of key 2
+	awk -v o="$1" 'BEGIN { for (i = 0; i < 16380; i++)
+		printf "prefix 10.%d.%d.%d/32 key 2\n", o, int(i / 256), i % 256 }'
+}
+{ cat "$conf"; many 200; } > "$tmp/many_a.conf"
+{ cat "$conf"; many 201; } > "$tmp/many_b.conf"
+in_ns "$sw" "$symofan" ofan load "$tmp/many_a.conf" >/dev/null
+out=$(in_ns "$sw" "$symofan" ofan load "$tmp/many_b.conf" 2>&1); rc=$?
+lpm() {	# lpm A B C D: the key of 10.A.B.C/32... in ofan_dst4, or "none"
+	local key
+	key=$(bpftool -j map lookup pinned "$pins/ofan_dst4" key 32 0 0 0 "$@" \
+		2>/dev/null | jq -r '.formatted.value // empty' 2>/dev/null)
+	echo "${key:-none}"
+}
+check_eq "16380 prefixes replaced by 16380 others: the reload succeeds, whole" \
+	"0 2 none" "$rc $(lpm 10 201 63 251) $(lpm 10 200 63 251)"
+[ "$rc" -eq 0 ] || echo "$out" | head -n 5 | sed 's/^/# /'
+in_ns "$sw" "$symofan" ofan load "$conf" >/dev/null
 
 grep -v 'downlink dev d1' "$conf" > "$tmp/one.conf"
 in_ns "$sw" "$symofan" ofan load "$tmp/one.conf" >/dev/null

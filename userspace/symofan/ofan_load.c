@@ -185,72 +185,111 @@ static int cmp_conf_prefix(const void *a, const void *b)
 	return memcmp(x->addr, y->addr, 16);
 }
 
-/* Deletes from LPM map @fd the prefixes that the config does not hold. */
-static int prune_lpm(struct loader *l, int fd, __u32 family)
+/*
+ * The entries of LPM map @fd (of @family) that the config does not hold:
+ * *@stale, a calloc()ed array of *@nr_stale keys (an IPv4 key fits in an
+ * IPv6 one); *@nr_present, how many entries the map holds.
+ */
+static int lpm_scan(const struct ofan_conf *conf, int fd, __u32 family,
+		    struct ofan_lpm6_key **stale, __u32 *nr_stale,
+		    __u32 *nr_present)
 {
-	const struct ofan_conf *conf = l->conf;
 	struct ofan_conf_prefix probe = { .family = family };
-	struct ofan_lpm6_key key, next;	/* ofan_lpm4_key fits in it */
 	size_t addr_len = family == AF_INET ? 4 : 16;
-	void *cur = NULL, *stale;
-	__u32 nr = 0, i;
-	int err = 0;
+	struct ofan_lpm6_key key, next;
+	void *cur = NULL;
 
-	stale = calloc(OFAN_MAX_PREFIXES, sizeof(key));
-	if (!stale)
+	*nr_stale = *nr_present = 0;
+	*stale = calloc(OFAN_MAX_PREFIXES, sizeof(**stale));
+	if (!*stale)
 		return -ENOMEM;
 	memset(&next, 0, sizeof(next));
 	while (!bpf_map_get_next_key(fd, cur, &next)) {
+		(*nr_present)++;
 		memset(probe.addr, 0, 16);
 		probe.len = next.prefix_len;
 		memcpy(probe.addr, next.addr, addr_len);
 		if (!bsearch(&probe, conf->prefixes, conf->nr_prefixes,
 			     sizeof(*conf->prefixes), cmp_conf_prefix) &&
-		    nr < OFAN_MAX_PREFIXES)
-			memcpy((char *)stale + nr++ * sizeof(key), &next,
-			       sizeof(key));
+		    *nr_stale < OFAN_MAX_PREFIXES)
+			(*stale)[(*nr_stale)++] = next;
 		key = next;
 		cur = &key;
 	}
-	for (i = 0; i < nr; i++) {
-		if (bpf_map_delete_elem(fd, (char *)stale + i * sizeof(key)) &&
-		    errno != ENOENT) {
-			err = -errno;
-			break;
-		}
+	return 0;
+}
+
+static int lpm_delete(int fd, const struct ofan_lpm6_key *keys, __u32 nr)
+{
+	__u32 i;
+
+	for (i = 0; i < nr; i++)
+		if (bpf_map_delete_elem(fd, &keys[i]) && errno != ENOENT)
+			return -errno;
+	return 0;
+}
+
+/* The config's prefixes of @family into LPM map @fd. */
+static int lpm_insert(const struct ofan_conf *conf, int fd, __u32 family)
+{
+	__u32 i;
+
+	for (i = 0; i < conf->nr_prefixes; i++) {
+		const struct ofan_conf_prefix *pfx = &conf->prefixes[i];
+		struct ofan_lpm6_key k = { .prefix_len = pfx->len };
+
+		if (pfx->family != family)
+			continue;
+		memcpy(k.addr, pfx->addr, family == AF_INET ? 4 : 16);
+		if (bpf_map_update_elem(fd, &k, &pfx->key, BPF_ANY))
+			return -errno;
 	}
-	l->stale_prefixes += nr;
+	return 0;
+}
+
+/*
+ * The config's prefixes of @family replace those in LPM map @fd.  New
+ * ones go in before the leaving ones go out, so that no destination that
+ * stays is ever without its key; when the map cannot hold both at once
+ * (OFAN_MAX_PREFIXES), the leaving ones go first (their destinations take
+ * the kernel path a moment early), so that an insert never fails half-way
+ * on a full map.
+ */
+static int load_family_prefixes(struct loader *l, int fd, __u32 family)
+{
+	const struct ofan_conf *conf = l->conf;
+	__u32 nr_stale, nr_present, nr_conf = 0, adds, i;
+	struct ofan_lpm6_key *stale;
+	int err;
+
+	for (i = 0; i < conf->nr_prefixes; i++)
+		nr_conf += conf->prefixes[i].family == family;
+	err = lpm_scan(conf, fd, family, &stale, &nr_stale, &nr_present);
+	if (err)
+		return err;
+	adds = nr_conf - (nr_present - nr_stale);
+	if (nr_present + adds > OFAN_MAX_PREFIXES) {
+		err = lpm_delete(fd, stale, nr_stale);
+		if (!err)
+			err = lpm_insert(conf, fd, family);
+	} else {
+		err = lpm_insert(conf, fd, family);
+		if (!err)
+			err = lpm_delete(fd, stale, nr_stale);
+	}
+	if (!err)
+		l->stale_prefixes += nr_stale;
 	free(stale);
 	return err;
 }
 
 static int load_prefixes(struct loader *l)
 {
-	const struct ofan_conf *conf = l->conf;
-	int fd4 = map_fd(l->skel->maps.ofan_dst4);
-	int fd6 = map_fd(l->skel->maps.ofan_dst6);
-	__u32 i;
 	int err;
 
-	for (i = 0; i < conf->nr_prefixes; i++) {
-		const struct ofan_conf_prefix *pfx = &conf->prefixes[i];
-
-		if (pfx->family == AF_INET) {
-			struct ofan_lpm4_key k = { .prefix_len = pfx->len };
-
-			memcpy(&k.addr, pfx->addr, 4);
-			err = bpf_map_update_elem(fd4, &k, &pfx->key, BPF_ANY);
-		} else {
-			struct ofan_lpm6_key k = { .prefix_len = pfx->len };
-
-			memcpy(k.addr, pfx->addr, 16);
-			err = bpf_map_update_elem(fd6, &k, &pfx->key, BPF_ANY);
-		}
-		if (err)
-			return -errno;
-	}
-	err = prune_lpm(l, fd4, AF_INET);
-	return err ? err : prune_lpm(l, fd6, AF_INET6);
+	err = load_family_prefixes(l, map_fd(l->skel->maps.ofan_dst4), AF_INET);
+	return err ? err : load_family_prefixes(l, map_fd(l->skel->maps.ofan_dst6),
+						AF_INET6);
 }
 
 static int load_pipes(struct loader *l)
