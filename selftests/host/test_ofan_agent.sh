@@ -41,9 +41,12 @@ bad_cases=(
 	"extra tokens|extra tokens|role edge edge"
 	"bad next hop|bad next-hop address '10.0.3'|uplink 2 dev lo via 10.0.3"
 	"two next hops of one family|a second IPv4 next hop '10.0.3.3': one per family|uplink 2 dev lo via 10.0.3.2 via 10.0.3.3"
+	"prefix against the fast path's key|prefix 10.7.3.0/24 has key 2, the fast path (line 17) gives its destinations key 3|prefix 10.7.3.0/24 key 2"
+	"prefix across fast-path keys|prefix 10.7.0.0/20 spans several keys of the fast path (line 17)|prefix 10.7.0.0/20 key 3"
+	"prefix around the fast path's net|prefix 10.0.0.0/8 contains the fast path's net (line 17)|prefix 10.0.0.0/8 key 2"
 	"IPv6 prefix behind IPv4-only uplinks|prefix fd00:3::/64 of key 3: none of the key's uplinks has an IPv6 next hop|prefix fd00:3::/64 key 3"
 )
-ktap_plan $((31 + ${#bad_cases[@]}))
+ktap_plan $((32 + ${#bad_cases[@]}))
 
 netns_create sw hA hB upA upB
 veth_pair "$hA" eth0 10.1.1.2/24 "$sw" d0 10.1.1.1/24
@@ -218,6 +221,11 @@ out=$(in_ns "$sw" "$symofan" ofan load "$tmp/nul.conf" 2>&1); rc=$?
 check_eq "a NUL byte in a line: exit 2, FILE:LINE names it" "2 yes" \
 	"$rc $(grep -qF "nul.conf:$line: a NUL byte in the line" <<<"$out" && echo yes)"
 check_eq "bad configs left status and pointers untouched" "$st_before" "$(status)"
+{ cat "$conf"; echo "prefix 10.77.0.0/16 key 77"; echo "frobnicate"; } > "$tmp/two.conf"
+out=$(in_ns "$sw" "$symofan" ofan load "$tmp/two.conf" 2>&1)
+check_eq "errors come in line order, whole-file checks among the others" \
+	"two.conf:$line: prefix 10.77.0.0/16 refers to undeclared key 77|two.conf:$((line + 1)): unknown directive 'frobnicate'" \
+	"$(sed "s|^$tmp/||" <<<"$out" | paste -sd '|')"
 printf 'role edge\npin-dir %s\n' "$pins" > "$tmp/empty.conf"
 out=$(in_ns "$sw" "$symofan" ofan load "$tmp/empty.conf" 2>&1); rc=$?
 check_eq "missing uplinks and downlinks: exit 2, at the last line" "2 yes" \

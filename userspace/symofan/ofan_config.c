@@ -3,10 +3,13 @@
  * ofan_config.c - parser and validator of the Ofan switch description
  * read by "symofan ofan load" (format: userspace/ofan.conf.5.md).  Every
  * error is reported as "FILE:LINE: reason"; the whole file is checked
- * (up to OFAN_CONF_MAX_ERRORS errors) before the caller touches anything.
+ * before the caller touches anything, and the first OFAN_CONF_MAX_ERRORS
+ * errors are printed in line order, those found by whole-file checks
+ * among those of single lines.
  * One directive, one function (the table near the end); the file is the
  * format's whole grammar and its checks, so it stays one unit.
  */
+#define _GNU_SOURCE		/* vasprintf() */
 #include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
@@ -23,10 +26,19 @@
 
 #define __maybe_unused		__attribute__((__unused__))
 
+/* An error, kept until the whole file is read. */
+struct conf_msg {
+	unsigned int		line;
+	unsigned int		seq;	/* order found, within a line */
+	char			*text;
+};
+
 /* The state of one parse: where we are and what was seen only once. */
 struct parser {
 	struct ofan_conf	*conf;
 	FILE			*err;
+	struct conf_msg		*msgs;
+	unsigned int		nr_msgs, cap_msgs;
 	unsigned int		line;
 	unsigned int		errors;
 	unsigned int		role_line, mode_line, ack_line, pin_line;
@@ -39,16 +51,61 @@ struct parser {
 static void __attribute__((format(printf, 3, 4)))
 conf_error(struct parser *p, unsigned int line, const char *fmt, ...)
 {
+	struct conf_msg *m;
 	va_list ap;
+	char *text;
+	int len;
 
 	p->errors++;
-	if (p->errors > OFAN_CONF_MAX_ERRORS)
-		return;
-	fprintf(p->err, "%s:%u: ", p->conf->path, line);
 	va_start(ap, fmt);
-	vfprintf(p->err, fmt, ap);
+	len = vasprintf(&text, fmt, ap);
 	va_end(ap);
-	fputc('\n', p->err);
+	if (len < 0)
+		return;
+	if (p->nr_msgs == p->cap_msgs) {
+		unsigned int cap = p->cap_msgs ? 2 * p->cap_msgs : 32;
+
+		m = realloc(p->msgs, cap * sizeof(*m));
+		if (!m) {
+			fprintf(p->err, "%s:%u: %s\n", p->conf->path, line, text);
+			free(text);
+			return;
+		}
+		p->msgs = m;
+		p->cap_msgs = cap;
+	}
+	m = &p->msgs[p->nr_msgs];
+	m->line = line;
+	m->seq = p->nr_msgs++;
+	m->text = text;
+}
+
+static int cmp_msg(const void *a, const void *b)
+{
+	const struct conf_msg *x = a, *y = b;
+
+	if (x->line != y->line)
+		return x->line < y->line ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Prints the first OFAN_CONF_MAX_ERRORS errors by line, then the count. */
+static void print_errors(struct parser *p)
+{
+	unsigned int i;
+
+	qsort(p->msgs, p->nr_msgs, sizeof(*p->msgs), cmp_msg);
+	for (i = 0; i < p->nr_msgs; i++) {
+		if (i < OFAN_CONF_MAX_ERRORS)
+			fprintf(p->err, "%s:%u: %s\n", p->conf->path,
+				p->msgs[i].line, p->msgs[i].text);
+		free(p->msgs[i].text);
+	}
+	free(p->msgs);
+	p->msgs = NULL;
+	if (p->errors > OFAN_CONF_MAX_ERRORS)
+		fprintf(p->err, "%s: %u more errors\n", p->conf->path,
+			p->errors - OFAN_CONF_MAX_ERRORS);
 }
 
 /* ADDR/LEN of either family, host bits clear; @addr 16 bytes. */
@@ -630,6 +687,52 @@ static void prefix_string(const struct ofan_conf_prefix *pfx, char *buf,
 	snprintf(buf, size, "%s/%u", addr, pfx->len);
 }
 
+static __u32 mask_of_len(__u32 len)
+{
+	return len ? ~0U << (32 - len) : 0;
+}
+
+/*
+ * The fast path and the prefixes must agree: an IPv4 prefix inside the
+ * fast path's NET/LEN must have the key that the address bits give each
+ * of its destinations, and a prefix around NET/LEN would see its
+ * destinations there take the fast path's keys instead of its own.
+ */
+static void check_fast(struct parser *p)
+{
+	const struct ofan_conf *c = p->conf;
+	__u32 net = ntohl(c->fast_net), i, addr, host, key;
+	char buf[INET6_ADDRSTRLEN + 8];
+
+	if (!c->fast_enabled)
+		return;
+	for (i = 0; i < c->nr_prefixes; i++) {
+		const struct ofan_conf_prefix *pfx = &c->prefixes[i];
+
+		if (pfx->family != AF_INET)
+			continue;
+		memcpy(&addr, pfx->addr, 4);
+		addr = ntohl(addr);
+		prefix_string(pfx, buf, sizeof(buf));
+		if (pfx->len < c->fast_prefix_len) {
+			if ((net & mask_of_len(pfx->len)) == addr)
+				conf_error(p, pfx->line, "prefix %s contains the fast path's net (line %u): its destinations there would take the fast path's keys",
+					   buf, p->fast_line);
+			continue;
+		}
+		if ((addr & mask_of_len(c->fast_prefix_len)) != net)
+			continue;
+		host = ~mask_of_len(pfx->len);
+		key = (addr >> c->fast_shift) & c->fast_mask;
+		if ((host >> c->fast_shift) & c->fast_mask)
+			conf_error(p, pfx->line, "prefix %s spans several keys of the fast path (line %u)",
+				   buf, p->fast_line);
+		else if (key != pfx->key)
+			conf_error(p, pfx->line, "prefix %s has key %u, the fast path (line %u) gives its destinations key %u",
+				   buf, pfx->key, p->fast_line, key);
+	}
+}
+
 /* What can only be checked once the whole file is read. */
 static void check_whole(struct parser *p)
 {
@@ -711,6 +814,7 @@ static void check_whole(struct parser *p)
 		}
 	}
 	check_overlaps(p);
+	check_fast(p);
 }
 
 int ofan_conf_load(struct ofan_conf *conf, const char *path, FILE *err)
@@ -751,9 +855,7 @@ int ofan_conf_load(struct ofan_conf *conf, const char *path, FILE *err)
 	fclose(f);
 
 	check_whole(&p);
-	if (p.errors > OFAN_CONF_MAX_ERRORS)
-		fprintf(err, "%s: %u more errors\n", path,
-			p.errors - OFAN_CONF_MAX_ERRORS);
+	print_errors(&p);
 	return p.errors ? -1 : 0;
 }
 
