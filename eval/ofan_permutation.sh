@@ -26,6 +26,8 @@
 #   --out FILE          JSON (default build/results/ofan_permutation.json); plots
 #                       next to it (FILE without .json, -queue.png, -cct.png)
 #   --prefix NAME       testbed prefix (default ofev)
+#   --pipe-ports N      downlinks per pOfan pipe (default 1: a pipe per
+#                       downlink; a k=4 switch has two, see ofan-fattree.sh)
 #   --replot            no runs: summarise and plot the runs already in --out
 set -euo pipefail
 
@@ -43,10 +45,11 @@ rate=20mbit
 fail=0
 out=$top/build/results/ofan_permutation.json
 prefix=ofev
+pipe_ports=1
 replot=0
 
 die() { echo "ofan_permutation.sh: $*" >&2; exit 1; }
-usage() { sed -n '13,31s/^# \{0,1\}//p' "$0" >&2; exit 2; }
+usage() { sed -n '13,33s/^# \{0,1\}//p' "$0" >&2; exit 2; }
 while [ $# -gt 0 ]; do
 	if [ "$1" = --replot ]; then
 		replot=1
@@ -58,6 +61,7 @@ while [ $# -gt 0 ]; do
 	--sizes) sizes=$2 ;;
 	--modes) modes=$2 ;;
 	--seeds) seeds=$2 ;;
+	--pipe-ports) pipe_ports=$2 ;;
 	--load) load=$2 ;;
 	--rate) rate=$2 ;;
 	--fail) fail=$2 ;;
@@ -142,6 +146,7 @@ if [ "$replot" -eq 1 ]; then
 	rate=$(jq -r .rate "$out")
 	load=$(jq -r .load_pct "$out")
 	fail=$(jq -r .failed_uplinks "$out")
+	pipe_ports=$(jq -r '.pipe_ports // 4' "$out")
 	trap 'rm -rf "$work"' EXIT
 else
 	cleanup() {
@@ -151,7 +156,7 @@ else
 	}
 	trap cleanup EXIT
 	"$fattree" up --prefix "$prefix" --rate "$rate" --force >/dev/null
-	"$ofan" load --prefix "$prefix" >/dev/null
+	"$ofan" load --prefix "$prefix" --pipe-ports "$pipe_ports" >/dev/null
 	hosts=$("$fattree" info --prefix "$prefix" --json | jq -r '[.hosts[] | "\(.netns):\(.addr)"] | join(",")')
 	for ((i = 0; i < fail; i++)); do
 		if [ "$i" -eq 0 ]; then fail_link e0-0 1; else fail_link a1-0 1; fi
@@ -188,6 +193,7 @@ fi
 
 mkdir -p "$(dirname "$out")"
 jq -s --arg rate "$rate" --argjson load "$load" --argjson fail "$fail" \
+	--argjson pipe_ports "$pipe_ports" \
 	--arg kernel "$(uname -r)" --arg date "$(date -u +%FT%TZ)" '
   def med: sort | .[(length / 2 | floor)];
   {
@@ -195,6 +201,7 @@ jq -s --arg rate "$rate" --argjson load "$load" --argjson fail "$fail" \
     date: $date, kernel: $kernel,
     method: "k=4 fat tree of netns on the host kernel, HTB links; permsend permutation, one ACK per packet, fixed rate; CCT increase = CCT / Appendix-A bound - 1; queue = max one-way delay above the minimum, in frame times",
     rate: $rate, load_pct: $load, failed_uplinks: $fail,
+    pipe_ports: $pipe_ports,
     summary: (group_by([.mode, .packets]) | map({
       mode: .[0].mode, packets: .[0].packets, runs: length,
       cct_increase_median: ([.[].cct_increase] | med),
