@@ -7,7 +7,11 @@
  * IFF_RUNNING.  The valid ports of a northbound key (ofan_dests) are the
  * uplinks whose next hop (gateway and output device) is a nexthop of the
  * main-table route of each of the key's prefixes: the route of exactly that
- * prefix, else the longest route covering it.  The sets of its prefixes are
+ * prefix, else the longest route covering it (a route more specific than
+ * the prefix, which covers only part of the key's destinations, is not
+ * the key's route; the datapath's key covers the whole prefix).  A route
+ * through a nexthop object (RTA_NH_ID, as FRR installs them) leads over
+ * the object's next hops, or its group members', as they are now.  The sets of its prefixes are
  * intersected (a port is valid only if it leads to all of the key's
  * destinations), then ANDed with the ports the config lists for the key.
  * A prefix without any route does not constrain the key, and a key none of
@@ -104,7 +108,7 @@ static void compute_keys(const struct daemon *d, __u64 *valid, bool *routed)
 		if (!r)
 			continue;
 		routed[k] = true;
-		valid[k] &= r->ports;
+		valid[k] &= route_ports(d, r);
 	}
 }
 
@@ -189,7 +193,7 @@ static int follow_reload(struct daemon *d)
 	teardown(d);
 	if (setup(d))
 		return -1;
-	d->redump_links = d->redump4 = d->redump6 = true;
+	d->redump_links = d->redump_nexthops = d->redump4 = d->redump6 = true;
 	return redump(d);
 }
 
@@ -469,7 +473,7 @@ static void print_start(const struct daemon *d)
 static int full_sync(struct daemon *d)
 {
 	print_start(d);
-	d->redump_links = d->redump4 = d->redump6 = true;
+	d->redump_links = d->redump_nexthops = d->redump4 = d->redump6 = true;
 	if (redump(d) || apply(d))
 		return -1;
 	printf("in sync: %zu links, %zu routes\n", d->nr_links, d->nr_routes);
@@ -487,7 +491,7 @@ int daemon_view(const struct ofan_conf *conf, __u64 *link_up, __u64 *valid)
 
 	for (i = 0; i < d.w; i++)
 		ofan_conf_port(conf, i, &d.ports[i]);
-	d.redump_links = d.redump4 = d.redump6 = true;
+	d.redump_links = d.redump_nexthops = d.redump4 = d.redump6 = true;
 	if (open_sockets(&d) || redump(&d))
 		goto out;
 	compute_keys(&d, valid, routed);
@@ -496,6 +500,8 @@ int daemon_view(const struct ofan_conf *conf, __u64 *link_up, __u64 *valid)
 out:
 	if (d.dump)
 		mnl_socket_close(d.dump);
+	forget_nexthops(&d);
+	free(d.nexthops);
 	free(d.links);
 	free(d.routes);
 	return ret;
@@ -598,6 +604,8 @@ out:
 	teardown(&d);
 	free(d.conf);
 	free(d.st);
+	forget_nexthops(&d);
+	free(d.nexthops);
 	free(d.links);
 	free(d.routes);
 	return ret;

@@ -32,6 +32,18 @@ struct droute {
 	__u32	priority;
 	__u8	dst[16];
 	__u64	ports;			/* bit p: a nexthop is uplink p */
+	__u32	nh_id;			/* its nexthop object, 0: none (the
+					 * object's uplinks, looked up when
+					 * used, replace ports)
+					 */
+};
+
+/* a nexthop object (ip nexthop): one next hop, or a group of them */
+struct dnexthop {
+	__u32	id;
+	__u32	nr_members;		/* a group: ids in members[] */
+	__u32	*members;
+	__u64	ports;			/* one next hop: bit p if it is uplink p */
 };
 
 struct daemon {
@@ -57,9 +69,12 @@ struct daemon {
 	size_t			nr_links, cap_links;
 	struct droute		*routes;
 	size_t			nr_routes, cap_routes;
+	struct dnexthop		*nexthops;
+	size_t			nr_nexthops, cap_nexthops;
 
 	/* set while handling messages: what to dump again */
 	bool			redump_links;
+	bool			redump_nexthops;
 	bool			redump4;
 	bool			redump6;
 	bool			in_dump;
@@ -80,6 +95,12 @@ int daemon_view(const struct ofan_conf *conf, __u64 *link_up, __u64 *valid);
 
 /* Link @ifindex of the view, or NULL. */
 struct dlink *find_link(const struct daemon *d, __u32 ifindex);
+
+/* The uplinks route @r leads over: its nexthop object's, or its own. */
+__u64 route_ports(const struct daemon *d, const struct droute *r);
+
+/* Forgets every nexthop object of the view. */
+void forget_nexthops(struct daemon *d);
 
 /*
  * The dump socket, and unless d->once the event socket subscribed to the

@@ -2,7 +2,8 @@
 /*
  * daemon_netlink.c - the rtnetlink half of "symofan daemon" (libmnl): a
  * view of the namespace's links and main-table routes, each route reduced
- * to the uplinks among its nexthops, kept by dumps and by events.
+ * to the uplinks among its nexthops, kept by dumps and by events; with
+ * the nexthop objects (ip nexthop) that routes may point to instead.
  *
  * The event socket subscribes to the link and route groups before the
  * initial dumps (made on a second socket), so no change is missed; IPv4
@@ -21,6 +22,7 @@
 #include <net/if.h>
 #include <sys/socket.h>
 #include <linux/netlink.h>
+#include <linux/nexthop.h>
 #include <linux/rtnetlink.h>
 #include <libmnl/libmnl.h>
 
@@ -136,6 +138,83 @@ static void forget_routes(struct daemon *d, __u8 family)
 	}
 }
 
+static struct dnexthop *find_nexthop(const struct daemon *d, __u32 id)
+{
+	size_t i;
+
+	for (i = 0; i < d->nr_nexthops; i++)
+		if (d->nexthops[i].id == id)
+			return &d->nexthops[i];
+	return NULL;
+}
+
+static void del_nexthop(struct daemon *d, __u32 id)
+{
+	struct dnexthop *nh = find_nexthop(d, id);
+
+	if (!nh)
+		return;
+	free(nh->members);
+	*nh = d->nexthops[--d->nr_nexthops];
+}
+
+void forget_nexthops(struct daemon *d)
+{
+	while (d->nr_nexthops)
+		del_nexthop(d, d->nexthops[0].id);
+}
+
+/* Nexthop @nh (its members, copied) into the view, replacing its id's. */
+static int set_nexthop(struct daemon *d, const struct dnexthop *nh)
+{
+	struct dnexthop *slot;
+
+	del_nexthop(d, nh->id);
+	if (d->nr_nexthops == d->cap_nexthops) {
+		size_t cap = d->cap_nexthops ? 2 * d->cap_nexthops : 64;
+		void *p = realloc(d->nexthops, cap * sizeof(*d->nexthops));
+
+		if (!p)
+			return -ENOMEM;
+		d->nexthops = p;
+		d->cap_nexthops = cap;
+	}
+	slot = &d->nexthops[d->nr_nexthops];
+	*slot = *nh;
+	slot->members = NULL;
+	if (nh->nr_members) {
+		slot->members = calloc(nh->nr_members, sizeof(*nh->members));
+		if (!slot->members)
+			return -ENOMEM;
+		memcpy(slot->members, nh->members,
+		       nh->nr_members * sizeof(*nh->members));
+	}
+	d->nr_nexthops++;
+	return 0;
+}
+
+__u64 route_ports(const struct daemon *d, const struct droute *r)
+{
+	const struct dnexthop *nh, *member;
+	__u64 ports = 0;
+	__u32 i;
+
+	if (!r->nh_id)
+		return r->ports;
+	nh = find_nexthop(d, r->nh_id);
+	if (!nh)
+		return 0;
+	if (!nh->nr_members)
+		return nh->ports;
+	/* a group's members are single next hops (groups do not nest) */
+	for (i = 0; i < nh->nr_members; i++) {
+		member = find_nexthop(d, nh->members[i]);
+		if (member)
+			ports |= member->ports;
+	}
+	return ports;
+}
+
 /* ---- rtnetlink messages --------------------------------------------- */
 
 static int attr_cb(const struct nlattr *attr, void *data, int max)
@@ -192,13 +271,32 @@ static size_t addr_len(int family)
 	return family == AF_INET ? 4 : 16;
 }
 
+/* The uplink of next hop @gw (@gw_family) over @oif, as a bit, or 0. */
+static __u64 gateway_port(const struct daemon *d, int gw_family, __u32 oif,
+			  const __u8 *gw)
+{
+	__u32 i;
+
+	for (i = 0; i < d->w; i++) {
+		const struct ofan_port *p = &d->ports[i];
+
+		if (p->ifindex != oif)
+			continue;
+		if (gw_family == AF_INET ? (p->flags & OFAN_PORT_F_NH4) &&
+					   !memcmp(p->nh4, gw, 4) :
+					   (p->flags & OFAN_PORT_F_NH6) &&
+					   !memcmp(p->nh6, gw, 16))
+			return 1ULL << i;
+	}
+	return 0;
+}
+
 /* The uplink of nexthop (@oif, gateway in @tb), as a bit, or 0. */
 static __u64 nexthop_port(const struct daemon *d, int family, __u32 oif,
 			  const struct nlattr **tb)
 {
 	const __u8 *gw = NULL;
 	int gw_family = family;
-	__u32 i;
 
 	if (tb[RTA_GATEWAY] &&
 	    mnl_attr_get_payload_len(tb[RTA_GATEWAY]) == addr_len(family)) {
@@ -214,20 +312,7 @@ static __u64 nexthop_port(const struct daemon *d, int family, __u32 oif,
 			return 0;
 		gw = via->rtvia_addr;
 	}
-	if (!gw)
-		return 0;
-	for (i = 0; i < d->w; i++) {
-		const struct ofan_port *p = &d->ports[i];
-
-		if (p->ifindex != oif)
-			continue;
-		if (gw_family == AF_INET ? (p->flags & OFAN_PORT_F_NH4) &&
-					   !memcmp(p->nh4, gw, 4) :
-					   (p->flags & OFAN_PORT_F_NH6) &&
-					   !memcmp(p->nh6, gw, 16))
-			return 1ULL << i;
-	}
-	return 0;
+	return gw ? gateway_port(d, gw_family, oif, gw) : 0;
 }
 
 /* The uplinks among the nexthops of RTA_MULTIPATH @mp. */
@@ -327,6 +412,13 @@ static int handle_route(struct daemon *d, const struct nlmsghdr *nlh)
 		return 0;
 	}
 	if (r.type == RTN_UNICAST) {
+		/* a nexthop object's next hops may change without a route
+		 * message (net.ipv4.nexthop_compat_mode 0): look them up
+		 * when used
+		 */
+		if (tb[RTA_NH_ID] &&
+		    !mnl_attr_validate(tb[RTA_NH_ID], MNL_TYPE_U32))
+			r.nh_id = mnl_attr_get_u32(tb[RTA_NH_ID]);
 		if (tb[RTA_MULTIPATH]) {
 			r.ports = multipath_ports(d, r.family, tb[RTA_MULTIPATH]);
 		} else if (tb[RTA_OIF] &&
@@ -338,8 +430,55 @@ static int handle_route(struct daemon *d, const struct nlmsghdr *nlh)
 	if (d->verbose && !d->in_dump)
 		printf("route %s: uplinks 0x%llx\n",
 		       route_string(&r, buf, sizeof(buf)),
-		       (unsigned long long)r.ports);
+		       (unsigned long long)route_ports(d, &r));
 	return set_route(d, &r);
+}
+
+static int nexthop_attr_cb(const struct nlattr *attr, void *data)
+{
+	return attr_cb(attr, data, NHA_MAX);
+}
+
+static int handle_nexthop(struct daemon *d, const struct nlmsghdr *nlh)
+{
+	const struct nhmsg *nhm = mnl_nlmsg_get_payload(nlh);
+	const struct nlattr *tb[NHA_MAX + 1] = {};
+	struct dnexthop nh = {};
+	__u32 members[256];
+
+	if (nlh->nlmsg_len < mnl_nlmsg_size(sizeof(*nhm)))
+		return 0;
+	mnl_attr_parse(nlh, sizeof(*nhm), nexthop_attr_cb, tb);
+	if (!tb[NHA_ID] || mnl_attr_validate(tb[NHA_ID], MNL_TYPE_U32))
+		return 0;
+	nh.id = mnl_attr_get_u32(tb[NHA_ID]);
+	if (nlh->nlmsg_type == RTM_DELNEXTHOP) {
+		del_nexthop(d, nh.id);
+		/* the groups it was in shrank, maybe without a message */
+		if (!d->in_dump)
+			d->redump_nexthops = true;
+		return 0;
+	}
+	if (tb[NHA_GROUP]) {
+		const struct nexthop_grp *grp = mnl_attr_get_payload(tb[NHA_GROUP]);
+		size_t n = mnl_attr_get_payload_len(tb[NHA_GROUP]) / sizeof(*grp);
+
+		for (nh.nr_members = 0; nh.nr_members < n &&
+		     nh.nr_members < ARRAY_SIZE(members); nh.nr_members++)
+			members[nh.nr_members] = grp[nh.nr_members].id;
+		nh.members = members;
+	} else if (tb[NHA_OIF] && tb[NHA_GATEWAY] &&
+		   !mnl_attr_validate(tb[NHA_OIF], MNL_TYPE_U32) &&
+		   mnl_attr_get_payload_len(tb[NHA_GATEWAY]) ==
+		   addr_len(nhm->nh_family)) {
+		nh.ports = gateway_port(d, nhm->nh_family,
+					mnl_attr_get_u32(tb[NHA_OIF]),
+					mnl_attr_get_payload(tb[NHA_GATEWAY]));
+	}
+	if (d->verbose && !d->in_dump)
+		printf("nexthop %u: %u members, uplinks 0x%llx\n", nh.id,
+		       nh.nr_members, (unsigned long long)nh.ports);
+	return set_nexthop(d, &nh);
 }
 
 static int msg_cb(const struct nlmsghdr *nlh, void *data)
@@ -355,6 +494,10 @@ static int msg_cb(const struct nlmsghdr *nlh, void *data)
 	case RTM_NEWROUTE:
 	case RTM_DELROUTE:
 		err = handle_route(d, nlh);
+		break;
+	case RTM_NEWNEXTHOP:
+	case RTM_DELNEXTHOP:
+		err = handle_nexthop(d, nlh);
 		break;
 	}
 	if (err) {
@@ -381,6 +524,11 @@ static int dump_once(struct daemon *d, int type, int family)
 
 		ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
 		ifi->ifi_family = family;
+	} else if (type == RTM_GETNEXTHOP) {
+		struct nhmsg *nhm;
+
+		nhm = mnl_nlmsg_put_extra_header(nlh, sizeof(*nhm));
+		nhm->nh_family = family;
 	} else {
 		struct rtmsg *rtm;
 
@@ -408,6 +556,8 @@ static int dump(struct daemon *d, int type, int family)
 	for (tries = 0; tries < DUMP_RETRIES; tries++) {
 		if (type == RTM_GETLINK)
 			d->nr_links = 0;
+		else if (type == RTM_GETNEXTHOP)
+			forget_nexthops(d);
 		else
 			forget_routes(d, family);
 		if (!dump_once(d, type, family))
@@ -421,6 +571,7 @@ static int dump(struct daemon *d, int type, int family)
 	if (tries == DUMP_RETRIES || (err && err != EINTR)) {
 		error("cannot read the %s over rtnetlink: %s",
 		      type == RTM_GETLINK ? "links" :
+		      type == RTM_GETNEXTHOP ? "nexthop objects" :
 		      family == AF_INET ? "IPv4 routes" : "IPv6 routes",
 		      why(err ? err : EINTR));
 		return -1;
@@ -428,6 +579,7 @@ static int dump(struct daemon *d, int type, int family)
 	if (d->verbose)
 		printf("dumped %s: %zu links, %zu routes\n",
 		       type == RTM_GETLINK ? "links" :
+		       type == RTM_GETNEXTHOP ? "nexthop objects" :
 		       family == AF_INET ? "IPv4 routes" : "IPv6 routes",
 		       d->nr_links, d->nr_routes);
 	return 0;
@@ -436,9 +588,16 @@ static int dump(struct daemon *d, int type, int family)
 int redump(struct daemon *d)
 {
 	bool links = d->redump_links, r4 = d->redump4, r6 = d->redump6;
+	bool nexthops = d->redump_nexthops;
 
-	d->redump_links = d->redump4 = d->redump6 = false;
+	d->redump_links = d->redump_nexthops = d->redump4 = d->redump6 = false;
 	if (links && dump(d, RTM_GETLINK, AF_UNSPEC))
+		return -1;
+	/* before the routes that point to them; a kernel without nexthop
+	 * objects (before 5.3) answers EOPNOTSUPP: no objects then
+	 */
+	if (nexthops && dump(d, RTM_GETNEXTHOP, AF_UNSPEC) &&
+	    errno != EOPNOTSUPP)
 		return -1;
 	if (r4 && dump(d, RTM_GETROUTE, AF_INET))
 		return -1;
@@ -451,6 +610,7 @@ int open_sockets(struct daemon *d)
 {
 	static const unsigned int groups[] = {
 		RTNLGRP_LINK, RTNLGRP_IPV4_ROUTE, RTNLGRP_IPV6_ROUTE,
+		RTNLGRP_NEXTHOP,
 	};
 	int size = EVENT_RCVBUF, fd;
 	size_t i;
@@ -502,7 +662,8 @@ int read_events(struct daemon *d)
 				continue;
 			if (errno == ENOBUFS) {
 				printf("events lost (ENOBUFS): dumping again\n");
-				d->redump_links = d->redump4 = d->redump6 = true;
+				d->redump_links = d->redump_nexthops = true;
+				d->redump4 = d->redump6 = true;
 				continue;
 			}
 			error("cannot read rtnetlink events: %s", why(errno));
