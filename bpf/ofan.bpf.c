@@ -23,7 +23,8 @@
  *
  * The TTL or hop limit is decremented and the packet redirected to the
  * uplink's next hop with bpf_redirect_neigh().  Map layouts: ofan_maps.h;
- * the port choice: ofan_core.h.  The agent creates, pins and fills the maps.
+ * the port choice: ofan_core.h.  The agent creates, pins and fills the maps;
+ * a load publishes a whole configuration at once (ofan_active, ofan_maps.h).
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -44,19 +45,26 @@ struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
+	__type(value, struct ofan_active);
+} ofan_active SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, OFAN_NR_SETS);
+	__type(key, __u32);
 	__type(value, struct ofan_config);
 } ofan_config SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, OFAN_MAX_W);
+	__uint(max_entries, OFAN_NR_SETS * OFAN_MAX_W);
 	__type(key, __u32);
 	__type(value, struct ofan_port);
 } ofan_ports SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, OFAN_MAX_KEYS);
+	__uint(max_entries, OFAN_NR_SETS * OFAN_MAX_KEYS);
 	__type(key, __u32);
 	__type(value, struct ofan_dest);
 } ofan_dests SEC(".maps");
@@ -119,6 +127,7 @@ struct {
 	__type(value, struct ofan_stats);
 } ofan_stats SEC(".maps");
 
+#define READ_ONCE(x)	(*(const volatile typeof(x) *)&(x))
 #define likely(x)	__builtin_expect(!!(x), 1)
 #define unlikely(x)	__builtin_expect(!!(x), 0)
 
@@ -207,7 +216,8 @@ static __always_inline int ofan_pointer_port(const struct ofan_config *cfg,
  */
 static __always_inline int ofan_fib_port(struct __sk_buff *skb,
 					 const struct ofan_config *cfg,
-					 __u32 family, void *l3, __u32 l3_len)
+					 __u32 set, __u32 family, void *l3,
+					 __u32 l3_len)
 {
 	void *data_end = (void *)(long)skb->data_end;
 	struct bpf_fib_lookup fib = {};
@@ -254,7 +264,7 @@ static __always_inline int ofan_fib_port(struct __sk_buff *skb,
 		return OFAN_KERNEL_PATH(fib_miss);
 #pragma clang loop unroll(disable)
 	for (i = 0; i < OFAN_MAX_W; i++) {
-		__u32 p = i;
+		__u32 p = ofan_port_index(set, i);
 
 		if (i >= cfg->w)
 			break;
@@ -274,8 +284,8 @@ static __always_inline int ofan_fib_port(struct __sk_buff *skb,
  */
 static __always_inline int ofan_forward(struct __sk_buff *skb,
 					const struct ofan_config *cfg,
-					int key, __u32 family, void *l3,
-					__u32 l3_len)
+					__u32 set, int key, __u32 family,
+					void *l3, __u32 l3_len)
 {
 	__u32 zero = 0, cls, slot, dest_key, ifindex, pipe_nr = 0, *pipe;
 	struct bpf_redir_neigh nh = {};
@@ -290,7 +300,8 @@ static __always_inline int ofan_forward(struct __sk_buff *skb,
 	if (unlikely(key < 0 || key >= OFAN_MAX_KEYS))
 		return OFAN_KERNEL_PATH(unknown_dst);
 	dest_key = key;
-	dest = bpf_map_lookup_elem(&ofan_dests, &dest_key);
+	slot = ofan_dest_index(set, dest_key);
+	dest = bpf_map_lookup_elem(&ofan_dests, &slot);
 	if (unlikely(!dest || !(dest->flags & OFAN_DEST_F_VALID)))
 		return OFAN_KERNEL_PATH(unknown_dst);
 	if (unlikely(dest->flags & OFAN_DEST_F_LOCAL))
@@ -336,7 +347,7 @@ static __always_inline int ofan_forward(struct __sk_buff *skb,
 		uplink = ofan_random_port(valid);
 		break;
 	case OFAN_MODE_ECMP:
-		uplink = ofan_fib_port(skb, cfg, family, l3, l3_len);
+		uplink = ofan_fib_port(skb, cfg, set, family, l3, l3_len);
 		if (uplink < 0)
 			return uplink;
 		/* the route's uplink without a next hop of this family */
@@ -352,7 +363,7 @@ static __always_inline int ofan_forward(struct __sk_buff *skb,
 		return OFAN_KERNEL_PATH(no_valid_port);
 	}
 
-	slot = uplink;
+	slot = ofan_port_index(set, uplink);
 	port = bpf_map_lookup_elem(&ofan_ports, &slot);
 	if (unlikely(!port || !port->ifindex))
 		return OFAN_KERNEL_PATH(uplink_missing);
@@ -367,6 +378,7 @@ static __always_inline int ofan_forward(struct __sk_buff *skb,
 		return ret < 0 ? OFAN_KERNEL_PATH(uplink_missing) :
 				 OFAN_KERNEL_PATH(too_big);
 	/* Forwarded packets are counted per uplink and per key only. */
+	slot = uplink;
 	pst = bpf_map_lookup_elem(&ofan_port_stats, &slot);
 	if (pst) {
 		pst->packets++;
@@ -407,10 +419,16 @@ static __always_inline int ofan_handle(struct __sk_buff *skb)
 	void *data_end = (void *)(long)skb->data_end;
 	void *data = (void *)(long)skb->data;
 	struct ethhdr *eth = data;
+	struct ofan_active *active;
 	struct ofan_config *cfg;
-	__u32 zero = 0;
+	__u32 zero = 0, set;
 
-	cfg = bpf_map_lookup_elem(&ofan_config, &zero);
+	/* one read of the set in use: every entry below comes from it */
+	active = bpf_map_lookup_elem(&ofan_active, &zero);
+	if (unlikely(!active))
+		return OFAN_KERNEL_PATH(unconfigured);
+	set = ofan_config_index(READ_ONCE(active->set));
+	cfg = bpf_map_lookup_elem(&ofan_config, &set);
 	/* w - 1 < OFAN_MAX_W: w in 1..OFAN_MAX_W, in one compare */
 	if (unlikely(!cfg || cfg->layout_version != OFAN_LAYOUT_VERSION ||
 		     cfg->w - 1 >= OFAN_MAX_W))
@@ -435,8 +453,9 @@ static __always_inline int ofan_handle(struct __sk_buff *skb)
 		/* the kernel sends ICMP time exceeded */
 		if (unlikely(ip4->ttl <= 1))
 			return OFAN_KERNEL_PATH(ttl_expired);
-		return ofan_forward(skb, cfg, ofan_dest_key4(cfg, ip4->daddr),
-				    AF_INET, ip4, bpf_ntohs(ip4->tot_len));
+		return ofan_forward(skb, cfg, set,
+				    ofan_dest_key4(cfg, ip4->daddr), AF_INET,
+				    ip4, bpf_ntohs(ip4->tot_len));
 	}
 	if (eth->h_proto == bpf_htons(ETH_P_IPV6)) {
 		struct ipv6hdr *ip6 = (void *)(eth + 1);
@@ -445,7 +464,7 @@ static __always_inline int ofan_handle(struct __sk_buff *skb)
 			return OFAN_KERNEL_PATH(malformed);
 		if (ip6->hop_limit <= 1)
 			return OFAN_KERNEL_PATH(ttl_expired);
-		return ofan_forward(skb, cfg, ofan_dest_key6(&ip6->daddr),
+		return ofan_forward(skb, cfg, set, ofan_dest_key6(&ip6->daddr),
 				    AF_INET6, ip6,
 				    sizeof(*ip6) + bpf_ntohs(ip6->payload_len));
 	}

@@ -196,6 +196,26 @@ symphony_ko() {
 	esac
 }
 
+# ofan_lookup [-j] PINS MAP INDEX: entry INDEX of Ofan map MAP pinned in
+# PINS, in the set in use (ofan_active; include/ofan/ofan_maps.h), as
+# bpftool prints it: MAP is ofan_config (INDEX 0), ofan_ports (an uplink)
+# or ofan_dests (a key).
+ofan_lookup() {
+	local json="" set per idx
+	[ "$1" = -j ] && { json=-j; shift; }
+	set=$(bpftool map lookup pinned "$1/ofan_active" key 0 0 0 0 |
+		sed -n 's/.*"set": \([0-9]*\).*/\1/p')
+	case "$2" in
+	ofan_config) per=1 ;;
+	ofan_ports) per=64 ;;
+	ofan_dests) per=4096 ;;
+	*) echo "ofan_lookup: no map '$2'" >&2; return 2 ;;
+	esac
+	idx=$(( ${set:-0} * per + $3 ))
+	bpftool $json map lookup pinned "$1/$2" key $((idx & 255)) \
+		$((idx >> 8 & 255)) $((idx >> 16 & 255)) $((idx >> 24 & 255))
+}
+
 require_bpffs() {
 	mountpoint -q /sys/fs/bpf || mount -t bpf bpf /sys/fs/bpf ||
 		ktap_skip_all "cannot mount bpffs on /sys/fs/bpf"

@@ -15,13 +15,47 @@
 #include "ofan_core.h"
 
 /* Bumped whenever a layout below changes. */
-#define OFAN_LAYOUT_VERSION	6
+#define OFAN_LAYOUT_VERSION	7
 
 #define OFAN_MAX_KEYS		4096	/* destination keys (edge switches, pods) */
 #define OFAN_MAX_PIPES		16	/* pOfan pipes */
 #define OFAN_NR_CLASSES		2	/* size classes: data, ACK */
 #define OFAN_MAX_PREFIXES	16384	/* LPM entries per address family */
 #define OFAN_MAX_PIPE_PORTS	256	/* ingress interfaces mapped to pipes */
+
+/*
+ * A load publishes a whole configuration at once: ofan_config, ofan_ports
+ * and ofan_dests hold OFAN_NR_SETS sets, and ofan_active names the one in
+ * use.  A load writes the other set whole, then flips ofan_active with one
+ * aligned 32-bit store; a packet reads ofan_active once and takes every
+ * entry from that set, so it never mixes two loads (a w, its ports and the
+ * port orders written for it).  The set a load leaves was in use until the
+ * flip; the next load, milliseconds later at the least, rewrites it.  The
+ * agent's other writers (symofan ofan port, the daemon) change single
+ * fields of the active set in place.
+ */
+#define OFAN_NR_SETS		2
+
+/* ofan_active: array map with one entry (key 0). */
+struct ofan_active {
+	__u32	set;			/* 0 or 1: the set in use */
+};
+
+/* The keys of set @set's config, uplink @port and destination @key. */
+static inline __u32 ofan_config_index(__u32 set)
+{
+	return set & 1;
+}
+
+static inline __u32 ofan_port_index(__u32 set, __u32 port)
+{
+	return (set & 1) * OFAN_MAX_W + (port & (OFAN_MAX_W - 1));
+}
+
+static inline __u32 ofan_dest_index(__u32 set, __u32 key)
+{
+	return (set & 1) * OFAN_MAX_KEYS + (key & (OFAN_MAX_KEYS - 1));
+}
 
 enum ofan_mode {
 	OFAN_MODE_OFAN,		/* pointer per (key, class) */
@@ -37,7 +71,7 @@ enum ofan_class {
 	OFAN_CLASS_ACK,
 };
 
-/* ofan_config: array map with one entry (key 0). */
+/* ofan_config: array map, an entry per set (ofan_config_index()). */
 struct ofan_config {
 	__u32	layout_version;		/* OFAN_LAYOUT_VERSION */
 	__u32	mode;			/* enum ofan_mode */
@@ -96,7 +130,7 @@ static inline void ofan_config_set_fast(struct ofan_config *cfg, __u32 net_be,
 }
 
 /*
- * ofan_ports: array map indexed by uplink 0..w-1.  An uplink has a next
+ * ofan_ports: array map, per set uplinks 0..w-1 (ofan_port_index()).  An uplink has a next
  * hop per address family it carries, as a router's port may have both;
  * ofan_config.nh4_ports and nh6_ports say which uplinks have which, and a
  * packet only takes an uplink with a next hop of its own family.
@@ -111,7 +145,7 @@ struct ofan_port {
 	__u8	nh6[16];		/* IPv6 next hop, network byte order */
 };
 
-/* ofan_dests: array map indexed by destination key. */
+/* ofan_dests: array map, per set the destination keys (ofan_dest_index()). */
 #define OFAN_DEST_F_LOCAL	0x1	/* below this switch: kernel forwards */
 #define OFAN_DEST_F_VALID	0x2	/* entry configured */
 

@@ -71,13 +71,13 @@ EOF
 
 status() { in_ns "$sw" "$symofan" ofan status --pin-dir "$pins" --json; }
 keys_of() { jq -c '[.keys[] | "\(.key) \(.valid_ports | map(tostring) | join(","))"]' <<<"$1"; }
-# (bpftool's BTF-formatted text and sed: a probe takes ~3 ms, jq ~40)
+# (bpftool's BTF-formatted text and sed: a probe takes ~6 ms, jq ~40)
 up_ports() {
-	bpftool map lookup pinned "$pins/ofan_config" key 0 0 0 0 |
+	ofan_lookup "$pins" ofan_config 0 |
 		sed -n 's/.*"up_ports": \([0-9]*\).*/\1/p'
 }
 valid_ports() {
-	bpftool map lookup pinned "$pins/ofan_dests" key "$1" 0 0 0 |
+	ofan_lookup "$pins" ofan_dests "$1" |
 		sed -n 's/.*"valid_ports": \([0-9]*\).*/\1/p'
 }
 now_ms() { echo $(( $(date +%s%N) / 1000000 )); }

@@ -97,11 +97,11 @@ start_daemon() {
 	sleep 0.3
 }
 up_ports() {
-	bpftool -j map lookup pinned "$pin_e0/ofan_config" key 0 0 0 0 |
+	ofan_lookup -j "$pin_e0" ofan_config 0 |
 		jq .formatted.value.up_ports
 }
 valid() {
-	bpftool -j map lookup pinned "$pin_e0/ofan_dests" key "$1" 0 0 0 |
+	ofan_lookup -j "$pin_e0" ofan_dests "$1" |
 		jq .formatted.value.valid_ports
 }
 # wait_ms WANT CMD...: poll CMD every 5 ms until it prints WANT (at most

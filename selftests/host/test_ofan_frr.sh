@@ -109,7 +109,7 @@ on_exit in_ns "$sw" "$symofan" ofan unload --pin-dir "$pins" --force
 check "Ofan loads on the switch" in_ns "$sw" "$symofan" ofan load "$tmp/ofan.conf"
 
 valid() {
-	bpftool -j map lookup pinned "$pins/ofan_dests" key "$1" 0 0 0 |
+	ofan_lookup -j "$pins" ofan_dests "$1" |
 		jq .formatted.value.valid_ports
 }
 # wait_ms WANT CMD...: ms until CMD prints WANT (polled), or "timeout"

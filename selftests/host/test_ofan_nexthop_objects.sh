@@ -54,7 +54,7 @@ prefix 10.6.0.0/24 key 3
 EOC
 
 valid_ports() {
-	bpftool map lookup pinned "$pins/ofan_dests" key "$1" 0 0 0 |
+	ofan_lookup "$pins" ofan_dests "$1" |
 		sed -n 's/.*"valid_ports": \([0-9]*\).*/\1/p'
 }
 probe() { echo "$(valid_ports 2) $(valid_ports 3)"; }

@@ -26,7 +26,7 @@ log=$tmp/daemon.log
 burst=40
 actions=(reload "port down" "port up" "link down" "link up" "daemon restart"
 	 "route u0" "route both")
-ktap_plan $((2 * 2 * ${#actions[@]} + 1))
+ktap_plan $((2 * 2 * ${#actions[@]} + 2))
 
 netns_create sw hA upA upB
 veth_pair "$hA" eth0 10.1.1.2/24 "$sw" d0 10.1.1.1/24
@@ -90,9 +90,9 @@ act() {
 }
 # "UP_PORTS VALID_PORTS_OF_KEY_2" as the datapath has them, and as it should
 dp_state() {
-	echo "$(bpftool map lookup pinned "$pins/ofan_config" key 0 0 0 0 |
+	echo "$(ofan_lookup "$pins" ofan_config 0 |
 		sed -n 's/.*"up_ports": \([0-9]*\).*/\1/p') $(
-		bpftool map lookup pinned "$pins/ofan_dests" key 2 0 0 0 |
+		ofan_lookup "$pins" ofan_dests 2 |
 		sed -n 's/.*"valid_ports": \([0-9]*\).*/\1/p')"
 }
 want_state() {
@@ -100,6 +100,7 @@ want_state() {
 	[ "$admin1" = up ] && [ "$link1" = up ] && up=3
 	echo "$up $([ "$route2" = both ] && echo 3 || echo 1)"
 }
+now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
 rx() { ip -n "$1" -j -s link show dev eth0 | jq '.[0].stats64.rx.packets'; }
 port_packets() {
 	in_ns "$sw" "$symofan" ofan status --pin-dir "$pins" --json |
@@ -161,5 +162,42 @@ done
 in_ns "$sw" "$symofan" daemon --once --pin-dir "$pins" > "$tmp/once" 2>&1
 check_eq "at the end the daemon finds nothing to correct against the kernel" \
 	"" "$(grep -E '^(key|uplink)' "$tmp/once")"
+
+# Reloads that change w under traffic: the config with both uplinks and
+# one with uplink 0 only, 20 times each while packets flow to key 2.
+# Each load publishes its whole set at once, so no packet sees a w with
+# another load's ports or port orders: none takes the kernel path.
+act "port up"; act "link up"; act "route both"
+grep -v '^uplink 1 ' "$conf" > "$tmp/one_uplink.conf"
+kernel_path() {
+	in_ns "$sw" "$symofan" ofan status --pin-dir "$pins" --json |
+		jq '.packets | .no_valid_port + .uplink_missing + .unknown_dst + .unconfigured'
+}
+reloads() {
+	local i
+	for i in $(seq 20); do
+		in_ns "$sw" "$symofan" ofan load "$tmp/one_uplink.conf" >/dev/null
+		in_ns "$sw" "$symofan" ofan load "$conf" >/dev/null
+	done
+}
+# time the reloads alone, then send for half as long again at 2000/s
+t0=$(now_ms)
+reloads
+count=$(( ($(now_ms) - t0) * 3 ))
+k_before=$(kernel_path)
+before=$(( $(rx "$upA") + $(rx "$upB") ))
+ip netns exec "$hA" "$BUILD_DIR/rocegen" --pps 2000 10.9.0.5 \
+	"job=1,step=1,count=$count" >/dev/null &
+sender=$!
+reloads
+loaded_while_sending=$(kill -0 "$sender" 2>/dev/null && echo yes || echo no)
+wait "$sender"
+for i in $(seq 200); do
+	got=$(( $(rx "$upA") + $(rx "$upB") - before ))
+	[ "$got" -ge "$count" ] && break
+	sleep 0.01
+done
+check_eq "40 reloads changing w under $count packets: all arrive, none on the kernel path" \
+	"yes $count 0" "$loaded_while_sending $got $(( $(kernel_path) - k_before ))"
 
 ktap_finished

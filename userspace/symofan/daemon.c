@@ -159,7 +159,7 @@ static __u32 pinned_config_id(const char *dir)
  */
 static int read_config(struct daemon *d, struct ofan_config *cfg)
 {
-	__u32 zero = 0, id = pinned_config_id(d->dir);
+	__u32 id = pinned_config_id(d->dir), set;
 
 	if (!id) {
 		error("%s was unloaded (no ofan_config pinned): exiting", d->dir);
@@ -167,7 +167,12 @@ static int read_config(struct daemon *d, struct ofan_config *cfg)
 	}
 	if (id != d->cfg_map_id)
 		return 1;
-	if (bpf_map_lookup_elem(d->fd_cfg, &zero, cfg)) {
+	/* a load writes the other set, then makes it the active one */
+	if (read_active_set(d->dir, &set))
+		return -1;
+	if (set != d->set)
+		return 1;
+	if (bpf_map_lookup_elem(d->fd_cfg, &d->set, cfg)) {
 		error("cannot read %s/ofan_config: %s", d->dir, why(errno));
 		return -1;
 	}
@@ -210,7 +215,7 @@ static int apply(struct daemon *d)
 	struct ofan_dest dest;
 	__u64 up, new_up, mask = w_mask(d->w), diff;
 	int lock_fd = -1, ret = -1, err;
-	__u32 k, i, changed = 0;
+	__u32 k, i, slot, changed = 0;
 	bool locked = false;
 
 again:
@@ -231,8 +236,7 @@ again:
 			goto lock;
 		diff = new_up ^ cfg.up_ports;
 		cfg.up_ports = new_up;
-		if (bpf_map_update_elem(d->fd_cfg, &(__u32){ 0 }, &cfg,
-					BPF_ANY)) {
+		if (bpf_map_update_elem(d->fd_cfg, &d->set, &cfg, BPF_ANY)) {
 			error("cannot write %s/ofan_config: %s", d->dir,
 			      why(errno));
 			goto out;
@@ -251,7 +255,8 @@ again:
 
 		if (!ck->line || ck->local)
 			continue;
-		if (bpf_map_lookup_elem(d->fd_dests, &k, &dest)) {
+		slot = ofan_dest_index(d->set, k);
+		if (bpf_map_lookup_elem(d->fd_dests, &slot, &dest)) {
 			error("cannot read key %u of %s/ofan_dests: %s", k,
 			      d->dir, why(errno));
 			goto out;
@@ -267,7 +272,7 @@ again:
 		       (unsigned long long)valid[k],
 		       routed[k] ? "" : " (no route: configured ports)");
 		dest.valid_ports = valid[k];
-		if (bpf_map_update_elem(d->fd_dests, &k, &dest, BPF_ANY)) {
+		if (bpf_map_update_elem(d->fd_dests, &slot, &dest, BPF_ANY)) {
 			error("cannot write key %u of %s/ofan_dests: %s", k,
 			      d->dir, why(errno));
 			goto out;
@@ -301,7 +306,7 @@ out:
 static int open_config_map(struct daemon *d, struct ofan_config *cfg)
 {
 	struct bpf_map_info info = {};
-	__u32 len = sizeof(info), zero = 0, version;
+	__u32 len = sizeof(info), version;
 	char path[256];
 	void *buf;
 	int fd;
@@ -324,7 +329,8 @@ static int open_config_map(struct daemon *d, struct ofan_config *cfg)
 		close(fd);
 		return -1;
 	}
-	if (bpf_map_lookup_elem(fd, &zero, buf)) {
+	/* entry 0 tells the layout, whatever the layout */
+	if (bpf_map_lookup_elem(fd, &(__u32){ 0 }, buf)) {
 		error("cannot read %s: %s", path, why(errno));
 		goto fail;
 	}
@@ -339,7 +345,12 @@ static int open_config_map(struct daemon *d, struct ofan_config *cfg)
 			      d->dir, version, OFAN_LAYOUT_VERSION);
 		goto fail;
 	}
-	memcpy(cfg, buf, sizeof(*cfg));
+	if (read_active_set(d->dir, &d->set))
+		goto fail;
+	if (bpf_map_lookup_elem(fd, &d->set, cfg)) {
+		error("cannot read %s: %s", path, why(errno));
+		goto fail;
+	}
 	free(buf);
 	d->cfg_map_id = info.id;
 	if (!cfg->w || cfg->w > OFAN_MAX_W) {
@@ -424,7 +435,9 @@ static int setup(struct daemon *d)
 		return -1;
 	}
 	for (i = 0; i < d->w; i++) {
-		if (bpf_map_lookup_elem(fd_ports, &i, &d->ports[i])) {
+		__u32 key = ofan_port_index(d->set, i);
+
+		if (bpf_map_lookup_elem(fd_ports, &key, &d->ports[i])) {
 			error("cannot read %s/ofan_ports: %s", d->dir,
 			      why(errno));
 			close(fd_ports);

@@ -58,6 +58,7 @@ struct daemon {
 	int			fd_cfg;
 	int			fd_dests;
 	__u32			cfg_map_id;	/* of fd_cfg: another after a new load */
+	__u32			set;		/* the set in use, at setup */
 	__u64			generation;	/* ofan_config's, at setup */
 
 	struct mnl_socket	*ev;		/* multicast events */

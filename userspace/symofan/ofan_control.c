@@ -21,10 +21,13 @@
 #include "state.h"
 #include "tool_util.h"
 
-/* Opens and locks ofan_config of @dir and reads it into @cfg. */
-static int open_config(const char *dir, struct ofan_config *cfg, int *lock_fd)
+/*
+ * Opens and locks ofan_config of @dir and reads the active set's into
+ * @cfg (its set into *@set).
+ */
+static int open_config(const char *dir, struct ofan_config *cfg, __u32 *set,
+		       int *lock_fd)
 {
-	__u32 zero = 0;
 	int fd;
 
 	fd = open_pinned(dir, "ofan_config", sizeof(*cfg), false);
@@ -35,7 +38,10 @@ static int open_config(const char *dir, struct ofan_config *cfg, int *lock_fd)
 		close(fd);
 		return -1;
 	}
-	if (bpf_map_lookup_elem(fd, &zero, cfg)) {
+	/* under the lock: no load flips the set meanwhile */
+	if (read_active_set(dir, set))
+		goto fail;
+	if (bpf_map_lookup_elem(fd, set, cfg)) {
 		error("cannot read %s/ofan_config: %s", dir, why(errno));
 		goto fail;
 	}
@@ -52,11 +58,10 @@ fail:
 	return -1;
 }
 
-static int write_config(int fd, const char *dir, const struct ofan_config *cfg)
+static int write_config(int fd, const char *dir, __u32 set,
+			const struct ofan_config *cfg)
 {
-	__u32 zero = 0;
-
-	if (bpf_map_update_elem(fd, &zero, cfg, BPF_ANY)) {
+	if (bpf_map_update_elem(fd, &set, cfg, BPF_ANY)) {
 		error("cannot write %s/ofan_config: %s", dir, why(errno));
 		return -1;
 	}
@@ -67,7 +72,7 @@ int cmd_ofan_set_mode(const struct command *cmd, int argc, char **argv)
 {
 	struct ofan_config cfg;
 	int ret, fd, lock_fd, mode;
-	__u32 old;
+	__u32 old, set;
 	struct opts o;
 
 	ret = opts_exit(parse_opts(cmd, argc, argv, OPT_PIN_DIR, 1, &o));
@@ -79,12 +84,12 @@ int cmd_ofan_set_mode(const struct command *cmd, int argc, char **argv)
 		      o.args[0]);
 		return EXIT_USAGE;
 	}
-	fd = open_config(o.pin_dir, &cfg, &lock_fd);
+	fd = open_config(o.pin_dir, &cfg, &set, &lock_fd);
 	if (fd < 0)
 		return EXIT_ERROR;
 	old = cfg.mode;
 	cfg.mode = mode;
-	ret = write_config(fd, o.pin_dir, &cfg) ? EXIT_ERROR : EXIT_OK;
+	ret = write_config(fd, o.pin_dir, set, &cfg) ? EXIT_ERROR : EXIT_OK;
 	if (!ret)
 		printf("symofan: ofan mode %s -> %s\n", ofan_mode_name(old),
 		       ofan_mode_names[mode]);
@@ -93,18 +98,20 @@ int cmd_ofan_set_mode(const struct command *cmd, int argc, char **argv)
 	return ret;
 }
 
-/* Whether the link of uplink @idx of @dir is up now. */
-static bool uplink_link_up(const char *dir, __u32 idx, __u32 w)
+/* Whether the link of uplink @idx of set @set of @dir is up now. */
+static bool uplink_link_up(const char *dir, __u32 set, __u32 idx, __u32 w)
 {
 	struct ofan_port ports[OFAN_MAX_W] = {};
-	__u32 i;
+	__u32 i, key;
 	int fd;
 
 	fd = open_pinned(dir, "ofan_ports", sizeof(struct ofan_port), false);
 	if (fd < 0)
 		return false;
-	for (i = 0; i < w && i < OFAN_MAX_W; i++)
-		bpf_map_lookup_elem(fd, &i, &ports[i]);
+	for (i = 0; i < w && i < OFAN_MAX_W; i++) {
+		key = ofan_port_index(set, i);
+		bpf_map_lookup_elem(fd, &key, &ports[i]);
+	}
 	close(fd);
 	return (uplinks_link_up(ports, w) >> idx) & 1;
 }
@@ -115,6 +122,7 @@ int cmd_ofan_port(const struct command *cmd, int argc, char **argv)
 	unsigned long idx;
 	int ret, fd, lock_fd;
 	bool up, link_up;
+	__u32 set;
 	struct opts o;
 	char *end;
 
@@ -132,7 +140,7 @@ int cmd_ofan_port(const struct command *cmd, int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	up = !strcmp(o.args[1], "up");
-	fd = open_config(o.pin_dir, &cfg, &lock_fd);
+	fd = open_config(o.pin_dir, &cfg, &set, &lock_fd);
 	if (fd < 0)
 		return EXIT_ERROR;
 	ret = EXIT_USAGE;
@@ -144,12 +152,12 @@ int cmd_ofan_port(const struct command *cmd, int argc, char **argv)
 		cfg.admin_down_ports &= ~(1ULL << idx);
 	else
 		cfg.admin_down_ports |= 1ULL << idx;
-	link_up = uplink_link_up(o.pin_dir, idx, cfg.w);
+	link_up = uplink_link_up(o.pin_dir, set, idx, cfg.w);
 	if (up && link_up)
 		cfg.up_ports |= 1ULL << idx;
 	else
 		cfg.up_ports &= ~(1ULL << idx);
-	ret = write_config(fd, o.pin_dir, &cfg) ? EXIT_ERROR : EXIT_OK;
+	ret = write_config(fd, o.pin_dir, set, &cfg) ? EXIT_ERROR : EXIT_OK;
 	if (!ret)
 		printf("symofan: ofan uplink %lu administratively %s%s (up ports 0x%llx)\n",
 		       idx, up ? "up" : "down",

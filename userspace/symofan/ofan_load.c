@@ -75,6 +75,7 @@ struct loader {
 	__u64			admin_down;	/* kept from the last load */
 	__u64			generation;	/* the last load's */
 	__u64			valid[OFAN_MAX_KEYS];	/* per key, as routed */
+	__u32			set;		/* the set this load writes */
 	__u32			inited;		/* pointers started now */
 	__u32			stale_prefixes;
 	__u32			detached;
@@ -92,10 +93,12 @@ static int load_ports(struct loader *l)
 	__u32 i;
 
 	for (i = 0; i < OFAN_MAX_W; i++) {
+		__u32 slot = ofan_port_index(l->set, i);
+
 		memset(&port, 0, sizeof(port));
 		if (i < l->conf->w)
 			ofan_conf_port(l->conf, i, &port);
-		if (bpf_map_update_elem(fd, &i, &port, BPF_ANY))
+		if (bpf_map_update_elem(fd, &slot, &port, BPF_ANY))
 			return -errno;
 	}
 	return 0;
@@ -153,7 +156,7 @@ static int load_dests(struct loader *l)
 	int fd = map_fd(l->skel->maps.ofan_dests);
 	__u8 perm[OFAN_MAX_W] = {};
 	struct ofan_dest dest;
-	__u32 key;
+	__u32 key, slot;
 
 	if (ofan_base_perm(conf->w, perm) < 0)
 		return -EINVAL;
@@ -168,7 +171,8 @@ static int load_dests(struct loader *l)
 			ofan_dest_fill_orders(&dest, perm, conf->w, key,
 					      conf->nr_keys);
 		}
-		if (bpf_map_update_elem(fd, &key, &dest, BPF_ANY))
+		slot = ofan_dest_index(l->set, key);
+		if (bpf_map_update_elem(fd, &slot, &dest, BPF_ANY))
 			return -errno;
 	}
 	return 0;
@@ -333,7 +337,7 @@ static int load_config(struct loader *l)
 		.nh4_ports	= ofan_conf_family_ports(conf, AF_INET),
 		.nh6_ports	= ofan_conf_family_ports(conf, AF_INET6),
 	};
-	__u32 zero = 0, key;
+	__u32 key;
 
 	if (conf->fast_enabled)
 		ofan_config_set_fast(&cfg, conf->fast_net, conf->fast_prefix_len,
@@ -347,8 +351,23 @@ static int load_config(struct loader *l)
 	}
 	if (ofan_base_perm(conf->w, cfg.perm) < 0)
 		return -EINVAL;
-	if (bpf_map_update_elem(map_fd(l->skel->maps.ofan_config), &zero, &cfg,
-				BPF_ANY))
+	if (bpf_map_update_elem(map_fd(l->skel->maps.ofan_config), &l->set,
+				&cfg, BPF_ANY))
+		return -errno;
+	return 0;
+}
+
+/*
+ * Makes the set this load wrote the one in use: one aligned 32-bit store
+ * (array map values are copied in place), read once per packet.
+ */
+static int load_publish(struct loader *l)
+{
+	struct ofan_active active = { .set = l->set };
+	__u32 zero = 0;
+
+	if (bpf_map_update_elem(map_fd(l->skel->maps.ofan_active), &zero,
+				&active, BPF_ANY))
 		return -errno;
 	return 0;
 }
@@ -479,12 +498,14 @@ static int load_pin_prog(struct loader *l, const char *dir)
 
 
 /*
- * The maps pinned by an earlier load must have this layout; from their
- * config, the operator's down uplinks (those still below w) and the
- * generation carry over.
+ * The maps pinned by an earlier load must have this layout (entry 0 of
+ * ofan_config tells); from the config in use, the operator's down uplinks
+ * (those still below w) and the generation carry over, and this load
+ * writes the other set.
  */
 static int check_layout(struct loader *l, const char *dir)
 {
+	struct ofan_active active = {};
 	struct ofan_config cfg;
 	__u32 zero = 0;
 
@@ -498,12 +519,25 @@ static int check_layout(struct loader *l, const char *dir)
 		      dir, cfg.layout_version, OFAN_LAYOUT_VERSION);
 		return -1;
 	}
-	if (cfg.layout_version) {
-		l->admin_down = cfg.admin_down_ports &
-				(l->conf->w >= OFAN_MAX_W ? ~0ULL :
-				 (1ULL << l->conf->w) - 1);
-		l->generation = cfg.generation;
+	l->set = 0;
+	if (!cfg.layout_version)
+		return 0;	/* new maps: set 0, active already */
+	if (bpf_map_lookup_elem(map_fd(l->skel->maps.ofan_active), &zero,
+				&active)) {
+		error("cannot read %s/ofan_active: %s", dir, why(errno));
+		return -1;
 	}
+	active.set = ofan_config_index(active.set);
+	if (bpf_map_lookup_elem(map_fd(l->skel->maps.ofan_config), &active.set,
+				&cfg)) {
+		error("cannot read %s/ofan_config: %s", dir, why(errno));
+		return -1;
+	}
+	l->set = active.set ^ 1;
+	l->admin_down = cfg.admin_down_ports &
+			(l->conf->w >= OFAN_MAX_W ? ~0ULL :
+			 (1ULL << l->conf->w) - 1);
+	l->generation = cfg.generation;
 	return 0;
 }
 
@@ -603,6 +637,8 @@ static int do_load(struct ofan_conf *conf, const char *config)
 		err = load_pipes(&l);
 	if (!err)
 		err = load_config(&l);
+	if (!err)
+		err = load_publish(&l);
 	if (err) {
 		error("cannot fill the maps in %s: %s", dir, why(-err));
 		goto out;

@@ -35,6 +35,7 @@ struct status {
 	struct ofan_stats	stats;
 	__u64			rr;
 	__u64			link_up;	/* uplinks whose link is up now */
+	__u32			set;		/* the set in use (ofan_active) */
 	int			ncpus;
 	int			fd_ptrs;
 };
@@ -65,7 +66,7 @@ static int read_status(struct status *s)
 {
 	int fd_cfg, fd_ports, fd_pstats, fd_dests, fd_kstats, fd_stats, fd_rr;
 	int fd, ret = -1;
-	__u32 i, zero = 0;
+	__u32 i, key, zero = 0;
 
 	s->ncpus = libbpf_num_possible_cpus();
 	if (s->ncpus <= 0) {
@@ -89,16 +90,24 @@ static int read_status(struct status *s)
 	    fd_stats < 0 || fd_rr < 0 || s->fd_ptrs < 0)
 		goto out;
 
-	if (bpf_map_lookup_elem(fd_cfg, &zero, &s->cfg))
+	/* the set in use; a load flipping it meanwhile is not locked out
+	 * (status takes no lock), so this is a snapshot of one moment
+	 */
+	if (read_active_set(s->dir, &s->set))
+		goto out;
+	key = ofan_config_index(s->set);
+	if (bpf_map_lookup_elem(fd_cfg, &key, &s->cfg))
 		goto fail;
 	for (i = 0; i < OFAN_MAX_W; i++) {
-		if (bpf_map_lookup_elem(fd_ports, &i, &s->ports[i]) ||
+		key = ofan_port_index(s->set, i);
+		if (bpf_map_lookup_elem(fd_ports, &key, &s->ports[i]) ||
 		    read_percpu(fd_pstats, i, &s->port_stats[i],
 				sizeof(s->port_stats[i]), s->ncpus))
 			goto fail;
 	}
 	for (i = 0; i < OFAN_MAX_KEYS; i++) {
-		if (bpf_map_lookup_elem(fd_dests, &i, &s->dests[i]) ||
+		key = ofan_dest_index(s->set, i);
+		if (bpf_map_lookup_elem(fd_dests, &key, &s->dests[i]) ||
 		    read_percpu(fd_kstats, i, &s->key_stats[i],
 				sizeof(s->key_stats[i]), s->ncpus))
 			goto fail;
@@ -336,6 +345,8 @@ static int print_json(const struct status *s)
 	err |= jdoc_add_u64(doc, "layout_version", c->layout_version);
 	err |= jdoc_add_str(doc, "mode", ofan_mode_name(c->mode));
 	err |= jdoc_add_u64(doc, "w", c->w);
+	err |= jdoc_add_u64(doc, "generation", c->generation);
+	err |= jdoc_add_u64(doc, "active_set", s->set);
 	err |= jdoc_add_u64(doc, "nr_keys", c->nr_keys);
 	err |= jdoc_add_u64(doc, "nr_pipes", c->nr_pipes);
 	err |= jdoc_add_u64(doc, "ack_max_bytes", c->ack_max_bytes);

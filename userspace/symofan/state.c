@@ -143,3 +143,22 @@ __u64 uplinks_link_up(const struct ofan_port *ports, __u32 w)
 	close(sock);
 	return up;
 }
+
+int read_active_set(const char *dir, __u32 *set)
+{
+	struct ofan_active active;
+	__u32 zero = 0;
+	int fd;
+
+	fd = open_pinned(dir, "ofan_active", sizeof(active), false);
+	if (fd < 0)
+		return -1;
+	if (bpf_map_lookup_elem(fd, &zero, &active)) {
+		error("cannot read %s/ofan_active: %s", dir, why(errno));
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	*set = ofan_config_index(active.set);
+	return 0;
+}

@@ -74,6 +74,12 @@ void record_state(struct symofan_state *st, const struct ofan_conf *conf,
 		  const char *config);
 
 /*
+ * The set of ofan_config, ofan_ports and ofan_dests in use in @dir, into
+ * *@set (ofan_maps.h); 0, or -1 after an error message.
+ */
+int read_active_set(const char *dir, __u32 *set);
+
+/*
  * The uplinks among @ports[0..w-1] whose link is up now (IFF_UP and
  * IFF_RUNNING), in the caller's network namespace.
  */
