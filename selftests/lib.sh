@@ -196,6 +196,37 @@ symphony_ko() {
 	esac
 }
 
+now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
+
+# react NAME EXPECTED PROBE CHANGE...: make CHANGE, then run PROBE every
+# 10 ms until it prints EXPECTED (for at most 2 s); one test point, passing
+# when that took at most $react_limit_ms ms (default 100) after CHANGE
+# returned.  The time is counted from the command's return, because some
+# kernel changes (nexthop objects in use) wait for an RCU grace period
+# before returning; both times are printed.
+react() {
+	local name=$1 want=$2 probe=$3 limit=${react_limit_ms:-100}
+	local t0 t1 t got=""
+	shift 3
+	t0=$(now_ms)
+	"$@"
+	t1=$(now_ms)
+	while :; do
+		got=$($probe)
+		t=$(( $(now_ms) - t1 ))
+		[ "$got" = "$want" ] && break
+		[ "$t" -gt 2000 ] && break
+		sleep 0.01
+	done
+	ktap_print "$name: $t ms after the command, $((t + t1 - t0)) ms in all"
+	if [ "$got" = "$want" ] && [ "$t" -le "$limit" ]; then
+		ktap_pass "$name within $limit ms"
+	else
+		ktap_fail "$name within $limit ms" \
+			"expected '$want', got '$got' after $t ms"
+	fi
+}
+
 # ofan_lookup [-j] PINS MAP INDEX: entry INDEX of Ofan map MAP pinned in
 # PINS, in the set in use (ofan_active; include/ofan/ofan_maps.h), as
 # bpftool prints it: MAP is ofan_config (INDEX 0), ofan_ports (an uplink)

@@ -23,7 +23,6 @@ pins=/sys/fs/bpf/ofan-daemon-$$
 tmp=$(mktemp -d /tmp/test_ofan_daemon.XXXXXX)
 on_exit rm -rf "$tmp"
 log=$tmp/daemon.log
-limit_ms=100
 
 ktap_plan 40
 
@@ -79,29 +78,6 @@ up_ports() {
 valid_ports() {
 	ofan_lookup "$pins" ofan_dests "$1" |
 		sed -n 's/.*"valid_ports": \([0-9]*\).*/\1/p'
-}
-now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
-# react NAME EXPECTED PROBE CHANGE...: make CHANGE, then run PROBE every
-# 10 ms until it prints EXPECTED; one test point, within $limit_ms.
-react() {
-	local name=$1 want=$2 probe=$3 t0 t got=""
-	shift 3
-	t0=$(now_ms)
-	"$@"
-	while :; do
-		got=$($probe)
-		t=$(( $(now_ms) - t0 ))
-		[ "$got" = "$want" ] && break
-		[ "$t" -gt 2000 ] && break
-		sleep 0.01
-	done
-	ktap_print "$name: $t ms"
-	if [ "$got" = "$want" ] && [ "$t" -le "$limit_ms" ]; then
-		ktap_pass "$name within $limit_ms ms"
-	else
-		ktap_fail "$name within $limit_ms ms" \
-			"expected '$want', got '$got' after $t ms"
-	fi
 }
 probe_up() { up_ports; }
 probe_key2() { valid_ports 2; }

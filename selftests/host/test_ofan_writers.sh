@@ -100,7 +100,6 @@ want_state() {
 	[ "$admin1" = up ] && [ "$link1" = up ] && up=3
 	echo "$up $([ "$route2" = both ] && echo 3 || echo 1)"
 }
-now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
 rx() { ip -n "$1" -j -s link show dev eth0 | jq '.[0].stats64.rx.packets'; }
 port_packets() {
 	in_ns "$sw" "$symofan" ofan status --pin-dir "$pins" --json |
