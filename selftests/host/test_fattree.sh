@@ -119,12 +119,14 @@ check_eq "an odd -k exits 2 with usage" "2 yes" \
 # Shaping: HTB on every link end, the leaf qdisc on switch ports only.
 if "$ft" up --prefix "${prefix}s" --rate 1gbit --qdisc pfifo \
 	--qdisc-args "limit 50" >/dev/null 2>&1; then
-	check "--rate/--qdisc: HTB + pfifo on switch ports, HTB alone on hosts" sh -c \
+	check "--rate/--qdisc: HTB (burst 16000 bytes) + pfifo on switch ports, HTB alone on hosts" sh -c \
 		"tc -n ${prefix}s-e0-0 qdisc show dev up0 | grep -q '^qdisc htb 1: root' &&
 		 tc -n ${prefix}s-a1-1 qdisc show dev dn0 | grep -q '^qdisc pfifo 20: parent 1:1 limit 50p' &&
 		 tc -n ${prefix}s-h0 qdisc show dev eth0 | grep -q '^qdisc htb 1: root' &&
 		 ! tc -n ${prefix}s-h0 qdisc show dev eth0 | grep -q pfifo &&
-		 tc -n ${prefix}s-h0 class show dev eth0 | grep -q 'rate 1Gbit'"
+		 tc -n ${prefix}s-h0 class show dev eth0 | grep -q 'rate 1Gbit' &&
+		 tc -n ${prefix}s-h0 -d class show dev eth0 | grep -q 'burst 16000b/1 mpu 0b cburst 16000b/1' &&
+		 [ \"\$($ft info --prefix ${prefix}s --json | jq .shaping.burst_bytes)\" = 16000 ]"
 	"$ft" down --prefix "${prefix}s" >/dev/null 2>&1
 else
 	ktap_skip "--rate/--qdisc: HTB + pfifo on switch ports" "no HTB in this kernel?"

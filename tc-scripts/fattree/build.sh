@@ -27,7 +27,7 @@ shaped_port() { # PORT: tc lines for the qdiscs of one link end
 		leaf="$qdisc $qdisc_args"
 	fi
 	shape_cmds "${p_if[$1]}" "$rate" "$delay" "$leaf" "" \
-		"ceil $rate quantum 60000"
+		"ceil $rate${burst:+ burst $burst cburst $burst} quantum 60000"
 }
 
 # node_batch NODE: the "ip -batch" lines that configure NODE.

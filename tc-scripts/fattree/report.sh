@@ -54,8 +54,9 @@ info_json() {
 	printf '"ipv6":%s,"static_neighbours":%s,"hash_seed":%d,"built":%s,' \
 		"$([ "$ipv6" -eq 1 ] && echo true || echo false)" \
 		"$([ "$arp" -eq 0 ] && echo true || echo false)" "$seed" "$(jopt "$built")"
-	printf '"shaping":{"rate":%s,"delay":%s,"qdisc":%s,"qdisc_args":%s},' \
-		"$(jopt "$rate")" "$(jopt "$delay")" "$(jopt "$qdisc")" "$(jopt "$qdisc_args")"
+	printf '"shaping":{"rate":%s,"burst_bytes":%s,"delay":%s,"qdisc":%s,"qdisc_args":%s},' \
+		"$(jopt "$rate")" "${burst:-null}" "$(jopt "$delay")" "$(jopt "$qdisc")" \
+		"$(jopt "$qdisc_args")"
 	printf '"addressing":{"host_net":"10.0.0.0/16","host_prefixlen":24,"host_net6":"fd00::/96","host_prefixlen6":112,'
 	printf '"host":"10.0.E.(2+i)/24 gw 10.0.E.1; fd00::E:(2+i)/112 gw fd00::E:1 (E hex)",'
 	printf '"edge_key":"E = pod*k/2 + edge index = third octet of a host address (bits 8..15)","pod_of_key":"pod = E / (k/2)",'
@@ -128,7 +129,7 @@ info_text() {
 	local node pi q role
 	echo "fat tree '$prefix': k=$k, $k pods, $((k * h * h)) hosts, $((k * h)) edge +" \
 		"$((k * h)) aggregation + $((h * h)) core switches (built $built)"
-	echo "shaping: ${rate:+rate $rate }${delay:+delay $delay }${qdisc:+qdisc $qdisc $qdisc_args}$([ -n "$rate$delay" ] || echo none);" \
+	echo "shaping: ${rate:+rate $rate burst ${burst:-default} }${delay:+delay $delay }${qdisc:+qdisc $qdisc $qdisc_args}$([ -n "$rate$delay" ] || echo none);" \
 		"ipv6 $([ "$ipv6" -eq 1 ] && echo on || echo off);" \
 		"neighbours $([ "$arp" -eq 0 ] && echo static || echo ARP)"
 	echo "addressing: host i (0..$((h - 1))) under edge switch E = pod*$h + edge index is"
