@@ -308,20 +308,16 @@ static __always_inline int ofan_forward(struct __sk_buff *skb,
 		return OFAN_KERNEL_PATH(local);
 
 	cls = skb->len <= cfg->ack_max_bytes ? OFAN_CLASS_ACK : OFAN_CLASS_DATA;
-	/* Only uplinks below w, valid for the key, up, and with a next hop of
-	 * the packet's family; checked before any pointer moves, so that a
-	 * key left without one costs no atomics.
+	/* Uplinks valid for the key, up, and with a next hop of the packet's
+	 * family (the family masks hold uplinks below w only); checked
+	 * before any pointer moves, so that a key left without one costs no
+	 * atomics.
 	 */
 	family_ports = family == AF_INET ? cfg->nh4_ports : cfg->nh6_ports;
 	valid = dest->valid_ports & cfg->up_ports & family_ports;
-	if (cfg->w < OFAN_MAX_W)
-		valid &= (1ULL << cfg->w) - 1;
 	kst = bpf_map_lookup_elem(&ofan_key_stats, &dest_key);
-	if (unlikely(!valid && cfg->mode != OFAN_MODE_ECMP)) {
-		if (kst)
-			kst->no_valid_port++;
-		return OFAN_KERNEL_PATH(no_valid_port);
-	}
+	if (unlikely(!valid && cfg->mode != OFAN_MODE_ECMP))
+		goto no_valid_port;
 
 	switch (cfg->mode) {
 	case OFAN_MODE_POFAN:
@@ -357,11 +353,8 @@ static __always_inline int ofan_forward(struct __sk_buff *skb,
 	default:
 		return OFAN_KERNEL_PATH(unconfigured);
 	}
-	if (unlikely(uplink < 0 || uplink >= OFAN_MAX_W)) {
-		if (kst)
-			kst->no_valid_port++;
-		return OFAN_KERNEL_PATH(no_valid_port);
-	}
+	if (unlikely(uplink < 0 || uplink >= OFAN_MAX_W))
+		goto no_valid_port;
 
 	slot = ofan_port_index(set, uplink);
 	port = bpf_map_lookup_elem(&ofan_ports, &slot);
@@ -411,6 +404,11 @@ static __always_inline int ofan_forward(struct __sk_buff *skb,
 	else
 		__builtin_memcpy(nh.ipv6_nh, port->nh6, 16);
 	return bpf_redirect_neigh(port->ifindex, &nh, sizeof(nh), 0);
+
+no_valid_port:
+	if (kst)
+		kst->no_valid_port++;
+	return OFAN_KERNEL_PATH(no_valid_port);
 }
 
 /* Parse, classify and forward: a TC action, or OFAN_KERNEL_PATH(why). */

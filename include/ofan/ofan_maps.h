@@ -83,8 +83,11 @@ struct ofan_config {
 					 * for the operator: the datapath's
 					 * view
 					 */
-	__u64	nh4_ports;		/* bit p: uplink p has an IPv4 next hop */
-	__u64	nh6_ports;		/* bit p: uplink p has an IPv6 next hop */
+	/* bit p (p < w only: the datapath takes these as its w mask too):
+	 * uplink p has an IPv4 / an IPv6 next hop
+	 */
+	__u64	nh4_ports;
+	__u64	nh6_ports;
 	/* Agent only, under the pin-folder lock (the datapath ignores
 	 * them): "symofan ofan port P down" sets bit P of admin_down_ports,
 	 * which every writer of up_ports leaves out; each load bumps

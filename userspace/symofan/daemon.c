@@ -120,8 +120,7 @@ static __u64 compute_up(const struct daemon *d)
 
 	for (i = 0; i < d->w; i++) {
 		l = find_link(d, d->ports[i].ifindex);
-		if (l && (l->flags & (IFF_UP | IFF_RUNNING)) ==
-			 (IFF_UP | IFF_RUNNING))
+		if (l && link_flags_up(l->flags))
 			up |= 1ULL << i;
 	}
 	return up;
@@ -168,7 +167,7 @@ static int read_config(struct daemon *d, struct ofan_config *cfg)
 	if (id != d->cfg_map_id)
 		return 1;
 	/* a load writes the other set, then makes it the active one */
-	if (read_active_set(d->dir, &set))
+	if (read_active_set_fd(d->fd_active, d->dir, &set))
 		return -1;
 	if (set != d->set)
 		return 1;
@@ -345,7 +344,9 @@ static int open_config_map(struct daemon *d, struct ofan_config *cfg)
 			      d->dir, version, OFAN_LAYOUT_VERSION);
 		goto fail;
 	}
-	if (read_active_set(d->dir, &d->set))
+	d->fd_active = open_pinned(d->dir, "ofan_active",
+				   sizeof(struct ofan_active), false);
+	if (d->fd_active < 0 || read_active_set_fd(d->fd_active, d->dir, &d->set))
 		goto fail;
 	if (bpf_map_lookup_elem(fd, &d->set, cfg)) {
 		error("cannot read %s: %s", path, why(errno));
@@ -465,7 +466,9 @@ static void teardown(struct daemon *d)
 		close(d->fd_cfg);
 	if (d->fd_dests >= 0)
 		close(d->fd_dests);
-	d->fd_cfg = d->fd_dests = -1;
+	if (d->fd_active >= 0)
+		close(d->fd_active);
+	d->fd_cfg = d->fd_dests = d->fd_active = -1;
 	if (d->conf) {
 		ofan_conf_free(d->conf);
 		memset(d->conf, 0, sizeof(*d->conf));
@@ -493,11 +496,12 @@ static int full_sync(struct daemon *d)
 	return 0;
 }
 
-int daemon_view(const struct ofan_conf *conf, __u64 *link_up, __u64 *valid)
+int daemon_view(const struct ofan_conf *conf, __u64 *valid)
 {
 	/* compute_keys() only reads the config */
 	struct daemon d = { .once = true, .conf = (struct ofan_conf *)conf,
-			    .w = conf->w, .fd_cfg = -1, .fd_dests = -1 };
+			    .w = conf->w, .fd_cfg = -1, .fd_dests = -1,
+			    .fd_active = -1 };
 	static bool routed[OFAN_MAX_KEYS];
 	int ret = -1;
 	__u32 i;
@@ -508,7 +512,6 @@ int daemon_view(const struct ofan_conf *conf, __u64 *link_up, __u64 *valid)
 	if (open_sockets(&d) || redump(&d))
 		goto out;
 	compute_keys(&d, valid, routed);
-	*link_up = compute_up(&d);
 	ret = 0;
 out:
 	if (d.dump)
@@ -575,7 +578,7 @@ static int run_loop(struct daemon *d, int sig_fd)
 
 int cmd_daemon(const struct command *cmd, int argc, char **argv)
 {
-	struct daemon d = { .fd_cfg = -1, .fd_dests = -1 };
+	struct daemon d = { .fd_cfg = -1, .fd_dests = -1, .fd_active = -1 };
 	int ret, sig_fd = -1;
 	struct opts o;
 

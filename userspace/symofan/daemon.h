@@ -57,6 +57,7 @@ struct daemon {
 	struct ofan_port	ports[OFAN_MAX_W];
 	int			fd_cfg;
 	int			fd_dests;
+	int			fd_active;	/* ofan_active of the same load */
 	__u32			cfg_map_id;	/* of fd_cfg: another after a new load */
 	__u32			set;		/* the set in use, at setup */
 	__u64			generation;	/* ofan_config's, at setup */
@@ -84,13 +85,13 @@ struct daemon {
 /* daemon.c */
 
 /*
- * daemon_view - what the daemon would write for @conf now, from one dump
- * of the namespace's links and routes: *@link_up, the uplinks whose link
- * is up, and @valid[k] (OFAN_MAX_KEYS entries), the valid ports of each
- * declared key.  A load writes these, so that the maps agree with the
- * kernel's routes at once.  0, or -1 after an error message.
+ * daemon_view - the valid ports the daemon would write for each declared
+ * key of @conf now (@valid, OFAN_MAX_KEYS entries), from one dump of the
+ * namespace's links and routes.  A load writes these, so that the maps
+ * agree with the kernel's routes at once.  0, or -1 after an error
+ * message.
  */
-int daemon_view(const struct ofan_conf *conf, __u64 *link_up, __u64 *valid);
+int daemon_view(const struct ofan_conf *conf, __u64 *valid);
 
 /* daemon_netlink.c */
 

@@ -256,27 +256,22 @@ static void do_pin_dir(struct parser *p, char **tok, int n __maybe_unused)
 static void uplink_nexthop(struct parser *p, struct ofan_conf_uplink *u,
 			   const char *text)
 {
+	bool v4 = strchr(text, ':') == NULL;
+	__u32 flag = v4 ? OFAN_PORT_F_NH4 : OFAN_PORT_F_NH6;
+	__u8 *slot = v4 ? u->nh4 : u->nh6;
 	__u8 addr[16];
 
-	if (inet_pton(AF_INET, text, addr) == 1) {
-		if (u->nh_flags & OFAN_PORT_F_NH4) {
-			conf_error(p, p->line, "a second IPv4 next hop '%s': one per family",
-				   text);
-			return;
-		}
-		memcpy(u->nh4, addr, 4);
-		u->nh_flags |= OFAN_PORT_F_NH4;
-	} else if (inet_pton(AF_INET6, text, addr) == 1) {
-		if (u->nh_flags & OFAN_PORT_F_NH6) {
-			conf_error(p, p->line, "a second IPv6 next hop '%s': one per family",
-				   text);
-			return;
-		}
-		memcpy(u->nh6, addr, 16);
-		u->nh_flags |= OFAN_PORT_F_NH6;
-	} else {
+	if (inet_pton(v4 ? AF_INET : AF_INET6, text, addr) != 1) {
 		conf_error(p, p->line, "bad next-hop address '%s'", text);
+		return;
 	}
+	if (u->nh_flags & flag) {
+		conf_error(p, p->line, "a second IPv%d next hop '%s': one per family",
+			   v4 ? 4 : 6, text);
+		return;
+	}
+	memcpy(slot, addr, v4 ? 4 : 16);
+	u->nh_flags |= flag;
 }
 
 static void do_uplink(struct parser *p, char **tok, int n)

@@ -99,21 +99,18 @@ int cmd_ofan_set_mode(const struct command *cmd, int argc, char **argv)
 }
 
 /* Whether the link of uplink @idx of set @set of @dir is up now. */
-static bool uplink_link_up(const char *dir, __u32 set, __u32 idx, __u32 w)
+static bool uplink_link_up(const char *dir, __u32 set, __u32 idx)
 {
-	struct ofan_port ports[OFAN_MAX_W] = {};
-	__u32 i, key;
+	__u32 key = ofan_port_index(set, idx);
+	struct ofan_port port = {};
 	int fd;
 
-	fd = open_pinned(dir, "ofan_ports", sizeof(struct ofan_port), false);
+	fd = open_pinned(dir, "ofan_ports", sizeof(port), false);
 	if (fd < 0)
 		return false;
-	for (i = 0; i < w && i < OFAN_MAX_W; i++) {
-		key = ofan_port_index(set, i);
-		bpf_map_lookup_elem(fd, &key, &ports[i]);
-	}
+	bpf_map_lookup_elem(fd, &key, &port);
 	close(fd);
-	return (uplinks_link_up(ports, w) >> idx) & 1;
+	return uplinks_link_up(&port, 1) & 1;
 }
 
 int cmd_ofan_port(const struct command *cmd, int argc, char **argv)
@@ -152,7 +149,7 @@ int cmd_ofan_port(const struct command *cmd, int argc, char **argv)
 		cfg.admin_down_ports &= ~(1ULL << idx);
 	else
 		cfg.admin_down_ports |= 1ULL << idx;
-	link_up = uplink_link_up(o.pin_dir, set, idx, cfg.w);
+	link_up = uplink_link_up(o.pin_dir, set, idx);
 	if (up && link_up)
 		cfg.up_ports |= 1ULL << idx;
 	else

@@ -559,6 +559,7 @@ static void chmod_pins(struct ofan_bpf *skel, const char *dir)
 
 static int do_load(struct ofan_conf *conf, const char *config)
 {
+	struct ofan_port ports[OFAN_MAX_W];
 	struct loader l = { .conf = conf };
 	const char *dir = conf->pin_dir;
 	__u64 ns_dev, ns_ino;
@@ -618,12 +619,14 @@ static int do_load(struct ofan_conf *conf, const char *config)
 	}
 	if (check_layout(&l, dir))
 		goto out;
-	/* links and routes as the daemon sees them, so that the maps agree
-	 * with the kernel at once, daemon or not
+	/* routes as the daemon sees them, so that the maps agree with the
+	 * kernel at once, daemon or not
 	 */
-	if (daemon_view(conf, &l.up_ports, l.valid))
+	if (daemon_view(conf, l.valid))
 		goto out;
-	l.up_ports &= ~l.admin_down;
+	for (i = 0; i < conf->w; i++)
+		ofan_conf_port(conf, i, &ports[i]);
+	l.up_ports = uplinks_link_up(ports, conf->w) & ~l.admin_down;
 
 	rng_seed(conf);
 	err = load_ports(&l);

@@ -136,29 +136,34 @@ __u64 uplinks_link_up(const struct ofan_port *ports, __u32 w)
 		if (!if_indextoname(ports[i].ifindex, ifr.ifr_name) ||
 		    ioctl(sock, SIOCGIFFLAGS, &ifr))
 			continue;
-		if ((ifr.ifr_flags & (IFF_UP | IFF_RUNNING)) ==
-		    (IFF_UP | IFF_RUNNING))
+		if (link_flags_up(ifr.ifr_flags))
 			up |= 1ULL << i;
 	}
 	close(sock);
 	return up;
 }
 
-int read_active_set(const char *dir, __u32 *set)
+int read_active_set_fd(int fd, const char *dir, __u32 *set)
 {
 	struct ofan_active active;
 	__u32 zero = 0;
-	int fd;
 
-	fd = open_pinned(dir, "ofan_active", sizeof(active), false);
-	if (fd < 0)
-		return -1;
 	if (bpf_map_lookup_elem(fd, &zero, &active)) {
 		error("cannot read %s/ofan_active: %s", dir, why(errno));
-		close(fd);
 		return -1;
 	}
-	close(fd);
 	*set = ofan_config_index(active.set);
 	return 0;
+}
+
+int read_active_set(const char *dir, __u32 *set)
+{
+	int fd, err;
+
+	fd = open_pinned(dir, "ofan_active", sizeof(struct ofan_active), false);
+	if (fd < 0)
+		return -1;
+	err = read_active_set_fd(fd, dir, set);
+	close(fd);
+	return err;
 }

@@ -79,6 +79,15 @@ void record_state(struct symofan_state *st, const struct ofan_conf *conf,
  */
 int read_active_set(const char *dir, __u32 *set);
 
+/* The same from ofan_active's fd @fd (@dir for the message). */
+int read_active_set_fd(int fd, const char *dir, __u32 *set);
+
+/* Whether a link with IFF_* @flags can carry traffic: up and running. */
+static inline bool link_flags_up(unsigned int flags)
+{
+	return (flags & (IFF_UP | IFF_RUNNING)) == (IFF_UP | IFF_RUNNING);
+}
+
 /*
  * The uplinks among @ports[0..w-1] whose link is up now (IFF_UP and
  * IFF_RUNNING), in the caller's network namespace.
