@@ -122,6 +122,17 @@ sleep_past_period_start() {
 	sleep "$(awk -v p="$1" '{ print p - $1 % p + 0.1 }' /proc/uptime)"
 }
 
+# sleep_unless_period_left SECONDS MARGIN: when less than MARGIN seconds
+# are left of the current T_win period of SECONDS (CLOCK_MONOTONIC, as
+# above), sleep past its end; otherwise return at once.  For a burst
+# whose marks a test counts exactly: a period's end inside the burst
+# rolls the job's window, and the outpacing packet after the roll sees
+# psn_rec reset (warm-up) and goes unmarked, as Algorithm 1 says.
+sleep_unless_period_left() {
+	sleep "$(awk -v p="$1" -v m="$2" \
+		'{ r = p - $1 % p; print (r < m) ? r + 0.1 : 0 }' /proc/uptime)"
+}
+
 # check_eq NAME EXPECTED ACTUAL
 check_eq() {
 	if [ "$2" = "$3" ]; then

@@ -23,6 +23,11 @@ in_ns "$b" "$ecnstat" attach vb >/dev/null
 on_exit in_ns "$b" "$ecnstat" detach vb
 
 send() { ip netns exec "$a" "$rocegen" "$@" >/dev/null; }
+# A burst whose marks are counted exactly goes out well inside one 10 s
+# T_win period: a window roll within it leaves the outpacing packet after
+# the roll unmarked (psn_rec reset).  On the debug kernel a send of 150
+# packets takes about 2 s, process start included.
+send_counted() { sleep_unless_period_left 10 4; send "$@"; }
 # one process per reading: this test reads counters some 40 times
 stat() { json_uint "$1" "$(tc -n "$a" -j -s qdisc show dev va)"; }
 ce() { json_uint ce "$(in_ns "$b" "$ecnstat" show vb --json)"; }
@@ -35,7 +40,7 @@ check_eq "the lagging step is never marked" "0 0" "$(stat symphony_marks) $(ce)"
 # step, so that psn_rec is fresh whatever the VM's pace: a window roll
 # between two commands would reset it and hold Symphony in warm-up.
 # P = min(1, 100 * psn / psn_rec) = 1 for psn >= 10 here.
-send 10.252.0.2 job=1,step=10,psn=201,count=100 job=1,step=11,psn=10,count=100
+send_counted 10.252.0.2 job=1,step=10,psn=201,count=100 job=1,step=11,psn=10,count=100
 marks=$(stat symphony_marks)
 check_eq "100 packets of step 11 are outpacing" 100 "$(stat outpacing_packets)"
 check_eq "outpacing packets are marked, the lagging ones not" 100 "$marks"
@@ -49,7 +54,7 @@ check_eq "after LAST of step 10, step 11 is lagging: no new marks" \
 send 10.252.0.2 job=2,step=3,psn=1,count=100
 check_eq "another job's lower step is its own step_min: unmarked" \
 	"$marks" "$(stat symphony_marks)"
-send 10.252.0.2 job=1,step=11,psn=151,count=20 job=1,step=12,psn=50,count=20
+send_counted 10.252.0.2 job=1,step=11,psn=151,count=20 job=1,step=12,psn=50,count=20
 check_eq "job 1's step 12 is still outpacing its own step_min" 20 \
 	$(( $(stat symphony_marks) - marks ))
 marks=$(stat symphony_marks)
@@ -67,7 +72,7 @@ check_eq "the truncated ones count as malformed" 30 "$(stat malformed_packets)"
 check_eq "none of them was marked" "$marks" "$(stat symphony_marks)"
 
 # psn_rec >= 1000: P = min(1, 100 * 100 / psn_rec) = 1 for every packet
-send --proto uec 10.252.0.2 job=7,step=1,psn=1000,count=100 job=7,step=2,psn=100,count=50
+send_counted --proto uec 10.252.0.2 job=7,step=1,psn=1000,count=100 job=7,step=2,psn=100,count=50
 check_eq "UEC: the outpacing PDC is marked, the lagging one not" 50 \
 	$(( $(stat symphony_marks) - marks ))
 marks=$(stat symphony_marks)
@@ -81,12 +86,12 @@ ip -n "$a" addr add fd00:252::1/64 dev va nodad
 ip -n "$b" addr add fd00:252::2/64 dev vb nodad
 ip -n "$a" neigh replace fd00:252::2 dev va lladdr \
 	"$(ip -n "$b" -br link show vb | awk '{ print $3 }')"
-send fd00:252::2 job=9,step=1,psn=100,count=100 job=9,step=2,psn=1,count=50
+send_counted fd00:252::2 job=9,step=1,psn=100,count=100 job=9,step=2,psn=1,count=50
 check_eq "IPv6: the outpacing step is marked (P = min(1, 100 psn / psn_rec))" 50 \
 	$(( $(stat symphony_marks) - marks ))
 marks=$(stat symphony_marks)
 before=$(stat collective_packets)
-send --gso 4 10.252.0.2 job=11,step=1,psn=100,count=100 job=11,step=2,psn=50,count=40
+send_counted --gso 4 10.252.0.2 job=11,step=1,psn=100,count=100 job=11,step=2,psn=50,count=40
 check_eq "GSO packets count as their segments" $((before + 140)) \
 	"$(stat collective_packets)"
 check_eq "every segment of a marked GSO packet is marked" 40 \
@@ -102,7 +107,7 @@ check_eq "a LAST in a GSO packet's later segment advances step_min" 0 \
 # 20000 jobs in the own table; UEC's 24-bit JobID reaches the last one.
 tc -n "$a" qdisc change dev va root symphony jobs 20000
 marks=$(stat symphony_marks)
-send --proto uec 10.252.0.2 job=19999,step=1,psn=1000,count=100 job=19999,step=2,psn=100,count=50
+send_counted --proto uec 10.252.0.2 job=19999,step=1,psn=1000,count=100 job=19999,step=2,psn=100,count=50
 check_eq "job 19999 of a 20000-job table is tracked and marked" 50 \
 	$(( $(stat symphony_marks) - marks ))
 # qmin above the backlog: Symphony still tracks the job, but marks nothing.
@@ -128,7 +133,7 @@ check_eq "packets with a non-linear IP header are parsed" 40 \
 	$(( $(stat collective_packets) - collective ))
 check_eq "... and, unmarkable, not counted as Symphony marks" 0 \
 	$(( $(stat symphony_marks) - marks ))
-send 10.252.0.2 job=15,step=1,psn=1101,count=10 job=15,step=2,psn=200,count=10
+send_counted 10.252.0.2 job=15,step=1,psn=1101,count=10 job=15,step=2,psn=200,count=10
 check_eq "the same step's linear packets are marked" 10 \
 	$(( $(stat symphony_marks) - marks ))
 # IPv6 with a 64-byte Destination Options header, all of it past the
@@ -154,7 +159,7 @@ ip -n "$a" neigh replace 10.252.10.2 dev va.10 lladdr \
 	"$(ip -n "$b" -br link show vb.10 | awk '{ print $3 }')"
 marks=$(stat symphony_marks)
 collective=$(stat collective_packets)
-send 10.252.10.2 job=17,step=1,psn=1000,count=20 job=17,step=2,psn=100,count=10
+send_counted 10.252.10.2 job=17,step=1,psn=1000,count=20 job=17,step=2,psn=100,count=10
 check_eq "VLAN-tagged collective packets are parsed" 30 \
 	$(( $(stat collective_packets) - collective ))
 check_eq "... and their outpacing step is marked" 10 \
