@@ -50,7 +50,7 @@ LIBBPF_LIBS	:= $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf 
 MNL_LIBS	:= -lmnl
 
 BPF_PROGS	:= ecnstat symphony_jobs ofan ofan_bench
-TOOLS		:= ecnstat rocegen symofan ringcoll permsend
+TOOLS		:= ecnstat rocegen symofan ringcoll permsend hostload
 TC_PLUGINS	:= q_symphony
 BENCH_TOOLS	:= roceblast ofan_bpf_bench
 
@@ -126,7 +126,9 @@ $(BUILD)/rocegen: userspace/workload/rocegen.c
 $(BUILD)/ringcoll: $(wildcard userspace/workload/ringcoll/*.c)
 $(BUILD)/ringcoll: LDLIBS = $(JSONC_LIBS)
 $(BUILD)/permsend: userspace/workload/permsend.c
-$(BUILD)/permsend: LDLIBS = $(JSONC_LIBS) -lm
+$(BUILD)/permsend: LDLIBS = $(JSONC_LIBS) -lm -lpthread
+$(BUILD)/hostload: userspace/workload/hostload.c
+$(BUILD)/hostload: LDLIBS = $(JSONC_LIBS)
 $(BUILD)/roceblast: bench/roceblast.c
 $(BUILD)/ofan_bpf_bench: bench/ofan_bpf_bench.c $(BUILD)/ofan_bench.skel.h
 $(BUILD)/ofan_bpf_bench: LDLIBS = $(LIBBPF_LIBS) $(JSONC_LIBS)

@@ -6,9 +6,13 @@
 # for each load-balancing mode of the same tc-BPF program (ofan, pofan,
 # rr, rps, ecmp), message size and seed: the CCT increase over the
 # Appendix-A lower bound and the maximum queueing, from per-packet
-# one-way delays (the namespaces share one clock), optionally with failed
-# uplinks.  Writes JSON (every run, and medians with spreads per mode and
-# size) and gnuplot PNGs of queue and CCT increase against message size.
+# one-way delays (the namespaces share one clock, the kernel stamps each
+# arrival), optionally with failed uplinks.  Every run carries its guard
+# (tc-scripts/permrun.sh): a run whose senders fell behind their schedule
+# is run again, up to --guard-retries times, and one still untrustworthy
+# is kept but flagged, in its point's summary too.  Writes JSON (every
+# run, and medians with spreads per mode and size) and gnuplot PNGs of
+# queue and CCT increase against message size.
 #
 # Usage: eval/ofan_permutation.sh [options]        (as root, after "make")
 #   --sizes "M ..."     message sizes in packets (default "64 256 1024 4096")
@@ -18,7 +22,10 @@
 #                       carries the ACKs of the flow it receives, 6% more
 #                       bytes, so 100% over-subscribes every host link
 #                       whatever the load balancer does)
-#   --rate RATE         link rate (default 20mbit)
+#   --rate RATE         link rate (default 20mbit), or "auto": the rate
+#                       eval/calibrate.sh finds this machine sustains
+#   --guard-retries N   runs again a run the guard flags, up to N times
+#                       (default 2)
 #   --fail N            links to fail, 0..2 (default 0): 1 takes e0-0's up1
 #                       (to a0-1) down, 2 also a1-0's up1 (to core c1); the
 #                       switches whose paths to the cut-off destinations
@@ -47,9 +54,11 @@ out=$top/build/results/ofan_permutation.json
 prefix=ofev
 pipe_ports=1
 replot=0
+guard_retries=2
+calibration=null
 
 die() { echo "ofan_permutation.sh: $*" >&2; exit 1; }
-usage() { sed -n '13,33s/^# \{0,1\}//p' "$0" >&2; exit 2; }
+usage() { sed -n '17,42s/^# \{0,1\}//p' "$0" >&2; exit 2; }
 while [ $# -gt 0 ]; do
 	if [ "$1" = --replot ]; then
 		replot=1
@@ -64,6 +73,7 @@ while [ $# -gt 0 ]; do
 	--pipe-ports) pipe_ports=$2 ;;
 	--load) load=$2 ;;
 	--rate) rate=$2 ;;
+	--guard-retries) guard_retries=$2 ;;
 	--fail) fail=$2 ;;
 	--out) out=$2 ;;
 	--prefix) prefix=$2 ;;
@@ -73,6 +83,7 @@ while [ $# -gt 0 ]; do
 done
 [[ $seeds =~ ^[1-9][0-9]*$ ]] || die "--seeds wants a count"
 [[ $fail =~ ^[0-2]$ ]] || die "--fail wants 0, 1 or 2"
+[[ $guard_retries =~ ^[0-9]+$ ]] || die "--guard-retries wants a count"
 [ "$(id -u)" -eq 0 ] || die "must run as root"
 [ -x "$top/build/permsend" ] || die "run 'make' first"
 
@@ -155,6 +166,12 @@ else
 		rm -rf "$work"
 	}
 	trap cleanup EXIT
+	if [ "$rate" = auto ]; then
+		rate=$("$top/eval/calibrate.sh" --load "$load" \
+			--out "$work/calibration.json") ||
+			die "calibration found no rate this machine sustains"
+		calibration=$(jq -c 'del(.tries)' "$work/calibration.json")
+	fi
 	"$fattree" up --prefix "$prefix" --rate "$rate" --force >/dev/null
 	"$ofan" load --prefix "$prefix" --pipe-ports "$pipe_ports" >/dev/null
 	hosts=$("$fattree" info --prefix "$prefix" --json | jq -r '[.hosts[] | "\(.netns):\(.addr)"] | join(",")')
@@ -172,19 +189,31 @@ else
 			for ((seed = 1; seed <= seeds; seed++)); do
 				n=$((n + 1))
 				progress "$n" "$total" "$mode, $m packets, seed $seed"
-				"$permrun" --out "$work/run" --hosts "$hosts" -- --packets "$m" \
-					--load "$load" --seed "$seed" --rate "$rate" --timeout 5 \
-					>/dev/null 2>&1 || true
+				for ((try = 0; try <= guard_retries; try++)); do
+					rm -rf "$work/run"
+					"$permrun" --out "$work/run" --hosts "$hosts" -- --packets "$m" \
+						--load "$load" --seed "$seed" --rate "$rate" --timeout 5 \
+						>/dev/null 2>&1 || true
+					[ "$(jq -r '.guard.verdict // "none"' "$work/run/result.json" 2>/dev/null)" != trustworthy ] ||
+						break
+				done
+				[ "$try" -le "$guard_retries" ] || try=$guard_retries
 				# queueing: one-way delay above the smallest seen, in
 				# packets of the link's frame time
-				jq -c --arg mode "$mode" --argjson m "$m" --argjson seed "$seed" '
+				jq -c --arg mode "$mode" --argjson m "$m" --argjson seed "$seed" \
+					--argjson retries "$try" '
 				  ((.mtu_bytes + 62) * 8 * 1e9 / .rate_bps) as $frame_ns
 				  | ([.per_host[].one_way_delay_ns.min // empty] | min) as $base
 				  | {mode: $mode, packets: $m, seed: $seed, cct_ns, lower_bound_ns,
 				     cct_increase: (.cct_over_bound - 1),
 				     max_queue_packets: (((.one_way_delay_max_ns - $base) / $frame_ns) * 10 | round / 10),
-				     delivered: .received, expected: .expected, reordered}' \
+				     delivered: .received, expected: .expected, reordered,
+				     guard_retries: $retries,
+				     guard: (.guard | del(.link_classes))}' \
 					"$work/run/result.json" >>"$runs"
+				[ -s "$work/htb_classes.json" ] ||
+					jq -c '.guard.link_classes' "$work/run/result.json" \
+						>"$work/htb_classes.json"
 			done
 		done
 	done
@@ -192,16 +221,36 @@ else
 fi
 
 mkdir -p "$(dirname "$out")"
+if [ "$replot" -eq 1 ]; then
+	jq -c '.link_classes // .htb_classes // null' "$out" >"$work/htb_classes.json"
+	calibration=$(jq -c '.calibration // null' "$out")
+fi
+[ -s "$work/htb_classes.json" ] || echo null >"$work/htb_classes.json"
 jq -s --arg rate "$rate" --argjson load "$load" --argjson fail "$fail" \
-	--argjson pipe_ports "$pipe_ports" \
+	--argjson pipe_ports "$pipe_ports" --argjson calibration "$calibration" \
+	--slurpfile htb "$work/htb_classes.json" \
 	--arg kernel "$(uname -r)" --arg date "$(date -u +%FT%TZ)" '
   def med: sort | .[(length / 2 | floor)];
+  def untrusted: map(select((.guard.verdict // "none") != "trustworthy")) | length;
   {
     benchmark: "ofan_permutation",
     date: $date, kernel: $kernel,
-    method: "k=4 fat tree of netns on the host kernel, HTB links; permsend permutation, one ACK per packet, fixed rate; CCT increase = CCT / Appendix-A bound - 1; queue = max one-way delay above the minimum, in frame times",
+    method: "k=4 fat tree of netns on the host kernel, HTB links; permsend permutation, one ACK per packet, fixed rate; CCT increase = CCT / Appendix-A bound - 1; queue = max one-way delay (kernel receive stamps) above the minimum, in frame times",
     rate: $rate, load_pct: $load, failed_uplinks: $fail,
     pipe_ports: $pipe_ports,
+    calibration: $calibration,
+    link_classes: $htb[0],
+    guard: {
+      runs: length,
+      untrustworthy_runs: untrusted,
+      retried_runs: (map(select((.guard_retries // 0) > 0)) | length),
+      worst_sender_lag_frames_max: (map(.guard.worst_sender_lag_frames // null) | max),
+      max_burst_packets_max: (map(.guard.max_burst_packets // null) | max),
+      cpu_busy_max_window_pct_max: (map(.guard.cpu_busy_max_window_pct // null) | max),
+      timer_irqs_per_s_max: (map(.guard.timer_irqs_per_s // null) | max),
+      verdict: (if any(.[]; .guard == null) then "unguarded"
+		elif untrusted == 0 then "trustworthy" else "untrustworthy" end)
+    },
     summary: (group_by([.mode, .packets]) | map({
       mode: .[0].mode, packets: .[0].packets, runs: length,
       cct_increase_median: ([.[].cct_increase] | med),
@@ -209,7 +258,8 @@ jq -s --arg rate "$rate" --argjson load "$load" --argjson fail "$fail" \
       cct_increase_max: ([.[].cct_increase] | max),
       max_queue_median: ([.[].max_queue_packets] | med),
       max_queue_max: ([.[].max_queue_packets] | max),
-      delivered_pct: (([.[].delivered] | add) * 100 / ([.[].expected] | add))
+      delivered_pct: (([.[].delivered] | add) * 100 / ([.[].expected] | add)),
+      untrustworthy_runs: untrusted
     })),
     runs: .
   }' "$runs" >"$out"
@@ -246,6 +296,7 @@ if command -v gnuplot >/dev/null; then
 		} | gnuplot
 	done
 fi
-jq -r '"mode    packets  CCT increase (median, min..max)   max queue pkts (median, max)  delivered",
-       (.summary[] | "\(.mode)\t\(.packets)\t\(.cct_increase_median * 1000 | round / 10)% (\(.cct_increase_min * 1000 | round / 10)..\(.cct_increase_max * 1000 | round / 10))\t\(.max_queue_median) (\(.max_queue_max))\t\(.delivered_pct * 10 | round / 10)%")' "$out"
+jq -r '"mode    packets  CCT increase (median, min..max)   max queue pkts (median, max)  delivered  untrustworthy runs",
+       (.summary[] | "\(.mode)\t\(.packets)\t\(.cct_increase_median * 1000 | round / 10)% (\(.cct_increase_min * 1000 | round / 10)..\(.cct_increase_max * 1000 | round / 10))\t\(.max_queue_median) (\(.max_queue_max))\t\(.delivered_pct * 10 | round / 10)%\t\(.untrustworthy_runs // "?")/\(.runs)"),
+       "guard: \(.guard.verdict): \(.guard.untrustworthy_runs) of \(.guard.runs) runs untrustworthy (\(.guard.retried_runs) run again); worst sender lag \(.guard.worst_sender_lag_frames_max) frames, longest burst \(.guard.max_burst_packets_max) packets, CPU busiest window \(.guard.cpu_busy_max_window_pct_max)%, up to \(.guard.timer_irqs_per_s_max) timer interrupts/s at \(.rate)\(if .calibration then " (calibrated)" else "" end)"' "$out"
 echo "ofan_permutation.sh: $out${base:+, $base-queue.png, $base-cct.png}"

@@ -310,13 +310,14 @@ run_inside() {
 				jq -c --arg scenario "$scenario" --arg marking "$marking" \
 					--argjson seed "$seed" --argjson ports "$counters" '
 				  .run.step_qps as $step_qps | .run.step_flows as $step_flows
+				  | (.guard // null | if . then del(.link_classes) else . end) as $guard
 				  | .jobs[] | .job as $job | .iterations[0]
 				  | {scenario: $scenario, marking: $marking, seed: $seed,
 				     job: $job, step_qps: $step_qps, step_flows: $step_flows,
 				     complete, cct_ms,
 				     start_skew_ms, max_step_overlap,
 				     final_step_span_ms, switch_ports: $ports,
-				     step_overlap}' "$work/run/result.json" >>"$runs" ||
+				     guard: $guard, step_overlap}' "$work/run/result.json" >>"$runs" ||
 					echo "$prog: run $n wrote no result" >&2
 			done
 		done
@@ -381,6 +382,16 @@ jq -s --arg rate "$rate" --arg uplink "$uplink_rate" --arg size "$size" \
 	       step_flows: $step_flows,
 	       ringcoll: $rc},
     qdisc: {red: $red, symphony: $symphony, state: $state},
+    guard: {
+      runs: length,
+      untrustworthy_runs: (map(select((.guard.verdict // "none") != "trustworthy")) | length),
+      worst_sender_lag_frames_max: (map(.guard.worst_sender_lag_frames // null) | max),
+      cpu_busy_max_window_pct_max: (map(.guard.cpu_busy_max_window_pct // null) | max),
+      timer_irqs_per_s_max: (map(.guard.timer_irqs_per_s // null) | max),
+      verdict: (if any(.[]; .guard == null) then "unguarded"
+		elif all(.[]; .guard.verdict == "trustworthy") then "trustworthy"
+		else "untrustworthy" end)
+    },
     summary: (group_by([.scenario, .marking]) | map({
       scenario: .[0].scenario, marking: .[0].marking, runs: length,
       complete: ([.[].complete] | all),
@@ -389,7 +400,8 @@ jq -s --arg rate "$rate" --arg uplink "$uplink_rate" --arg size "$size" \
       final_step_span_ms: stats(.final_step_span_ms),
       max_start_skew_ms: ([.[].start_skew_ms // 0] | max),
       symphony_marks: ([.[].switch_ports.symphony_marks] | med),
-      red_marks: ([.[].switch_ports.red_marks] | med)
+      red_marks: ([.[].switch_ports.red_marks] | med),
+      untrustworthy_runs: (map(select((.guard.verdict // "none") != "trustworthy")) | length)
     })),
     runs: .
   }
@@ -467,5 +479,6 @@ if command -v gnuplot >/dev/null; then
 fi
 jq -r '"scenario marking   runs  CCT ms median (p25..p75, min..max)        max step overlap median (max)  final step span ms",
        (.summary[] | "\(.scenario)\t\(.marking)\t\(.runs)\t\(.cct_ms.median | round) (\(.cct_ms.p25 | round)..\(.cct_ms.p75 | round), \(.cct_ms.min | round)..\(.cct_ms.max | round))\t\(.max_step_overlap.median) (\(.max_step_overlap.max))\t\(.final_step_span_ms.median | round)"),
-       (.comparison[] | "\(.scenario): Symphony cuts the median CCT by \(.median_cct_reduction * 1000 | round / 10)% (paired by seed: median ratio \(.paired_cct_ratio.median * 1000 | round / 1000), faster in \(.paired_symphony_faster) of \(.pairs)); the final step span by \(.final_step_span_reduction * 1000 | round / 10)%; max step overlap \(.max_step_overlap_baseline) (baseline) vs \(.max_step_overlap_symphony)")' "$out"
+       (.comparison[] | "\(.scenario): Symphony cuts the median CCT by \(.median_cct_reduction * 1000 | round / 10)% (paired by seed: median ratio \(.paired_cct_ratio.median * 1000 | round / 1000), faster in \(.paired_symphony_faster) of \(.pairs)); the final step span by \(.final_step_span_reduction * 1000 | round / 10)%; max step overlap \(.max_step_overlap_baseline) (baseline) vs \(.max_step_overlap_symphony)"),
+       (.guard | "guard: \(.verdict): \(.untrustworthy_runs) of \(.runs) runs untrustworthy; worst sender lag \(.worst_sender_lag_frames_max) frames, CPU busiest window \(.cpu_busy_max_window_pct_max)%, up to \(.timer_irqs_per_s_max) timer interrupts/s")' "$out"
 echo "$prog: $out, $base-cct-cdf.png, $base-overlap.png"

@@ -10,7 +10,10 @@
 #     Symphony OR RED (k 0.002), on the same seeds.
 #  2. Ofan: permutation traffic on a k=4 fat tree of namespaces on the
 #     host kernel, the tc-BPF program in ecmp, rps and ofan modes.
-# Prints a small table of each; the JSON and plots go to build/results/demo/.
+# Prints a small table of each with its guard's verdict: whether this
+# machine kept up with the testbed's senders in every run (the runs'
+# guards, tc-scripts/guard.jq); a table the guard cannot vouch for says
+# so, and why.  The JSON and plots go to build/results/demo/.
 #
 # Usage: scripts/demo.sh [--seeds N]     (as root, after "make")
 set -euo pipefail
@@ -63,19 +66,26 @@ echo
 pad='def pad($n): tostring | . + (" " * ([$n - length, 1] | max));'
 # pct: a fraction as a signed percentage with one decimal ("+11.6%", "-0.5%")
 pad+=' def pct: (if . < 0 then "-" else "+" end) + (fabs * 1000 | round / 10 | tostring) + "%";'
+# verdict: the guard's line under a table
+pad+=' def verdict: .guard | "  guard: " + (if .verdict == "trustworthy"
+    then "trustworthy: the machine kept up in all \(.runs) runs (worst sender lag \(.worst_sender_lag_frames_max) frame times)"
+    else "NOT TRUSTWORTHY: \(.untrustworthy_runs) of \(.runs) runs had senders that fell behind (worst \(.worst_sender_lag_frames_max) frame times; busiest CPU window \(.cpu_busy_max_window_pct_max)%): the machine, not the network, may have set these numbers; see eval/calibrate.sh"
+    end);'
 jq -r "$pad"'
   def s: . / 1000 * 100 | round / 100 | tostring + " s";
   ("Symphony" | pad(24)) + ("median CCT" | pad(13)) + ("CCT range" | pad(18)) + "max step overlap",
   (.summary[] | ("  " + (if .marking == "red" then "RED+DCQCN (baseline)" else "Symphony+DCQCN" end) | pad(24))
     + (.cct_ms.median | s | pad(13)) + ("\(.cct_ms.min | s)..\(.cct_ms.max | s)" | pad(18))
     + (.max_step_overlap.max | tostring)),
-  (.comparison[] | "  Symphony: median CCT \(-.median_cct_reduction | pct) (faster in \(.paired_symphony_faster) of \(.pairs) seeds), final step span \(-.final_step_span_reduction | pct)")' \
+  (.comparison[] | "  Symphony: median CCT \(-.median_cct_reduction | pct) (faster in \(.paired_symphony_faster) of \(.pairs) seeds), final step span \(-.final_step_span_reduction | pct)"),
+  verdict' \
 	"$out/symphony_ring.json"
 echo
 jq -r "$pad"'
   ("Ofan, 1024 packets" | pad(24)) + ("CCT over the lower bound" | pad(27)) + "max queue (packets)",
   (.summary[] | ("  " + .mode | pad(24)) + (.cct_increase_median | pct | pad(27))
-    + (.max_queue_median | round | tostring))' \
+    + (.max_queue_median | round | tostring)),
+  verdict' \
 	"$out/ofan_permutation.json"
 echo
 echo "JSON and plots: $out/ (the full runs: make eval; EVALUATION.md)"

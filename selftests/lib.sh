@@ -133,6 +133,26 @@ sleep_unless_period_left() {
 		'{ r = p - $1 % p; print (r < m) ? r + 0.1 : 0 }' /proc/uptime)"
 }
 
+# check_timing_jq NAME FILTER JSON: check_jq for a timing bound on a
+# testbed run whose result carries a guard (tc-scripts/guard.jq).  When
+# FILTER fails on a run the guard found untrustworthy (the machine did
+# not keep up with its senders), the point is skipped with the guard's
+# reasons; a trustworthy run is judged as check_jq judges it.
+check_timing_jq() {
+	local verdict
+
+	if [ -n "$3" ] && jq -e "$2" >/dev/null 2>&1 <<<"$3"; then
+		ktap_pass "$1"
+		return
+	fi
+	verdict=$(jq -r '.guard.verdict // "none"' 2>/dev/null <<<"$3")
+	if [ "$verdict" = untrustworthy ]; then
+		ktap_skip "$1" "the machine did not keep up: $(jq -r '.guard.reasons | join("; ")' <<<"$3")"
+	else
+		check_jq "$@"
+	fi
+}
+
 # check_eq NAME EXPECTED ACTUAL
 check_eq() {
 	if [ "$2" = "$3" ]; then

@@ -141,3 +141,36 @@ shape_cmds() {
 	[ -z "$leaf" ] ||
 		echo "qdisc add dev $dev parent $leaf_parent handle $leaf_handle $leaf"
 }
+
+# guard_start DIR HOSTLOAD NS...: the first half of a run's guard
+# (guard.jq): the HTB classes of every link of the namespaces NS, each
+# distinct setting once with the number of links that have it, in
+# DIR/classes.json; and HOSTLOAD (build/hostload) sampling the machine
+# into DIR/hostload.json until guard_stop DIR.
+guard_start() {
+	local dir=$1 hostload=$2 ns dev
+	shift 2
+	for ns in "$@"; do
+		for dev in $(ip -n "$ns" -o link show |
+			     awk -F': ' '$2 != "lo" { sub(/@.*/, "", $2); print $2 }'); do
+			tc -n "$ns" -d class show dev "$dev" 2>/dev/null
+		done
+	done | sed -n 's/^class htb [^ ]* \(root \|parent [^ ]* \)\{0,1\}\(leaf [^ ]* \)\{0,1\}//p' |
+		sort | uniq -c | jq -R -s '[split("\n")[] | select(length > 0)
+		  | capture("^ *(?<links>[0-9]+) (?<class>.*)$")
+		  | .links |= tonumber
+		  | .burst_bytes = (.class | capture(" burst (?<b>[0-9]+)b").b | tonumber)
+		  | .cburst_bytes = (.class | capture("cburst (?<c>[0-9]+)b").c | tonumber)]' \
+		>"$dir/classes.json" 2>/dev/null || echo '[]' >"$dir/classes.json"
+	"$hostload" --out "$dir/hostload.json" 2>"$dir/hostload.err" &
+	guard_load_pid=$!
+}
+
+# guard_stop DIR: the machine's load from guard_start's sampler ({} when
+# it failed, with a message).
+guard_stop() {
+	kill -TERM "$guard_load_pid" 2>/dev/null || true
+	wait "$guard_load_pid" ||
+		log "hostload failed: $(tr '\n' ' ' <"$1/hostload.err")"
+	[ -s "$1/hostload.json" ] || echo '{}' >"$1/hostload.json"
+}

@@ -6,16 +6,21 @@
 # iteration, the collective completion time (first step start to last
 # arrival at any rank), each step's span across the ring, the step overlap
 # over time (how many steps of the job are in flight at once: the Symphony
-# paper's Fig. 2a/4a metric), its maximum and the final step's span; and
-# print a summary line per job.
+# paper's Fig. 2a/4a metric), its maximum and the final step's span, and
+# the run's guard (guard.jq: the machine's load, the senders' lag behind
+# their NIC pace, the links' HTB classes); print a summary line per job
+# and the guard's verdict.
 #
 # Usage: ringrun.sh [--out DIR] [--delay MS] [--ringcoll PATH]
+#                   [--guard-lag-frames N]
 #                   --job ID=NS:ADDR,NS:ADDR,... [--job ...] [-- RINGCOLL OPTIONS]
 #   --job       a job's ring, in order: network namespace and address of
 #               each rank (the address must be that namespace's)
 #   --out DIR   where NS.json of each rank and result.json go
 #               (default: a new folder under /tmp)
 #   --delay MS  start this long after launch (default 500)
+#   --guard-lag-frames N  a sender more than N frame times behind its
+#               NIC's pace makes the run untrustworthy (default 4)
 #   options after -- go to every ringcoll (--size, --collective, ...)
 # Exit status: 0 when every rank completed, 1 when one failed (its error
 # is printed), 2 for bad usage.
@@ -23,8 +28,10 @@ set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 ringcoll=$here/../build/ringcoll
+hostload=$here/../build/hostload
 out=
 delay_ms=500
+lag_frames=4
 jobs=()
 extra=()
 
@@ -33,13 +40,14 @@ root_message="must run as root (network namespaces, raw sockets)"
 # shellcheck source=tc-scripts/lib.sh
 . "$here/lib.sh"
 
-usage() { sed -n '12,22s/^# \{0,1\}//p' "$0" >&2; exit 2; }
+usage() { sed -n '14,27s/^# \{0,1\}//p' "$0" >&2; exit 2; }
 
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--out) [ $# -ge 2 ] || usage; out=$2; shift 2 ;;
 	--delay) [ $# -ge 2 ] || usage; delay_ms=$2; shift 2 ;;
 	--ringcoll) [ $# -ge 2 ] || usage; ringcoll=$2; shift 2 ;;
+	--guard-lag-frames) [ $# -ge 2 ] || usage; lag_frames=$2; shift 2 ;;
 	--job) [ $# -ge 2 ] || usage; jobs+=("$2"); shift 2 ;;
 	--) shift; extra=("$@"); break ;;
 	-h|--help) usage ;;
@@ -48,7 +56,9 @@ while [ $# -gt 0 ]; do
 done
 [ ${#jobs[@]} -gt 0 ] || bad_usage "no --job"
 is_uint "$delay_ms" || bad_usage "--delay wants milliseconds"
+int_in --guard-lag-frames "$lag_frames" 1 100000
 need_built "$ringcoll"
+need_built "$hostload"
 need_root
 command -v jq >/dev/null || die "needs jq"
 
@@ -80,6 +90,7 @@ done
 
 [ -n "$out" ] || out=$(mktemp -d /tmp/ringrun.XXXXXX)
 mkdir -p "$out"
+guard_start "$out" "$hostload" "${ns_order[@]}"
 start=$(( $(date +%s%N) + delay_ms * 1000000 ))
 pids=()
 for ns in "${ns_order[@]}"; do
@@ -96,13 +107,17 @@ for i in "${!pids[@]}"; do
 	fi
 done
 
+guard_stop "$out"
+
 files=()
 for ns in "${ns_order[@]}"; do
 	[ -s "$out/$ns.json" ] && files+=("$out/$ns.json")
 done
 [ ${#files[@]} -gt 0 ] || die "no rank wrote a result"
 
-jq -s '
+jq -s -L "$here" --slurpfile load "$out/hostload.json" \
+	--slurpfile classes "$out/classes.json" --argjson lag_frames "$lag_frames" '
+  include "guard";
   def ms: . / 1000000;
   . as $ranks
   | ($ranks[0] | {collective, proto, size_bytes, channels, step_qps, step_flows, iterations, steps,
@@ -113,6 +128,8 @@ jq -s '
       ranks: ($ranks | length),
       counters: (reduce ($ranks[].counters) as $c ({};
 		 reduce ($c | keys[]) as $k (.; .[$k] += $c[$k]))),
+      guard: run_guard($load[0]; $classes[0]; $lag_frames; $run.mtu_bytes;
+		       $run.rate_bps; [$ranks[].pacing // empty]; 0; []),
       jobs: [ $ids[] as $id
 	| [$ranks[] | .jobs[] | select(.job == $id)] as $rs
 	| {
@@ -155,5 +172,6 @@ jq -s '
 jq -r '.run as $r | .counters as $c | .jobs[] |
   "job \(.job): \(.ranks) ranks, \($r.collective) of \($r.size_bytes) bytes x\($r.iterations) on \($r.channels) channel(s)\(if $r.step_qps > 1 then " of \($r.step_qps) queue pairs" else "" end), \($r.congestion_control): CCT median \(.cct_ms.median * 100 | round / 100) ms (min \(.cct_ms.min * 100 | round / 100), max \(.cct_ms.max * 100 | round / 100)), max step overlap \([.iterations[].max_step_overlap] | max), start skew \([.iterations[].start_skew_ms] | max | round) ms; CNPs \($c.cnps_received), retransmitted packets \($c.retransmitted_packets)"' \
 	"$out/result.json"
+jq -r -L "$here" 'include "guard"; .guard | guard_line' "$out/result.json"
 echo "$prog: results in $out/result.json"
 exit $failed

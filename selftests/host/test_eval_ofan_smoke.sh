@@ -4,19 +4,20 @@
 # Ofan evaluation: permutations on a k=4 fat tree for each load-balancing
 # mode), so that the script cannot rot: it completes, writes its JSON with
 # a summary per mode and size and every run, delivers every packet, and
-# draws its two plots; with two failed links (the script checks that the
-# switches' valid ports left them) every packet is still delivered.
+# draws its two plots, and carries every run's guard and their summary;
+# with two failed links (the script checks that the switches' valid ports
+# left them) every packet is still delivered.
 . "$(dirname "$0")/../lib.sh"
 
 require_root
 require_cmd jq gnuplot nsenter file
-require_built "$BUILD_DIR/permsend" "$BUILD_DIR/symofan"
+require_built "$BUILD_DIR/permsend" "$BUILD_DIR/symofan" "$BUILD_DIR/hostload"
 require_bpffs
 
 tmp=$(mktemp -d /tmp/test_eval_ofan.XXXXXX)
 on_exit rm -rf "$tmp"
 
-ktap_plan 6
+ktap_plan 7
 
 check "the Ofan evaluation runs (64 packets, ofan and rps, one seed)" \
 	"$TOP_DIR/eval/ofan_permutation.sh" --sizes 64 --modes "ofan rps" --seeds 1 \
@@ -27,6 +28,12 @@ check_jq "its JSON has a summary per mode and size, and the runs" \
 	 ([.summary[].mode] | sort) == ["ofan", "rps"] and
 	 ([.runs[] | has("cct_increase") and has("max_queue_packets")] | all)' "$res"
 check_jq "every packet was delivered" '[.summary[].delivered_pct] == [100, 100]' "$res"
+check_jq "every run carries its guard, summarised per point and for the whole" \
+	'([.runs[].guard.verdict | select(. == "trustworthy" or . == "untrustworthy")] | length) == 2 and
+	 ([.runs[].guard_retries | select(. >= 0 and . <= 2)] | length) == 2 and
+	 ([.summary[].untrustworthy_runs | select(. >= 0)] | length) == 2 and
+	 .guard.runs == 2 and (.guard.verdict | test("^(un)?trustworthy$")) and
+	 .link_classes[0].burst_bytes == 16000' "$res"
 check "both plots are PNG files" sh -c \
 	"file '$tmp/ofan-queue.png' '$tmp/ofan-cct.png' | grep -c 'PNG image' | grep -qx 2"
 

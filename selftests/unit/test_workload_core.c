@@ -5,7 +5,9 @@
  * and stages after a scripted sequence of CNPs, sends and timer expiries,
  * the packet framing (include/workload/roce_frame.h), byte-exact, and
  * read back by the qdisc's own parser, and the permutation CCT lower bound
- * (include/workload/permutation_lb.h) on the Ofan paper's own example.
+ * (include/workload/permutation_lb.h) on the Ofan paper's own example,
+ * and the send schedule (include/workload/pacer.h): on time, woken late,
+ * refused by a full queue.
  *
  * The DCQCN expectations come from an independent reference model of the
  * same rules (a few lines of Python, kept in the comments where a value
@@ -20,6 +22,7 @@
 #include "tap.h"
 #include "workload/dcqcn.h"
 #include "workload/roce_frame.h"
+#include "workload/pacer.h"
 #include "workload/permutation_lb.h"
 #include "symphony/symphony_core.h"
 
@@ -241,11 +244,83 @@ static void test_permutation_lb(void)
 	tap_check(permutation_lb_ns(&p) == 0, "permutation bound: 0 for no packet");
 }
 
+/* Drive a pacer as permsend does: send what is due at @now, else sleep
+ * to the wake time, until packet @until; returns the packets sent.
+ */
+static __u64 pace_until(struct pacer *p, __u64 *seq, __u64 *now, __u64 until)
+{
+	__u64 sent = 0, wake;
+
+	while (*seq < until) {
+		wake = pacer_ready(p, *seq, *now);
+		if (wake) {
+			*now = wake;
+			pacer_slept(p);
+			continue;
+		}
+		pacer_sent(p, (*seq)++, *now);
+		sent++;
+	}
+	return sent;
+}
+
+static void test_pacer(void)
+{
+	struct pacer p;
+	__u64 seq = 0, now = 1000, wake;
+
+	/* 1 ms from now, a packet every 10 us, 4 may be caught up */
+	pacer_init(&p, 1000000, 10000, 4);
+	pace_until(&p, &seq, &now, 100);
+	tap_check(p.max_burst == 1 && p.worst_lag_ns == 0 && !p.slips &&
+		  now == 1000000 + 99 * 10000,
+		  "pacer: on time, every packet alone at its ideal time");
+
+	/* the sender wakes 35 us late: 4 of the 3.5 gaps behind, so no
+	 * slip, and the 4 packets due then go back to back
+	 */
+	pacer_slept(&p);
+	now = pacer_due(&p, seq) + 35000;
+	pace_until(&p, &seq, &now, 104);
+	tap_check(p.max_burst == 4 && !p.slips && p.worst_lag_ns == 35000 &&
+		  pacer_due(&p, seq) == 1000000 + 104 * 10000,
+		  "pacer: 35 us late, 4 packets back to back, the schedule kept");
+
+	/* a 1 ms stall: 100 gaps behind, the schedule moves by 96 gaps and
+	 * 5 packets (4 behind and the one due) go back to back
+	 */
+	pacer_slept(&p);
+	now = pacer_due(&p, seq) + 1000000;
+	wake = pacer_ready(&p, seq, now);
+	tap_check(!wake && p.slips == 1 && p.slip_ns == 960000,
+		  "pacer: 1 ms late, the schedule slips by 960 us (reported)");
+	pace_until(&p, &seq, &now, 200);
+	tap_check(p.max_burst == 5 && p.worst_lag_ns == 1000000 &&
+		  pacer_due(&p, 200) == 1000000 + 200 * 10000 + 960000,
+		  "pacer: ... at most 5 back to back, worst lag 1 ms behind the ideal");
+
+	/* refused sends count, and the schedule stays where it was */
+	pacer_refused(&p);
+	pacer_refused(&p);
+	tap_check(p.busy == 2 && p.slips == 1 &&
+		  pacer_due(&p, 200) == 1000000 + 200 * 10000 + 960000,
+		  "pacer: refused sends are counted and move nothing");
+
+	/* max_catchup 0: a late sender never sends back to back */
+	pacer_init(&p, 0, 10000, 0);
+	seq = 0;
+	now = 55000;
+	pace_until(&p, &seq, &now, 10);
+	tap_check(p.max_burst == 1 && p.slip_ns == 55000 && p.slips == 1,
+		  "pacer: with no catch-up a 55 us late start slips 55 us, no burst");
+}
+
 int main(void)
 {
 	printf("TAP version 13\n");
 	test_dcqcn();
 	test_frames();
 	test_permutation_lb();
+	test_pacer();
 	return tap_finish();
 }

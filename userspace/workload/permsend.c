@@ -11,18 +11,32 @@
  * ACK), the Appendix-A lower bound for the link rate, packet size, hops
  * and load (include/workload/permutation_lb.h) and their ratio, packets
  * sent, ACKed, received, lost and reordered, and the one-way delay of the
- * received packets (send timestamps ride in the payload; the hosts of a
- * netns testbed share one clock).  tc-scripts/permrun.sh runs every host
- * and merges the results.
+ * received packets: CLOCK_REALTIME send timestamps ride in the payload
+ * (the hosts of a netns testbed share one clock) and the kernel stamps
+ * each arrival (SO_TIMESTAMPING), so that a receiver waiting for a CPU
+ * adds nothing to the delay; that wait is reported apart.
+ *
+ * Pacing (include/workload/pacer.h): the main thread sends on a fixed
+ * schedule through a non-blocking socket, at most --max-catchup packets
+ * back to back when it wakes late; the schedule moves later only past
+ * that, and every move, the worst lag and the longest burst are in the
+ * report (a run's guard reads them).  Receiving and ACKing run in a
+ * thread of their own with their own socket, so that a sender that waits
+ * never delays an ACK.  tc-scripts/permrun.sh runs every host and merges
+ * the results.
  */
 #define _GNU_SOURCE
 #include <getopt.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <sys/prctl.h>
 #include <unistd.h>
+#include <linux/errqueue.h>
+#include <linux/net_tstamp.h>
 
+#include "workload/pacer.h"
 #include "workload/permutation_lb.h"
 #include "workload.h"
 
@@ -37,6 +51,8 @@ const char *tool_name = "permsend";
 #define MAX_DELAYS	(1 << 22)
 #define HOST_HASH_BITS	11		/* 2048 slots for 1024 hosts */
 #define HOST_HASH_SIZE	(1 << HOST_HASH_BITS)
+#define BUSY_WAIT_NS	20000		/* after a refused send */
+#define ACK_TRIES	1000		/* 20 us apart: 20 ms for one ACK */
 
 struct peer_rx {
 	__u32	received;
@@ -63,15 +79,27 @@ struct permsend {
 	__u32		dests[MAX_HOSTS];	/* indexes */
 	__u32		nr_dests;
 	__u32		expect_from;		/* packets to receive in all */
-	int		tx_fd, rx_fd;
-	__u16		ip_id;
-	/* progress */
-	__u64		sent, acked, received, reordered, unknown;
-	__u64		start_ns, last_ack_ns, last_rx_ns, done_ns;
+	__u32		max_catchup;		/* packets */
+	int		tx_fd, rx_fd, ack_fd;
+	__u16		ip_id, ack_ip_id;
+	__s64		mono_minus_real_ns;	/* kernel stamps to CLOCK_MONOTONIC */
+	/* the sender's (main thread) */
+	struct pacer	pacer;
+	__u64		sent, start_ns;
+	/* the receiver's (rx thread); the main thread reads the counters
+	 * marked (atomic) while it runs, the rest after joining it
+	 */
+	__u64		acked, received;	/* atomic */
+	__u64		last_ack_ns, last_rx_ns; /* atomic, CLOCK_MONOTONIC */
+	__u64		reordered, unknown, ack_retries, acks_unsent;
+	__u64		user_stamped;		/* arrivals without a kernel stamp */
 	__u8		*ack_bits;		/* per (dest, psn) */
 	struct peer_rx	*rx;			/* per source index */
 	__u64		*delays;		/* one-way ns, received packets */
+	__u64		*rx_waits;		/* kernel stamp to recvmsg, ns */
 	__u64		nr_delays;
+	int		rx_stop;		/* atomic: main tells rx to end */
+	int		rx_error;
 };
 
 static volatile sig_atomic_t stop;
@@ -99,6 +127,9 @@ static void usage(FILE *f)
 "  --hops H          links on a path, for the lower bound (default 6: across\n"
 "                    pods of a 3-tier fat tree)\n"
 "  --prop-us US      one-way propagation, for the lower bound (default 0)\n"
+"  --max-catchup N   packets a late sender may send back to back to catch up\n"
+"                    with its schedule, which moves later (reported) past\n"
+"                    that (0..1000, default 4)\n"
 "  --start-at NS     start at this CLOCK_REALTIME time, ns\n"
 "  --timeout SEC     stop waiting for packets and ACKs after SEC (default 10)\n"
 "  --local ADDR      this host's address (default: the local one of --hosts)\n"
@@ -172,6 +203,7 @@ static int parse_args(struct permsend *ps, int argc, char **argv)
 		{ "load", required_argument, NULL, 'L' },
 		{ "hops", required_argument, NULL, 'h' },
 		{ "prop-us", required_argument, NULL, 'p' },
+		{ "max-catchup", required_argument, NULL, 'C' },
 		{ "start-at", required_argument, NULL, 'S' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "local", required_argument, NULL, 'l' },
@@ -189,6 +221,7 @@ static int parse_args(struct permsend *ps, int argc, char **argv)
 	ps->rate_bps = 100000000ULL;
 	ps->load_pct = 100;
 	ps->hops = 6;
+	ps->max_catchup = 4;
 	ps->common.timeout_ns = 10000000000ULL;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -232,6 +265,11 @@ static int parse_args(struct permsend *ps, int argc, char **argv)
 			if (parse_u32_range("--prop-us", optarg, 0, 1000000, &v))
 				return -1;
 			ps->prop_ns = v * 1000ULL;
+			break;
+		case 'C':
+			if (parse_u32_range("--max-catchup", optarg, 0, 1000,
+					    &ps->max_catchup))
+				return -1;
 			break;
 		case 'S': case 't': case 'l': case 'o':
 			if (common_opt(&ps->common, c, optarg) < 0)
@@ -331,44 +369,120 @@ static int place(struct permsend *ps)
 	return 0;
 }
 
-/* Data packet @seq (round-robin over the destinations): 1 if the queue
- * was full, -1 on error.
+static __u64 real_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static void sleep_until_mono(__u64 t_ns)
+{
+	struct timespec ts = { t_ns / 1000000000ULL, t_ns % 1000000000ULL };
+
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR &&
+	       !stop)
+		;
+}
+
+/* Data packet @seq (round-robin over the destinations), stamped with
+ * its CLOCK_REALTIME send time: 1 if the socket or queue was full, -1
+ * on error.
  */
 static int send_data(struct permsend *ps, __u64 seq)
 {
 	__u8 pkt[ROCE_IPV4_LEN + ROCE_UDP_LEN + SYMPHONY_BTH_LEN + 8192];
 	__u8 *bth = pkt + ROCE_IPV4_LEN + ROCE_UDP_LEN;
 	__u32 d = seq % ps->nr_dests, psn = seq / ps->nr_dests;
+	int r;
 
 	roce_put_bth(bth, roce_write_opcode(psn, ps->packets), 0, ps->me + 1,
 		     psn, true);
 	memset(bth + SYMPHONY_BTH_LEN, 0xa5, ps->mtu);
-	symphony_put_be64(bth + SYMPHONY_BTH_LEN, mono_ns());
-	return send_raw_udp(ps->tx_fd, ps->common.local, ps->hosts[ps->dests[d]],
-			    SPORT_BASE + ps->me, SYMPHONY_UDP_PORT_ROCEV2,
-			    ROCE_ECN_ECT0, ps->ip_id++, pkt,
-			    SYMPHONY_BTH_LEN + ps->mtu);
+	symphony_put_be64(bth + SYMPHONY_BTH_LEN, real_ns());
+	r = send_raw_udp(ps->tx_fd, ps->common.local, ps->hosts[ps->dests[d]],
+			 SPORT_BASE + ps->me, SYMPHONY_UDP_PORT_ROCEV2,
+			 ROCE_ECN_ECT0, ps->ip_id, pkt, SYMPHONY_BTH_LEN + ps->mtu);
+	if (!r)
+		ps->ip_id++;
+	return r;
 }
 
-static void receive(struct permsend *ps)
+/* ACK @psn from @src: retried while the socket or queue is full (the
+ * sender of the data waits for it), on a socket the data never use.
+ */
+static int send_ack(struct permsend *ps, __u32 to, __s32 src, __u32 psn)
 {
-	__u8 buf[9000], ack[ROCE_IPV4_LEN + ROCE_UDP_LEN + 32];
+	__u8 ack[ROCE_IPV4_LEN + ROCE_UDP_LEN + 32];
+	int tries, r;
+
+	roce_put_ack(ack + ROCE_IPV4_LEN + ROCE_UDP_LEN, 0, src + 1, psn,
+		     ROCE_AETH_ACK, psn);
+	for (tries = 0; tries < ACK_TRIES; tries++) {
+		r = send_raw_udp(ps->ack_fd, ps->common.local, to,
+				 SPORT_BASE + ps->me, SYMPHONY_UDP_PORT_ROCEV2,
+				 ROCE_ECN_NOT_ECT, ps->ack_ip_id,
+				 ack, SYMPHONY_BTH_LEN + ROCE_AETH_LEN);
+		if (r <= 0)
+			break;
+		ps->ack_retries++;
+		sleep_until_mono(mono_ns() + BUSY_WAIT_NS);
+	}
+	if (r > 0)
+		ps->acks_unsent++;
+	else if (!r)
+		ps->ack_ip_id++;
+	return r < 0 ? -1 : 0;
+}
+
+/* The kernel's receive stamp (CLOCK_REALTIME) of the datagram in @msg. */
+static bool rx_stamp(struct msghdr *msg, __u64 *real)
+{
+	struct cmsghdr *c;
+
+	for (c = CMSG_FIRSTHDR(msg); c; c = CMSG_NXTHDR(msg, c)) {
+		struct scm_timestamping tss;
+
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_TIMESTAMPING)
+			continue;
+		memcpy(&tss, CMSG_DATA(c), sizeof(tss));
+		if (!tss.ts[0].tv_sec && !tss.ts[0].tv_nsec)
+			return false;
+		*real = (__u64)tss.ts[0].tv_sec * 1000000000ULL + tss.ts[0].tv_nsec;
+		return true;
+	}
+	return false;
+}
+
+/* Every datagram waiting on the receive socket (the rx thread's). */
+static int receive(struct permsend *ps)
+{
+	__u8 buf[9000];
+	char control[256];
 	struct sockaddr_in from;
 	struct iovec iov = { .iov_base = buf, .iov_len = sizeof(buf) };
 	struct msghdr msg = { .msg_name = &from, .msg_iov = &iov, .msg_iovlen = 1 };
 
 	for (;;) {
-		__u64 now, bit;
+		__u64 user_real, stamp_real, now, bit;
 		__s32 src, d;
 		ssize_t n;
 		__u32 psn;
 		__u8 op;
 
 		msg.msg_namelen = sizeof(from);
+		msg.msg_control = control;
+		msg.msg_controllen = sizeof(control);
 		n = recvmsg(ps->rx_fd, &msg, 0);
 		if (n < 0)
-			return;
-		now = mono_ns();
+			return 0;
+		user_real = real_ns();
+		if (!rx_stamp(&msg, &stamp_real)) {
+			stamp_real = user_real;
+			ps->user_stamped++;
+		}
+		now = stamp_real + ps->mono_minus_real_ns;
 		if (n < SYMPHONY_BTH_LEN)
 			continue;
 		src = host_index(ps, from.sin_addr.s_addr);
@@ -385,17 +499,16 @@ static void receive(struct permsend *ps)
 			bit = (__u64)d * ps->packets + psn;
 			if (!(ps->ack_bits[bit / 8] & (1 << (bit % 8)))) {
 				ps->ack_bits[bit / 8] |= 1 << (bit % 8);
-				ps->acked++;
-				ps->last_ack_ns = now;
+				__atomic_store_n(&ps->last_ack_ns, now, __ATOMIC_RELAXED);
+				__atomic_store_n(&ps->acked, ps->acked + 1,
+						 __ATOMIC_RELEASE);
 			}
 			continue;
 		}
 		if (op < SYMPHONY_OP_RC_WRITE_FIRST || op > SYMPHONY_OP_RC_WRITE_ONLY ||
 		    n < SYMPHONY_BTH_LEN + 8)
 			continue;
-		ps->received++;
 		ps->rx[src].received++;
-		ps->last_rx_ns = now;
 		if (ps->rx[src].any && psn < ps->rx[src].max_psn) {
 			ps->rx[src].reordered++;
 			ps->reordered++;
@@ -403,15 +516,30 @@ static void receive(struct permsend *ps)
 		if (!ps->rx[src].any || psn > ps->rx[src].max_psn)
 			ps->rx[src].max_psn = psn;
 		ps->rx[src].any = true;
-		if (ps->nr_delays < MAX_DELAYS)
-			ps->delays[ps->nr_delays++] = now - symphony_get_be64(buf + SYMPHONY_BTH_LEN);
-		roce_put_ack(ack + ROCE_IPV4_LEN + ROCE_UDP_LEN, 0, src + 1, psn,
-			     ROCE_AETH_ACK, psn);
-		send_raw_udp(ps->tx_fd, ps->common.local, from.sin_addr.s_addr,
-			     SPORT_BASE + ps->me, SYMPHONY_UDP_PORT_ROCEV2,
-			     ROCE_ECN_NOT_ECT, ps->ip_id++, ack,
-			     SYMPHONY_BTH_LEN + ROCE_AETH_LEN);
+		if (ps->nr_delays < MAX_DELAYS) {
+			ps->delays[ps->nr_delays] = stamp_real -
+				symphony_get_be64(buf + SYMPHONY_BTH_LEN);
+			ps->rx_waits[ps->nr_delays++] = user_real - stamp_real;
+		}
+		if (send_ack(ps, from.sin_addr.s_addr, src, psn))
+			return -1;
+		__atomic_store_n(&ps->last_rx_ns, now, __ATOMIC_RELAXED);
+		__atomic_store_n(&ps->received, ps->received + 1, __ATOMIC_RELEASE);
 	}
+}
+
+static void *rx_main(void *arg)
+{
+	struct permsend *ps = arg;
+	struct pollfd pfd = { .fd = ps->rx_fd, .events = POLLIN };
+
+	while (!__atomic_load_n(&ps->rx_stop, __ATOMIC_ACQUIRE)) {
+		if (poll(&pfd, 1, 10) > 0 && receive(ps)) {
+			ps->rx_error = 1;
+			break;
+		}
+	}
+	return NULL;
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -421,15 +549,34 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static struct json_object *delays_json(struct permsend *ps)
+/* min, median, p99 and max of the sorted @v[0..n-1], ns */
+static struct json_object *spread_json(const __u64 *v, __u64 n)
 {
 	struct json_object *o = json_object_new_object();
 	int err;
 
-	err = jdoc_add_u64(o, "min", ps->delays[0]);
-	err |= jdoc_add_u64(o, "median", ps->delays[ps->nr_delays / 2]);
-	err |= jdoc_add_u64(o, "p99", ps->delays[ps->nr_delays * 99 / 100]);
-	err |= jdoc_add_u64(o, "max", ps->delays[ps->nr_delays - 1]);
+	err = jdoc_add_u64(o, "min", v[0]);
+	err |= jdoc_add_u64(o, "median", v[n / 2]);
+	err |= jdoc_add_u64(o, "p99", v[n * 99 / 100]);
+	err |= jdoc_add_u64(o, "max", v[n - 1]);
+	return jdoc_finish(o, err);
+}
+
+static struct json_object *pacing_json(const struct permsend *ps)
+{
+	const struct pacer *p = &ps->pacer;
+	struct json_object *o = json_object_new_object();
+	int err;
+
+	err = jdoc_add_u64(o, "gap_ns", p->gap_ns);
+	err |= jdoc_add_u64(o, "max_catchup_packets", p->max_catchup);
+	err |= jdoc_add_u64(o, "worst_lag_ns", p->worst_lag_ns);
+	err |= jdoc_add_u64(o, "max_burst_packets", p->max_burst);
+	err |= jdoc_add_u64(o, "schedule_slip_ns", p->slip_ns);
+	err |= jdoc_add_u64(o, "schedule_slips", p->slips);
+	err |= jdoc_add_u64(o, "refused_sends", p->busy);
+	err |= jdoc_add_u64(o, "ack_retries", ps->ack_retries);
+	err |= jdoc_add_u64(o, "acks_unsent", ps->acks_unsent);
 	return jdoc_finish(o, err);
 }
 
@@ -452,6 +599,7 @@ static int print_report(struct permsend *ps, FILE *f)
 	int err;
 
 	qsort(ps->delays, ps->nr_delays, sizeof(*ps->delays), cmp_u64);
+	qsort(ps->rx_waits, ps->nr_delays, sizeof(*ps->rx_waits), cmp_u64);
 	inet_ntop(AF_INET, &ps->common.local, addr, sizeof(addr));
 	err = jdoc_add_str(doc, "tool", "permsend");
 	err |= jdoc_add_str(doc, "address", addr);
@@ -485,20 +633,120 @@ static int print_report(struct permsend *ps, FILE *f)
 					   ps->expect_from - ps->received : 0);
 	err |= jdoc_add_u64(doc, "reordered", ps->reordered);
 	err |= jdoc_add_u64(doc, "stray", ps->unknown);
-	if (ps->nr_delays)
-		err |= jdoc_add(doc, "one_way_delay_ns", delays_json(ps));
-	else
+	err |= jdoc_add(doc, "pacing", pacing_json(ps));
+	/* one-way: payload stamp to the kernel's receive stamp; the
+	 * receiver's wait: that stamp to recvmsg() returning
+	 */
+	err |= jdoc_add_str(doc, "delay_clock", ps->user_stamped ?
+			    "recvmsg" : "kernel");
+	err |= jdoc_add_u64(doc, "arrivals_without_kernel_stamp", ps->user_stamped);
+	if (ps->nr_delays) {
+		err |= jdoc_add(doc, "one_way_delay_ns",
+				spread_json(ps->delays, ps->nr_delays));
+		err |= jdoc_add(doc, "receive_wait_ns",
+				spread_json(ps->rx_waits, ps->nr_delays));
+	} else {
 		err |= jdoc_add_null(doc, "one_way_delay_ns");
+		err |= jdoc_add_null(doc, "receive_wait_ns");
+	}
 	return jdoc_print(f, jdoc_finish(doc, err), JSON_C_TO_STRING_PLAIN);
+}
+
+static int open_sockets(struct permsend *ps)
+{
+	int flags = SOF_TIMESTAMPING_RX_SOFTWARE | SOF_TIMESTAMPING_SOFTWARE;
+
+	ps->tx_fd = open_raw_socket();
+	ps->ack_fd = open_raw_socket();
+	if (ps->tx_fd < 0 || ps->ack_fd < 0)
+		return -1;
+	ps->rx_fd = open_udp_rx(SYMPHONY_UDP_PORT_ROCEV2,
+				" (another permsend or ringcoll in this network namespace?)");
+	if (ps->rx_fd < 0)
+		return -1;
+	/* without kernel stamps the delays fall back to recvmsg() times,
+	 * and the report says so (delay_clock)
+	 */
+	if (setsockopt(ps->rx_fd, SOL_SOCKET, SO_TIMESTAMPING, &flags, sizeof(flags)))
+		fprintf(stderr, "permsend: no kernel receive timestamps (%s): delays include the receiver's wait\n",
+			strerror(errno));
+	return 0;
+}
+
+/* The schedule: every packet at its time, late ones at most
+ * max_catchup behind; a refused send waits and tries again.
+ */
+static int send_all(struct permsend *ps, __u64 total)
+{
+	__u64 now, wake;
+	int r;
+
+	while (ps->sent < total && !stop &&
+	       !__atomic_load_n(&ps->rx_error, __ATOMIC_RELAXED)) {
+		now = mono_ns();
+		wake = pacer_ready(&ps->pacer, ps->sent, now);
+		if (wake) {
+			sleep_until_mono(wake);
+			pacer_slept(&ps->pacer);
+			continue;
+		}
+		r = send_data(ps, ps->sent);
+		if (r < 0)
+			return -1;
+		if (r > 0) {
+			pacer_refused(&ps->pacer);
+			sleep_until_mono(now + BUSY_WAIT_NS);
+			pacer_slept(&ps->pacer);
+			continue;
+		}
+		pacer_sent(&ps->pacer, ps->sent, now);
+		ps->sent++;
+	}
+	return 0;
+}
+
+/* Every ACK back and every packet in, or silence for the timeout. */
+static int wait_done(struct permsend *ps, __u64 total)
+{
+	__u64 now, last_rx, last_ack, done_ns = 0;
+
+	while (!stop && !__atomic_load_n(&ps->rx_error, __ATOMIC_RELAXED)) {
+		now = mono_ns();
+		if (__atomic_load_n(&ps->acked, __ATOMIC_ACQUIRE) == total &&
+		    __atomic_load_n(&ps->received, __ATOMIC_ACQUIRE) >= ps->expect_from) {
+			if (!done_ns)
+				done_ns = now;
+			/* a moment for our last ACKs to reach their senders */
+			if (now - done_ns > 50000000ULL)
+				return 0;
+		}
+		last_rx = __atomic_load_n(&ps->last_rx_ns, __ATOMIC_RELAXED);
+		last_ack = __atomic_load_n(&ps->last_ack_ns, __ATOMIC_RELAXED);
+		if (last_ack > last_rx)
+			last_rx = last_ack;
+		if (last_rx < ps->start_ns)
+			last_rx = ps->start_ns;
+		if (now > last_rx && now - last_rx > ps->common.timeout_ns) {
+			fprintf(stderr, "permsend: %llu of %llu ACKs and %llu of %u packets after %llu s of silence: lost in the network or a host is not running\n",
+				(unsigned long long)__atomic_load_n(&ps->acked, __ATOMIC_ACQUIRE),
+				(unsigned long long)total,
+				(unsigned long long)__atomic_load_n(&ps->received, __ATOMIC_ACQUIRE),
+				ps->expect_from,
+				(unsigned long long)(ps->common.timeout_ns / 1000000000ULL));
+			return 1;
+		}
+		sleep_until_mono(now + 1000000);
+	}
+	return 1;
 }
 
 int main(int argc, char **argv)
 {
 	struct permsend *ps = calloc(1, sizeof(*ps));
-	__u64 total, gap_ns, next_tx, now;
-	struct pollfd pfd;
+	__u64 total, gap_ns;
+	pthread_t rx_thread;
 	FILE *out = stdout;
-	int ret = 1, r;
+	int ret = 1, err;
 
 	if (!ps)
 		return 1;
@@ -512,7 +760,8 @@ int main(int argc, char **argv)
 	ps->ack_bits = calloc(total / 8 + 1, 1);
 	ps->rx = calloc(ps->nr_hosts, sizeof(*ps->rx));
 	ps->delays = calloc(MAX_DELAYS, sizeof(*ps->delays));
-	if (!ps->ack_bits || !ps->rx || !ps->delays) {
+	ps->rx_waits = calloc(MAX_DELAYS, sizeof(*ps->rx_waits));
+	if (!ps->ack_bits || !ps->rx || !ps->delays || !ps->rx_waits) {
 		fprintf(stderr, "permsend: out of memory\n");
 		return 1;
 	}
@@ -524,67 +773,32 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
-	ps->tx_fd = open_raw_socket();
-	if (ps->tx_fd < 0)
-		return 1;
-	ps->rx_fd = open_udp_rx(SYMPHONY_UDP_PORT_ROCEV2,
-				" (another permsend or ringcoll in this network namespace?)");
-	if (ps->rx_fd < 0)
+	if (open_sockets(ps))
 		return 1;
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	prctl(PR_SET_TIMERSLACK, 1000UL);
-	pfd = (struct pollfd){ .fd = ps->rx_fd, .events = POLLIN };
+	ps->mono_minus_real_ns = (__s64)(mono_ns() - real_ns());
 
 	/* paced at load% of the rate, on the frame's bytes */
 	gap_ns = (__u64)(FRAME_OVERHEAD + ps->mtu) * 8 * 1000000000ULL * 100 /
 		 ((__u64)ps->rate_bps * ps->load_pct);
-	next_tx = ps->common.start_at_mono_ns;
 	ps->start_ns = ps->common.start_at_mono_ns;
-	ps->last_rx_ns = ps->common.start_at_mono_ns;
-	while (!stop) {
-		__u64 wake;
-
-		now = mono_ns();
-		while (ps->sent < total && next_tx <= now) {
-			r = send_data(ps, ps->sent);
-			if (r < 0)
-				goto out;
-			if (r > 0) {
-				next_tx = now + 20000;
-				break;
-			}
-			ps->sent++;
-			next_tx += gap_ns;
-		}
-		if (ps->sent == total && ps->acked == total &&
-		    ps->received >= ps->expect_from) {
-			if (!ps->done_ns)
-				ps->done_ns = now;
-			/* a moment for our last ACKs to reach their senders */
-			if (now - ps->done_ns > 50000000ULL) {
-				ret = 0;
-				break;
-			}
-		}
-		if (ps->sent == total && now > ps->common.start_at_mono_ns &&
-		    now - (ps->last_rx_ns > ps->last_ack_ns ? ps->last_rx_ns :
-			   ps->last_ack_ns) > ps->common.timeout_ns) {
-			fprintf(stderr, "permsend: %llu of %llu ACKs and %llu of %u packets after %llu s of silence: lost in the network or a host is not running\n",
-				(unsigned long long)ps->acked,
-				(unsigned long long)total,
-				(unsigned long long)ps->received, ps->expect_from,
-				(unsigned long long)(ps->common.timeout_ns / 1000000000ULL));
-			ret = 1;
-			break;
-		}
-		wake = ps->sent < total ? next_tx : now + 10000000;
-		if (wait_until(&pfd, 1, wake) > 0)
-			receive(ps);
+	pacer_init(&ps->pacer, ps->start_ns, gap_ns, ps->max_catchup);
+	err = pthread_create(&rx_thread, NULL, rx_main, ps);
+	if (err) {
+		fprintf(stderr, "permsend: cannot start the receiver: %s\n",
+			strerror(err));
+		return 1;
 	}
+	if (!send_all(ps, total))
+		ret = wait_done(ps, total);
+	__atomic_store_n(&ps->rx_stop, 1, __ATOMIC_RELEASE);
+	pthread_join(rx_thread, NULL);
+	if (ps->rx_error)
+		ret = 1;
 	if (stop)
 		fprintf(stderr, "permsend: interrupted\n");
-out:
 	if (print_report(ps, out))
 		ret = 1;
 	if (out != stdout)

@@ -130,10 +130,16 @@ static inline int wait_until(struct pollfd *fds, nfds_t n, __u64 wake_ns)
 	return ppoll(fds, n, &ts, NULL);
 }
 
-/* A raw IPv4 socket for sending (the tool builds IP and UDP headers). */
+/*
+ * A raw IPv4 socket for sending (the tool builds IP and UDP headers),
+ * non-blocking: a full socket buffer or queue refuses a packet at once
+ * (send_raw_udp() returns 1), so that a tool's receiving and ACKing never
+ * wait behind its sending.
+ */
 static inline int open_raw_socket(void)
 {
-	int fd = socket(AF_INET, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_RAW);
+	int fd = socket(AF_INET, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC,
+			IPPROTO_RAW);
 
 	if (fd < 0)
 		fprintf(stderr, "%s: cannot open a raw socket: %s%s\n", tool_name,

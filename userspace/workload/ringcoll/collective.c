@@ -166,10 +166,24 @@ static __u64 run_job(struct ringcoll *rc, struct job *j, __u64 now)
 static __u64 pump(struct ringcoll *rc, __u64 now)
 {
 	__u32 per_job = rc->dims * rc->nr_qps, nr = rc->nr_jobs * per_job, n, i;
-	__u64 wake = UINT64_MAX;
+	__u64 wake = UINT64_MAX, tx_wake = UINT64_MAX;
 	bool sent = true;
 	int ret;
 
+	/* the lag: how late this call is after the transmission time the
+	 * last one asked to be called at
+	 */
+	if (rc->pump_due_ns && now > rc->pump_due_ns) {
+		__u64 lag = now - rc->pump_due_ns;
+
+		if (lag > rc->worst_lag_ns)
+			rc->worst_lag_ns = lag;
+		if (lag > MAX_BURST_NS) {
+			rc->slip_ns += lag - MAX_BURST_NS;
+			rc->slips++;
+		}
+	}
+	rc->pump_due_ns = 0;
 	while (sent && rc->nic_next_ns <= now) {
 		sent = false;
 		for (n = 0; n < nr; n++) {
@@ -185,10 +199,13 @@ static __u64 pump(struct ringcoll *rc, __u64 now)
 			ret = transmit(rc, ch, now);
 			if (ret < 0)
 				return 0;
-			if (ret > 0) {		/* qdisc full: back off a little */
-				rc->nic_next_ns = now + 20000;
-				return rc->nic_next_ns;
+			if (ret > 0) {		/* queue full: try again soon */
+				rc->burst = 0;
+				rc->pump_due_ns = now + 20000;
+				return rc->pump_due_ns;
 			}
+			if (++rc->burst > rc->max_burst)
+				rc->max_burst = rc->burst;
 			rc->rr_next = i + 1;
 			sent = true;
 			break;
@@ -203,9 +220,13 @@ static __u64 pump(struct ringcoll *rc, __u64 now)
 			continue;
 		t = ch->next_tx_ns > rc->nic_next_ns ? ch->next_tx_ns :
 						      rc->nic_next_ns;
-		if (t < wake)
-			wake = t;
+		if (t < tx_wake)
+			tx_wake = t;
 	}
+	if (tx_wake < wake)
+		wake = tx_wake;
+	if (tx_wake != UINT64_MAX)
+		rc->pump_due_ns = tx_wake > now ? tx_wake : now;
 	return wake;
 }
 
@@ -315,6 +336,8 @@ enum exit_code run_collectives(struct ringcoll *rc)
 			return EXIT_FAIL;
 		if (w < wake)
 			wake = w;
+		if (wake > mono_ns())
+			rc->burst = 0;		/* the pump waits */
 		if (wait_until(pfd, nfds, wake) > 0) {
 			receive(rc, rc->rx_fd, false);
 			if (rc->uec)

@@ -63,6 +63,27 @@ static struct json_object *counters_json(const struct ringcoll *rc)
 	return jdoc_finish(o, err);
 }
 
+/* How well the NIC's pace was kept, for the run's guard (ringcoll.h). */
+static struct json_object *pacing_json(const struct ringcoll *rc)
+{
+	const struct { const char *key; __u64 val; } figures[] = {
+		{ "worst_lag_ns", rc->worst_lag_ns },
+		{ "max_catchup_ns", MAX_BURST_NS },
+		{ "schedule_slip_ns", rc->slip_ns },
+		{ "schedule_slips", rc->slips },
+		{ "max_burst_packets", rc->max_burst },
+		{ "refused_sends", rc->refused_sends },
+		{ "control_unsent", rc->control_unsent },
+	};
+	struct json_object *o = json_object_new_object();
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < ARRAY_SIZE(figures); i++)
+		err |= jdoc_add_u64(o, figures[i].key, figures[i].val);
+	return jdoc_finish(o, err);
+}
+
 /* Step @k of channel @c in iteration record @r. */
 static struct json_object *step_json(const struct ringcoll *rc,
 				     const struct iteration_record *r,
@@ -229,6 +250,7 @@ int print_report(const struct ringcoll *rc, FILE *f)
 			      rc->fixed_rate ? "fixed" : "dcqcn");
 	err |= jdoc_add(doc, "dcqcn", dcqcn_json(&rc->cc));
 	err |= jdoc_add(doc, "counters", counters_json(rc));
+	err |= jdoc_add(doc, "pacing", pacing_json(rc));
 	jobs = json_object_new_array_ext(rc->nr_jobs);
 	err |= jdoc_add(doc, "jobs", jobs);
 	for (n = 0; n < rc->nr_jobs && !err; n++)

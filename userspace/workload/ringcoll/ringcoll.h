@@ -174,9 +174,18 @@ struct ringcoll {
 	struct dcqcn_params cc;
 	__u32		nr_jobs;
 	struct job	jobs[MAX_JOBS];
-	int		tx_fd, rx_fd, rx_uec_fd;
+	int		tx_fd, ctl_fd, rx_fd, rx_uec_fd; /* ctl: ACK, NAK, CNP */
 	__u16		ip_id;
 	__u64		nic_next_ns;		/* the line rate, shared */
+	/* pacing, for the run's guard: how late the pump ran after the
+	 * time it asked to transmit at (its lag), the time lost past
+	 * MAX_BURST_NS of catch-up (slips: the pace moves later), the
+	 * longest back-to-back run of data packets, refused sends
+	 */
+	__u64		pump_due_ns;		/* 0: nothing was due */
+	__u64		worst_lag_ns, slip_ns, slips;
+	__u32		burst, max_burst;
+	__u64		refused_sends, control_unsent;
 	__u32		rr_next;		/* round-robin over queue pairs */
 	/* counters */
 	__u64		packets_sent, bytes_sent, retransmits;

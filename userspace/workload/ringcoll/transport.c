@@ -28,8 +28,14 @@ int open_sockets(struct ringcoll *rc)
 {
 	static const char busy[] = " (another ringcoll in this network namespace?)";
 
+	/* data and control on sockets of their own: a data burst filling
+	 * its socket buffer never holds back an ACK or a CNP
+	 */
 	rc->tx_fd = open_raw_socket();
 	if (rc->tx_fd < 0)
+		return -1;
+	rc->ctl_fd = open_raw_socket();
+	if (rc->ctl_fd < 0)
 		return -1;
 	rc->rx_fd = open_udp_rx(SYMPHONY_UDP_PORT_ROCEV2, busy);
 	if (rc->rx_fd < 0)
@@ -49,6 +55,20 @@ static int send_udp(struct ringcoll *rc, __u32 daddr, __u16 sport, __u16 dport,
 {
 	return send_raw_udp(rc->tx_fd, rc->common.local, daddr, sport, dport, ecn,
 			    rc->ip_id++, pkt, len);
+}
+
+/* A control packet (ACK, NAK, CNP) on its own socket: 0 when sent; one
+ * refused by a full queue is lost, as on a real NIC, and counted.
+ */
+static int send_control(struct ringcoll *rc, __u32 daddr, __u8 *pkt, size_t len)
+{
+	int ret = send_raw_udp(rc->ctl_fd, rc->common.local, daddr,
+			       rc->step_base, SYMPHONY_UDP_PORT_ROCEV2,
+			       ROCE_ECN_CONTROL, rc->ip_id++, pkt, len);
+
+	if (ret > 0)
+		rc->control_unsent++;
+	return ret;
 }
 
 /* The rate timeline: a point where a queue pair's DCQCN rate changed. */
@@ -134,6 +154,8 @@ int transmit(struct ringcoll *rc, struct channel *ch, __u64 now)
 	ret = send_udp(rc, ch->succ, step_port(rc, j, step),
 		       rc->uec ? SYMPHONY_UDP_PORT_UEC : SYMPHONY_UDP_PORT_ROCEV2,
 		       ROCE_ECN_ECT0, pkt, hdr + payload);
+	if (ret > 0)
+		rc->refused_sends++;
 	if (ret)
 		return ret;
 	rc->packets_sent++;
@@ -195,8 +217,7 @@ static void send_ack(struct ringcoll *rc, struct job *j, struct channel *ch,
 
 	len = roce_put_ack(pkt + ROCE_IPV4_LEN + ROCE_UDP_LEN, j->id, ch->qpn,
 			   seq & PSN_MASK, syndrome, ch->recv_total);
-	if (!send_udp(rc, ch->pred, rc->step_base, SYMPHONY_UDP_PORT_ROCEV2,
-		      ROCE_ECN_CONTROL, pkt, len)) {
+	if (!send_control(rc, ch->pred, pkt, len)) {
 		if (syndrome == ROCE_AETH_ACK)
 			rc->acks_sent++;
 		else
@@ -210,8 +231,7 @@ static void send_cnp(struct ringcoll *rc, struct job *j, struct channel *ch)
 	size_t len;
 
 	len = roce_put_cnp(pkt + ROCE_IPV4_LEN + ROCE_UDP_LEN, j->id, ch->qpn);
-	if (!send_udp(rc, ch->pred, rc->step_base, SYMPHONY_UDP_PORT_ROCEV2,
-		      ROCE_ECN_CONTROL, pkt, len))
+	if (!send_control(rc, ch->pred, pkt, len))
 		rc->cnps_sent++;
 }
 

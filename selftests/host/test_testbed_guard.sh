@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# test_testbed_guard.sh - every testbed run says whether the machine kept
+# up (tc-scripts/permrun.sh's guard, tc-scripts/guard.jq, build/hostload),
+# and the calibration (eval/calibrate.sh) finds a lower rate on a busier
+# machine.  On a k=4 fat tree of 20 Mbit/s links with Ofan: a run carries
+# its guard figures (machine load, senders' lag and bursts, kernel-stamped
+# delays, the links' HTB classes); a quiet run is trustworthy; with a
+# real-time CPU hog taking each CPU 20 ms of every 100 ms the senders fall
+# behind, the guard says so, and --strict refuses the run (exit 3); the
+# calibration then settles on the ladder's lower rate, where it found the
+# higher one on the quiet machine.
+. "$(dirname "$0")/../lib.sh"
+
+require_root
+require_cmd jq nsenter chrt taskset python3
+require_built "$BUILD_DIR/permsend" "$BUILD_DIR/symofan" "$BUILD_DIR/hostload"
+require_bpffs
+
+fattree=$TOP_DIR/tc-scripts/fattree.sh
+ofan=$TOP_DIR/tc-scripts/ofan-fattree.sh
+permrun=$TOP_DIR/tc-scripts/permrun.sh
+calibrate=$TOP_DIR/eval/calibrate.sh
+prefix=tg$$
+tmp=$(mktemp -d /tmp/test_guard.XXXXXX)
+on_exit rm -rf "$tmp"
+
+ktap_plan 10
+
+on_exit "$fattree" down --prefix "$prefix"
+on_exit "$ofan" unload --prefix "$prefix"
+"$fattree" up --prefix "$prefix" --rate 20mbit >/dev/null
+"$ofan" load --prefix "$prefix" >/dev/null
+hosts=$("$fattree" info --prefix "$prefix" --json | jq -r '[.hosts[] | "\(.netns):\(.addr)"] | join(",")')
+
+# run NAME [permrun options]: a 256-packet permutation at 50% load
+run() {
+	local name=$1
+	shift
+	"$permrun" --out "$tmp/$name" "$@" --hosts "$hosts" -- --packets 256 \
+		--load 50 --seed 2 --rate 20mbit >"$tmp/$name.log" 2>&1
+}
+
+# a quiet run: up to 3 tries, for a machine that is itself busy a moment
+for try in 1 2 3; do
+	run quiet || true
+	[ "$(jq -r .guard.verdict "$tmp/quiet/result.json" 2>/dev/null)" != trustworthy ] ||
+		break
+	ktap_print "quiet run $try: $(grep '^guard' "$tmp/quiet.log")"
+done
+ktap_print "$(grep '^guard' "$tmp/quiet.log")"
+res=$(cat "$tmp/quiet/result.json")
+check_jq "a run's result carries the machine's load and the senders' pacing" \
+	'.guard | (.cpu_busy_pct | type == "number") and
+	 (.cpu_busy_max_window_pct >= .cpu_busy_pct) and
+	 (.timer_irqs_per_s > 0) and .frame_ns == 434400 and
+	 (.worst_sender_lag_ns | type == "number") and .max_burst_packets >= 1 and
+	 (.schedule_slips | type == "number") and .lag_limit_frames == 4' "$res"
+check_jq "... and every host's sender reports its worst lag, burst and slips" \
+	'[.per_host[].pacing | select(.worst_lag_ns != null and .max_burst_packets >= 1 and
+	  .max_catchup_packets == 4 and .schedule_slip_ns != null)] | length == 16' "$res"
+check_jq "delays are stamped by the kernel, the receivers' wait reported apart" \
+	'.guard.delay_clock == "kernel" and
+	 ([.per_host[] | select(.receive_wait_ns.max >= 0)] | length == 16)' "$res"
+check_jq "the links' HTB classes are recorded: 20 Mbit/s, 16000-byte burst and cburst" \
+	'.guard.link_classes | length == 1 and .[0].links == 16 and
+	 .[0].burst_bytes == 16000 and .[0].cburst_bytes == 16000 and
+	 (.[0].class | test("rate 20Mbit"))' "$res"
+check_jq "a quiet run is trustworthy" '.guard.verdict == "trustworthy" and .guard.reasons == []' "$res"
+
+# a hog on every CPU, 20 ms of every 100 ms, above every ordinary task
+hog_pids=()
+stop_hogs() { kill "${hog_pids[@]}" 2>/dev/null; wait "${hog_pids[@]}" 2>/dev/null; hog_pids=(); }
+on_exit stop_hogs
+for ((cpu = 0; cpu < $(nproc); cpu++)); do
+	chrt -f 10 taskset -c "$cpu" "$SELFTESTS_DIR/tools/cpu_hog.py" 20 100 &
+	hog_pids+=($!)
+done
+sleep 0.3
+run hog --strict && rc=0 || rc=$?
+ktap_print "$(grep '^guard' "$tmp/hog.log")"
+res=$(cat "$tmp/hog/result.json")
+check_eq "with the hog, --strict refuses the run (exit 3)" 3 "$rc"
+check_jq "... whose guard names a sender more than 4 frame times late" \
+	'.guard.verdict == "untrustworthy" and .guard.worst_sender_lag_frames > 4 and
+	 (.guard.reasons[0] | test("lagged .* frame times behind its schedule"))' "$res"
+
+"$calibrate" --ladder "20mbit 1mbit" --packets 64 --seeds 1 \
+	--prefix "c$prefix" --out "$tmp/cal_hog.json" >/dev/null 2>"$tmp/cal_hog.log" || true
+stop_hogs
+ktap_print "$(grep 'mbit seed' "$tmp/cal_hog.log" | tr '\n' ' ')"
+check_jq "with the hog the calibration passes over 20 Mbit/s, naming why" \
+	'.tries[0].rate == "20mbit" and .tries[0].verdict == "untrustworthy" and
+	 .tries[0].guard.worst_sender_lag_frames > 4' "$(cat "$tmp/cal_hog.json")"
+check_jq "... and settles on 1 Mbit/s" '.sustained_rate == "1mbit"' "$(cat "$tmp/cal_hog.json")"
+
+"$calibrate" --ladder "20mbit 1mbit" --packets 64 --seeds 1 \
+	--prefix "c$prefix" --out "$tmp/cal.json" >/dev/null 2>"$tmp/cal.log" || true
+ktap_print "$(grep 'mbit seed' "$tmp/cal.log" | tr '\n' ' ')"
+check_jq "without it, the same calibration sustains 20 Mbit/s" \
+	'.sustained_rate == "20mbit"' "$(cat "$tmp/cal.json")"
+
+ktap_finished
