@@ -10,19 +10,12 @@
  * Samples /proc/stat and /proc/interrupts every --interval-ms until
  * SIGINT or SIGTERM (or --duration-ms), then writes one JSON object.
  */
-#include <errno.h>
+#define _GNU_SOURCE
 #include <getopt.h>
 #include <signal.h>
-#include <stdbool.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
 #include <unistd.h>
-#include <linux/types.h>
 
-#include "json_doc.h"
-#include "parse.h"
+#include "workload.h"
 
 #define MAX_SAMPLES	(1 << 16)
 
@@ -55,14 +48,6 @@ static void usage(FILE *f)
 "  --window-ms MS    the busiest-window length (default 500)\n"
 "  --duration-ms MS  stop by itself after MS (default: at a signal)\n"
 "  --out FILE        JSON result (default stdout)\n");
-}
-
-static __u64 mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
 /* The aggregate "cpu" line: total, idle (with iowait) and softirq ticks. */
@@ -187,10 +172,6 @@ int main(int argc, char **argv)
 
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		__u32 *v = c == 'i' ? &interval_ms : c == 'w' ? &window_ms :
-			   &duration_ms;
-		__u32 min = c == 'i' ? 10 : 1, max = c == 'i' ? 1000 : 86400000;
-
 		switch (c) {
 		case 'h':
 			usage(stdout);
@@ -198,13 +179,20 @@ int main(int argc, char **argv)
 		case 'o':
 			out_path = optarg;
 			break;
-		case 'i': case 'w': case 'd':
-			if (parse_u32(optarg, min, max, v)) {
-				fprintf(stderr, "hostload: --%s '%s': wants %u..%u ms\n",
-					opts[c == 'i' ? 0 : c == 'w' ? 1 : 2].name,
-					optarg, min, max);
+		case 'i':
+			if (parse_u32_range("--interval-ms", optarg, 10, 1000,
+					    &interval_ms))
 				return 2;
-			}
+			break;
+		case 'w':
+			if (parse_u32_range("--window-ms", optarg, 1, 3600000,
+					    &window_ms))
+				return 2;
+			break;
+		case 'd':
+			if (parse_u32_range("--duration-ms", optarg, 1, 86400000,
+					    &duration_ms))
+				return 2;
 			break;
 		default:
 			fprintf(stderr, "hostload: unknown option or missing value: '%s'\n",

@@ -17,9 +17,26 @@
 
 #define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
 
+struct u64_field {
+	const char	*key;
+	__u64		val;
+};
+
+/* An object of @n named numbers. */
+static struct json_object *fields_json(const struct u64_field *f, size_t n)
+{
+	struct json_object *o = json_object_new_object();
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < n; i++)
+		err |= jdoc_add_u64(o, f[i].key, f[i].val);
+	return jdoc_finish(o, err);
+}
+
 static struct json_object *dcqcn_json(const struct dcqcn_params *p)
 {
-	const struct { const char *key; __u64 val; } params[] = {
+	const struct u64_field params[] = {
 		{ "g_q16", p->g_q16 },
 		{ "alpha_interval_ns", p->alpha_interval_ns },
 		{ "rate_interval_ns", p->rate_interval_ns },
@@ -29,18 +46,13 @@ static struct json_object *dcqcn_json(const struct dcqcn_params *p)
 		{ "rhai_bps", p->rhai_bps },
 		{ "min_rate_bps", p->min_rate_bps },
 	};
-	struct json_object *o = json_object_new_object();
-	size_t i;
-	int err = 0;
 
-	for (i = 0; i < ARRAY_SIZE(params); i++)
-		err |= jdoc_add_u64(o, params[i].key, params[i].val);
-	return jdoc_finish(o, err);
+	return fields_json(params, ARRAY_SIZE(params));
 }
 
 static struct json_object *counters_json(const struct ringcoll *rc)
 {
-	const struct { const char *key; __u64 val; } counters[] = {
+	const struct u64_field counters[] = {
 		{ "packets_sent", rc->packets_sent },
 		{ "bytes_sent", rc->bytes_sent },
 		{ "retransmitted_packets", rc->retransmits },
@@ -54,19 +66,14 @@ static struct json_object *counters_json(const struct ringcoll *rc)
 		{ "duplicate_packets", rc->dup_packets },
 		{ "flow_starts", rc->flow_starts },
 	};
-	struct json_object *o = json_object_new_object();
-	size_t i;
-	int err = 0;
 
-	for (i = 0; i < ARRAY_SIZE(counters); i++)
-		err |= jdoc_add_u64(o, counters[i].key, counters[i].val);
-	return jdoc_finish(o, err);
+	return fields_json(counters, ARRAY_SIZE(counters));
 }
 
 /* How well the NIC's pace was kept, for the run's guard (ringcoll.h). */
 static struct json_object *pacing_json(const struct ringcoll *rc)
 {
-	const struct { const char *key; __u64 val; } figures[] = {
+	const struct u64_field figures[] = {
 		{ "worst_lag_ns", rc->worst_lag_ns },
 		{ "max_catchup_ns", MAX_BURST_NS },
 		{ "schedule_slip_ns", rc->slip_ns },
@@ -75,13 +82,8 @@ static struct json_object *pacing_json(const struct ringcoll *rc)
 		{ "refused_sends", rc->refused_sends },
 		{ "control_unsent", rc->control_unsent },
 	};
-	struct json_object *o = json_object_new_object();
-	size_t i;
-	int err = 0;
 
-	for (i = 0; i < ARRAY_SIZE(figures); i++)
-		err |= jdoc_add_u64(o, figures[i].key, figures[i].val);
-	return jdoc_finish(o, err);
+	return fields_json(figures, ARRAY_SIZE(figures));
 }
 
 /* Step @k of channel @c in iteration record @r. */
