@@ -128,7 +128,7 @@ $(BUILD)/ringcoll: LDLIBS = $(JSONC_LIBS)
 $(BUILD)/permsend: userspace/workload/permsend.c
 $(BUILD)/permsend: LDLIBS = $(JSONC_LIBS) -lm -lpthread
 $(BUILD)/hostload: userspace/workload/hostload.c
-$(BUILD)/hostload: LDLIBS = $(JSONC_LIBS)
+$(BUILD)/hostload: LDLIBS = $(JSONC_LIBS) -lpthread
 $(BUILD)/roceblast: bench/roceblast.c
 $(BUILD)/ofan_bpf_bench: bench/ofan_bpf_bench.c $(BUILD)/ofan_bench.skel.h
 $(BUILD)/ofan_bpf_bench: LDLIBS = $(LIBBPF_LIBS) $(JSONC_LIBS)

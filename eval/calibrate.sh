@@ -12,7 +12,7 @@
 #
 # Usage: eval/calibrate.sh [options]                   (as root, after "make")
 #   --ladder "RATE ..."   rates to try, fastest first (default
-#                         "160mbit 80mbit 40mbit 20mbit 10mbit 5mbit")
+#                         "160mbit 80mbit 40mbit 20mbit 10mbit 5mbit 2mbit 1mbit")
 #   --packets M           packets per host and run (default 1024)
 #   --load PCT            offered load (default 90)
 #   --seeds N             runs per rate, all of which must pass (default 2)
@@ -27,7 +27,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 fattree=$top/tc-scripts/fattree.sh
 ofan=$top/tc-scripts/ofan-fattree.sh
 permrun=$top/tc-scripts/permrun.sh
-ladder="160mbit 80mbit 40mbit 20mbit 10mbit 5mbit"
+ladder="160mbit 80mbit 40mbit 20mbit 10mbit 5mbit 2mbit 1mbit"
 packets=1024
 load=90
 seeds=2

@@ -5,8 +5,9 @@
 #
 # run_guard(load; classes; lag_frames; mtu_bytes; rate_bps; pacing;
 #           receive_wait_max_ns; delay_clocks):
-#   load       build/hostload's object (busy and softirq shares, timer
-#              interrupts per second, whole run and busiest window)
+#   load       build/hostload's object (busy, softirq and steal shares,
+#              timer interrupts per second, whole run and busiest window;
+#              the worst wake-up of a 1 ms sleeper)
 #   classes    the links' HTB classes (guard_start in lib.sh)
 #   lag_frames the limit: a sender further behind its schedule than this
 #              many frame times makes the run untrustworthy
@@ -39,7 +40,10 @@ def run_guard($load; $classes; $lag_frames; $mtu_bytes; $rate_bps; $pacing;
     }
   | .reasons = [
       (select(.worst_sender_lag_frames > $lag_frames)
-       | "a sender lagged \(.worst_sender_lag_frames) frame times behind its schedule (limit \($lag_frames))"),
+       | "a sender lagged \(.worst_sender_lag_frames) frame times behind its schedule (limit \($lag_frames))"
+	 + (if (.wakeup_late_max_ns // 0) > $lag_frames * $frame_ns
+	    then ", and the machine itself stalled: a 1 ms sleep woke \(.wakeup_late_max_ns / 1e4 | round / 100) ms late (steal \(.steal_pct)%)"
+	    else "" end)),
       (select(.delay_clock == "recvmsg")
        | "some delays were stamped at recvmsg(), not by the kernel"),
       (select(.unsent_control > 0)

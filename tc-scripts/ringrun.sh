@@ -40,7 +40,7 @@ root_message="must run as root (network namespaces, raw sockets)"
 # shellcheck source=tc-scripts/lib.sh
 . "$here/lib.sh"
 
-usage() { sed -n '14,27s/^# \{0,1\}//p' "$0" >&2; exit 2; }
+usage() { sed -n '14,26s/^# \{0,1\}//p' "$0" >&2; exit 2; }
 
 while [ $# -gt 0 ]; do
 	case "$1" in

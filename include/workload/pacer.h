@@ -26,6 +26,7 @@ struct pacer {
 	__u64	slip_ns;	/* total move of the schedule */
 	__u64	slips;		/* moves */
 	__u64	worst_lag_ns;	/* a send's time after its ideal time, max */
+	__u64	worst_lag_seq;	/* the packet that had it */
 	__u64	busy;		/* sends refused (socket or queue full) */
 	__u32	burst;		/* packets sent since the sender last slept */
 	__u32	max_burst;
@@ -79,8 +80,10 @@ static inline void pacer_sent(struct pacer *p, __u64 seq, __u64 now_ns)
 {
 	__u64 ideal = pacer_ideal(p, seq);
 
-	if (now_ns > ideal && now_ns - ideal > p->worst_lag_ns)
+	if (now_ns > ideal && now_ns - ideal > p->worst_lag_ns) {
 		p->worst_lag_ns = now_ns - ideal;
+		p->worst_lag_seq = seq;
+	}
 	if (++p->burst > p->max_burst)
 		p->max_burst = p->burst;
 }

@@ -3,9 +3,12 @@
  * hostload.c - how busy the machine was while a testbed ran, for the
  * run's guard: the share of CPU time spent busy and in softirq, and the
  * rate of local timer interrupts (the "LOC" line of /proc/interrupts),
- * over the whole run and in its busiest window.  A netns testbed's
- * senders, links (HTB) and switches share this machine's CPUs: a run in
- * which they were saturated measured the machine, not the network.
+ * over the whole run and in its busiest window; the share of time the
+ * hypervisor took (steal); and how late a thread of its own woke from
+ * 1 ms sleeps: a virtual machine whose CPUs are taken away stalls every
+ * sender at once, with its own CPUs idle.  A netns testbed's senders,
+ * links (HTB) and switches share this machine's CPUs: a run in which
+ * they were saturated or stalled measured the machine, not the network.
  *
  * Samples /proc/stat and /proc/interrupts every --interval-ms until
  * SIGINT or SIGTERM (or --duration-ms), then writes one JSON object.
@@ -15,6 +18,9 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <pthread.h>
+#include <sys/prctl.h>
+
 #include "workload.h"
 
 #define MAX_SAMPLES	(1 << 16)
@@ -23,11 +29,46 @@ const char *tool_name = "hostload";
 
 struct sample {
 	__u64	mono_ns;
-	__u64	total, idle, softirq;	/* USER_HZ ticks, all CPUs */
+	__u64	total, idle, softirq, steal;	/* USER_HZ ticks, all CPUs */
 	__u64	timer_irqs;		/* all CPUs */
 };
 
+#define PROBE_PERIOD_NS	1000000ULL	/* the wake-up probe's sleeps */
+
 static volatile sig_atomic_t stop;
+
+/* The wake-up probe: the worst lateness of 1 ms absolute sleeps, and how
+ * many woke more than 1 ms late.
+ */
+static struct {
+	__u64	worst_late_ns, late_1ms;
+	int	stop;
+} probe;
+
+static void *probe_main(void *arg)
+{
+	__u64 due = mono_ns(), late;
+
+	(void)arg;
+	prctl(PR_SET_TIMERSLACK, 1000UL);
+	while (!__atomic_load_n(&probe.stop, __ATOMIC_RELAXED)) {
+		struct timespec ts;
+
+		due += PROBE_PERIOD_NS;
+		ts.tv_sec = due / 1000000000ULL;
+		ts.tv_nsec = due % 1000000000ULL;
+		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+		late = mono_ns() - due;
+		if (late > probe.worst_late_ns)
+			probe.worst_late_ns = late;
+		if (late > 1000000ULL)
+			probe.late_1ms++;
+		/* after a stall, the next sleep starts from now */
+		if (late > PROBE_PERIOD_NS)
+			due += late / PROBE_PERIOD_NS * PROBE_PERIOD_NS;
+	}
+	return NULL;
+}
 
 static void on_signal(int sig)
 {
@@ -41,9 +82,10 @@ static void usage(FILE *f)
 "Usage: hostload [--interval-ms MS] [--window-ms MS] [--duration-ms MS]\n"
 "                [--out FILE]\n"
 "  Samples CPU time (/proc/stat) and local timer interrupts\n"
-"  (/proc/interrupts, LOC) until SIGINT or SIGTERM, then writes JSON: busy\n"
-"  and softirq shares (percent of all CPUs' time) and timer interrupts per\n"
-"  second, over the whole run and in its busiest window.\n"
+"  (/proc/interrupts, LOC) until SIGINT or SIGTERM, then writes JSON: busy,\n"
+"  softirq and steal shares (percent of all CPUs' time; busy leaves steal\n"
+"  out) and timer interrupts per second, over the whole run and in its\n"
+"  busiest window; and the worst lateness of a thread's 1 ms sleeps (ns).\n"
 "  --interval-ms MS  between samples (10..1000, default 100)\n"
 "  --window-ms MS    the busiest-window length (default 500)\n"
 "  --duration-ms MS  stop by itself after MS (default: at a signal)\n"
@@ -71,6 +113,7 @@ static int read_stat(struct sample *s)
 		s->total += v[i];
 	s->idle = v[3] + v[4];
 	s->softirq = v[6];
+	s->steal = v[7];
 	return 0;
 }
 
@@ -114,7 +157,7 @@ static int report(FILE *out, const struct sample *s, __u32 n, __u32 window)
 {
 	struct json_object *doc = json_object_new_object();
 	const struct sample *a = &s[0], *b = &s[n - 1];
-	double busy_max = 0, softirq_max = 0, timer_max = 0;
+	double busy_max = 0, softirq_max = 0, timer_max = 0, steal_max = 0;
 	__u32 i, w = window < n - 1 ? window : n - 1;
 	int err;
 
@@ -122,15 +165,20 @@ static int report(FILE *out, const struct sample *s, __u32 n, __u32 window)
 	for (i = 0; i + w < n; i++) {
 		const struct sample *x = &s[i], *y = &s[i + w];
 		__u64 total = y->total - x->total;
-		double busy = pct(total - (y->idle - x->idle), total);
+		double busy = pct(total - (y->idle - x->idle) -
+				  (y->steal - x->steal), total);
 		double soft = pct(y->softirq - x->softirq, total);
 		double timer = per_s(y->timer_irqs - x->timer_irqs,
 				     y->mono_ns - x->mono_ns);
 
 		if (busy > busy_max)
 			busy_max = busy;
+		double steal = pct(y->steal - x->steal, total);
+
 		if (soft > softirq_max)
 			softirq_max = soft;
+		if (steal > steal_max)
+			steal_max = steal;
 		if (timer > timer_max)
 			timer_max = timer;
 	}
@@ -140,7 +188,8 @@ static int report(FILE *out, const struct sample *s, __u32 n, __u32 window)
 	err |= jdoc_add_u64(doc, "window_ms",
 			    n > 1 ? (s[w].mono_ns - s[0].mono_ns) / 1000000 : 0);
 	err |= jdoc_add(doc, "cpu_busy_pct",
-			jdoc_fixed(pct(b->total - a->total - (b->idle - a->idle),
+			jdoc_fixed(pct(b->total - a->total - (b->idle - a->idle) -
+				       (b->steal - a->steal),
 				       b->total - a->total), 1));
 	err |= jdoc_add(doc, "cpu_busy_max_window_pct", jdoc_fixed(busy_max, 1));
 	err |= jdoc_add(doc, "softirq_pct",
@@ -150,6 +199,11 @@ static int report(FILE *out, const struct sample *s, __u32 n, __u32 window)
 			jdoc_fixed(per_s(b->timer_irqs - a->timer_irqs,
 					 b->mono_ns - a->mono_ns), 0));
 	err |= jdoc_add(doc, "timer_irqs_max_window_per_s", jdoc_fixed(timer_max, 0));
+	err |= jdoc_add(doc, "steal_pct",
+			jdoc_fixed(pct(b->steal - a->steal, b->total - a->total), 1));
+	err |= jdoc_add(doc, "steal_max_window_pct", jdoc_fixed(steal_max, 1));
+	err |= jdoc_add_u64(doc, "wakeup_late_max_ns", probe.worst_late_ns);
+	err |= jdoc_add_u64(doc, "wakeups_late_over_1ms", probe.late_1ms);
 	return jdoc_print(out, jdoc_finish(doc, err), JSON_C_TO_STRING_PLAIN);
 }
 
@@ -165,7 +219,9 @@ int main(int argc, char **argv)
 	};
 	__u32 interval_ms = 100, window_ms = 500, duration_ms = 0, n = 0;
 	const char *out_path = NULL;
+	pthread_t probe_thread;
 	struct sample *s;
+	int err;
 	FILE *out = stdout;
 	__u64 next;
 	int c, ret;
@@ -212,6 +268,12 @@ int main(int argc, char **argv)
 	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
+	err = pthread_create(&probe_thread, NULL, probe_main, NULL);
+	if (err) {
+		fprintf(stderr, "hostload: cannot start the wake-up probe: %s\n",
+			strerror(err));
+		return 1;
+	}
 	next = mono_ns();
 	for (;;) {
 		struct timespec ts;
@@ -233,6 +295,8 @@ int main(int argc, char **argv)
 		ts.tv_nsec = next % 1000000000ULL;
 		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
 	}
+	__atomic_store_n(&probe.stop, 1, __ATOMIC_RELAXED);
+	pthread_join(probe_thread, NULL);
 	if (out_path) {
 		out = fopen(out_path, "w");
 		if (!out) {

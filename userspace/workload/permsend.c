@@ -571,6 +571,7 @@ static struct json_object *pacing_json(const struct permsend *ps)
 	err = jdoc_add_u64(o, "gap_ns", p->gap_ns);
 	err |= jdoc_add_u64(o, "max_catchup_packets", p->max_catchup);
 	err |= jdoc_add_u64(o, "worst_lag_ns", p->worst_lag_ns);
+	err |= jdoc_add_u64(o, "worst_lag_packet", p->worst_lag_seq);
 	err |= jdoc_add_u64(o, "max_burst_packets", p->max_burst);
 	err |= jdoc_add_u64(o, "schedule_slip_ns", p->slip_ns);
 	err |= jdoc_add_u64(o, "schedule_slips", p->slips);
