@@ -135,16 +135,26 @@ static inline int wait_until(struct pollfd *fds, nfds_t n, __u64 wake_ns)
  * non-blocking: a full socket buffer or queue refuses a packet at once
  * (send_raw_udp() returns 1), so that a tool's receiving and ACKing never
  * wait behind its sending.
+ *
+ * Its send buffer is large (64 MiB): a packet stays charged to the socket
+ * while it crosses the testbed's namespaces (veth keeps the socket
+ * reference), so with the default 208 KiB a queue at a switch three hops
+ * away would hold the sender back, as no NIC is.
  */
 static inline int open_raw_socket(void)
 {
 	int fd = socket(AF_INET, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC,
 			IPPROTO_RAW);
+	int sndbuf = 64 << 20;
 
-	if (fd < 0)
+	if (fd < 0) {
 		fprintf(stderr, "%s: cannot open a raw socket: %s%s\n", tool_name,
 			strerror(errno), errno == EPERM ?
 			" (needs CAP_NET_RAW: run as root)" : "");
+		return fd;
+	}
+	if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &sndbuf, sizeof(sndbuf)))
+		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf));
 	return fd;
 }
 
