@@ -52,12 +52,8 @@ static void *probe_main(void *arg)
 	(void)arg;
 	prctl(PR_SET_TIMERSLACK, 1000UL);
 	while (!__atomic_load_n(&probe.stop, __ATOMIC_RELAXED)) {
-		struct timespec ts;
-
 		due += PROBE_PERIOD_NS;
-		ts.tv_sec = due / 1000000000ULL;
-		ts.tv_nsec = due % 1000000000ULL;
-		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+		sleep_until(due);
 		late = mono_ns() - due;
 		if (late > probe.worst_late_ns)
 			probe.worst_late_ns = late;
@@ -276,8 +272,6 @@ int main(int argc, char **argv)
 	}
 	next = mono_ns();
 	for (;;) {
-		struct timespec ts;
-
 		s[n].mono_ns = mono_ns();
 		if (read_stat(&s[n]) || read_timer_irqs(&s[n])) {
 			fprintf(stderr, "hostload: cannot read /proc/stat or /proc/interrupts: %s\n",
@@ -291,9 +285,7 @@ int main(int argc, char **argv)
 		     s[n - 1].mono_ns - s[0].mono_ns >= duration_ms * 1000000ULL))
 			break;
 		next += interval_ms * 1000000ULL;
-		ts.tv_sec = next / 1000000000ULL;
-		ts.tv_nsec = next % 1000000000ULL;
-		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+		sleep_until(next);
 	}
 	__atomic_store_n(&probe.stop, 1, __ATOMIC_RELAXED);
 	pthread_join(probe_thread, NULL);

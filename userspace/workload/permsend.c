@@ -369,23 +369,6 @@ static int place(struct permsend *ps)
 	return 0;
 }
 
-static __u64 real_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
-static void sleep_until_mono(__u64 t_ns)
-{
-	struct timespec ts = { t_ns / 1000000000ULL, t_ns % 1000000000ULL };
-
-	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR &&
-	       !stop)
-		;
-}
-
 /* Data packet @seq (round-robin over the destinations), stamped with
  * its CLOCK_REALTIME send time: 1 if the socket or queue was full, -1
  * on error.
@@ -427,7 +410,7 @@ static int send_ack(struct permsend *ps, __u32 to, __s32 src, __u32 psn)
 		if (r <= 0)
 			break;
 		ps->ack_retries++;
-		sleep_until_mono(mono_ns() + BUSY_WAIT_NS);
+		sleep_until(mono_ns() + BUSY_WAIT_NS);
 	}
 	if (r > 0)
 		ps->acks_unsent++;
@@ -535,7 +518,7 @@ static void *rx_main(void *arg)
 
 	while (!__atomic_load_n(&ps->rx_stop, __ATOMIC_ACQUIRE)) {
 		if (poll(&pfd, 1, 10) > 0 && receive(ps)) {
-			ps->rx_error = 1;
+			__atomic_store_n(&ps->rx_error, 1, __ATOMIC_RELAXED);
 			break;
 		}
 	}
@@ -687,7 +670,7 @@ static int send_all(struct permsend *ps, __u64 total)
 		now = mono_ns();
 		wake = pacer_ready(&ps->pacer, ps->sent, now);
 		if (wake) {
-			sleep_until_mono(wake);
+			sleep_until(wake);
 			pacer_slept(&ps->pacer);
 			continue;
 		}
@@ -696,7 +679,7 @@ static int send_all(struct permsend *ps, __u64 total)
 			return -1;
 		if (r > 0) {
 			pacer_refused(&ps->pacer);
-			sleep_until_mono(now + BUSY_WAIT_NS);
+			sleep_until(now + BUSY_WAIT_NS);
 			pacer_slept(&ps->pacer);
 			continue;
 		}
@@ -736,7 +719,7 @@ static int wait_done(struct permsend *ps, __u64 total)
 				(unsigned long long)(ps->common.timeout_ns / 1000000000ULL));
 			return 1;
 		}
-		sleep_until_mono(now + 1000000);
+		sleep_until(now + 1000000);
 	}
 	return 1;
 }

@@ -36,6 +36,22 @@ static inline __u64 mono_ns(void)
 	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
+static inline __u64 real_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* Sleep until @t_ns of CLOCK_MONOTONIC (earlier if a signal comes). */
+static inline void sleep_until(__u64 t_ns)
+{
+	struct timespec ts = { t_ns / 1000000000ULL, t_ns % 1000000000ULL };
+
+	clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+}
+
 static inline int bad(const char *opt, const char *val, const char *want)
 {
 	fprintf(stderr, "%s: %s '%s': %s\n", tool_name, opt, val, want);
@@ -83,13 +99,9 @@ struct workload_common {
 /* The CLOCK_MONOTONIC time of CLOCK_REALTIME @realtime_ns (now if past). */
 static inline __u64 mono_of_realtime(__u64 realtime_ns)
 {
-	struct timespec rt;
 	__u64 now = mono_ns();
-	__s64 delta;
+	__s64 delta = (__s64)(realtime_ns - real_ns());
 
-	clock_gettime(CLOCK_REALTIME, &rt);
-	delta = (__s64)(realtime_ns - ((__u64)rt.tv_sec * 1000000000ULL +
-				       rt.tv_nsec));
 	return now + (delta > 0 ? delta : 0);
 }
 

@@ -166,7 +166,7 @@ static __u64 run_job(struct ringcoll *rc, struct job *j, __u64 now)
 static __u64 pump(struct ringcoll *rc, __u64 now)
 {
 	__u32 per_job = rc->dims * rc->nr_qps, nr = rc->nr_jobs * per_job, n, i;
-	__u64 wake = UINT64_MAX, tx_wake = UINT64_MAX;
+	__u64 wake = UINT64_MAX;
 	bool sent = true;
 	int ret;
 
@@ -220,13 +220,11 @@ static __u64 pump(struct ringcoll *rc, __u64 now)
 			continue;
 		t = ch->next_tx_ns > rc->nic_next_ns ? ch->next_tx_ns :
 						      rc->nic_next_ns;
-		if (t < tx_wake)
-			tx_wake = t;
+		if (t < wake)
+			wake = t;
 	}
-	if (tx_wake < wake)
-		wake = tx_wake;
-	if (tx_wake != UINT64_MAX)
-		rc->pump_due_ns = tx_wake > now ? tx_wake : now;
+	if (wake != UINT64_MAX)
+		rc->pump_due_ns = wake > now ? wake : now;
 	return wake;
 }
 
@@ -336,7 +334,7 @@ enum exit_code run_collectives(struct ringcoll *rc)
 			return EXIT_FAIL;
 		if (w < wake)
 			wake = w;
-		if (wake > mono_ns())
+		if (wake > now)
 			rc->burst = 0;		/* the pump waits */
 		if (wait_until(pfd, nfds, wake) > 0) {
 			receive(rc, rc->rx_fd, false);
