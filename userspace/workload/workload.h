@@ -149,9 +149,12 @@ static inline int wait_until(struct pollfd *fds, nfds_t n, __u64 wake_ns)
  * wait behind its sending.
  *
  * Its send buffer is large (64 MiB): a packet stays charged to the socket
- * while it crosses the testbed's namespaces (veth keeps the socket
- * reference), so with the default 208 KiB a queue at a switch three hops
- * away would hold the sender back, as no NIC is.
+ * until something orphans it.  The kernel's IP receive does, at the first
+ * switch that routes it, but veth and a tc-BPF redirect do not, so where
+ * Ofan forwards (edge and aggregation switches) the queues of the uplinks
+ * it picks count against the sender's buffer.  With the default 208 KiB a
+ * queue one or two switches away would hold the sender back, as it would
+ * no NIC.
  */
 static inline int open_raw_socket(void)
 {
