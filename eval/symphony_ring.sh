@@ -22,6 +22,9 @@
 #   --rate RATE          host link rate (default 2500kbit)
 #   --uplink-rate RATE   ToR-spine link rate (default twice --rate: no
 #                        over-subscription with 4 hosts per ToR)
+#   --burst BYTES|auto   every link's HTB burst and cburst (default auto:
+#                        5 ms at the link's rate, at least 1600 bytes,
+#                        leafspine.sh's rule; 1600 at 2.5 and 5 Mbit/s)
 #   --size BYTES         AllReduce data per rank (default 1m)
 #   --imbalance R        ToR 0 - spine 0 runs at rate / R (default 1.13;
 #                        1 for none)
@@ -64,6 +67,7 @@ scenarios="rings jobs2"
 hpt=4
 rate=2500kbit
 uplink_rate=
+burst=auto
 size=1m
 imbalance=1.13
 background=10
@@ -101,6 +105,7 @@ while [ $# -gt 0 ]; do
 	--hosts-per-tor) hpt=$2 ;;
 	--rate) rate=$2 ;;
 	--uplink-rate) uplink_rate=$2 ;;
+	--burst) burst=$2 ;;
 	--size) size=$2 ;;
 	--imbalance) imbalance=$2 ;;
 	--background) background=$2 ;;
@@ -122,6 +127,8 @@ done
 [[ $background =~ ^[0-9]+$ ]] && [ "$background" -le 50 ] ||
 	die "--background '$background': wants a percentage, 0..50"
 [[ $routing =~ ^(ecmp|static)$ ]] || die "--routing '$routing': ecmp or static"
+[ "$burst" = auto ] || [[ $burst =~ ^[1-9][0-9]{2,7}$ ]] ||
+	die "--burst '$burst': auto or bytes, 100..99999999"
 [[ $state =~ ^(port|switch)$ ]] || die "--state '$state': port or switch"
 [[ $step_qps =~ ^([1-9]|1[0-6])$ ]] || die "--step-qps '$step_qps': wants 1..16"
 [[ $step_flows =~ ^(on|off)$ ]] || die "--step-flows '$step_flows': on or off"
@@ -272,7 +279,7 @@ run_inside() {
 	# shellcheck disable=SC2086
 	"$ls_sh" up --prefix "$prefix" --tors "$tors" --spines "$spines" \
 		--hosts-per-tor "$hpt" --rate "$rate" --uplink-rate "$uplink_rate" \
-		--mtu 9000 --qdisc symphony --qdisc-args "$red_args marking red" \
+		--burst "$burst" --mtu 9000 --qdisc symphony --qdisc-args "$red_args marking red" \
 		"${imb[@]}" --routing "$routing" --force >&2
 	ports=$(switch_ports)	# "NS DEV" lines, for set_marking and port_counters
 	# Under TCG launching a rank takes about 0.1 s: give every rank time
@@ -310,7 +317,7 @@ run_inside() {
 				jq -c --arg scenario "$scenario" --arg marking "$marking" \
 					--argjson seed "$seed" --argjson ports "$counters" '
 				  .run.step_qps as $step_qps | .run.step_flows as $step_flows
-				  | (.guard // null | if . then del(.link_classes) else . end) as $guard
+				  | .guard as $guard
 				  | .jobs[] | .job as $job | .iterations[0]
 				  | {scenario: $scenario, marking: $marking, seed: $seed,
 				     job: $job, step_qps: $step_qps, step_flows: $step_flows,
@@ -337,10 +344,13 @@ fi
 
 if [ "$replot" -eq 1 ]; then
 	[ -s "$out" ] || die "--replot: no $out"
-	jq -c '.runs[]' "$out" >"$runs"
+	# the link classes go back into the first run, where a run left them
+	jq -c '.testbed.link_classes as $c | .runs | to_entries[]
+	  | if .key == 0 and $c != null and .value.guard != null
+	    then .value.guard.link_classes = $c else . end | .value' "$out" >"$runs"
 	# the settings the runs had
 	eval "$(jq -r '@sh "rate=\(.testbed.rate) uplink_rate=\(.testbed.uplink_rate)
-	  hpt=\(.testbed.hosts_per_tor) state=\(.qdisc.state // "port") imbalance=\(.testbed.imbalance) routing=\(.testbed.routing // "ecmp")
+	  hpt=\(.testbed.hosts_per_tor) burst=\(.testbed.burst // "auto") state=\(.qdisc.state // "port") imbalance=\(.testbed.imbalance) routing=\(.testbed.routing // "ecmp")
 	  background=\(.testbed.background_pct) size=\(.workload.size_per_rank) step_qps=\(.workload.step_qps // 1)
 	  step_flows=\(if .workload.step_flows then "on" else "off" end)
 	  ringcoll_args=\(.workload.ringcoll) red_args=\(.qdisc.red)
@@ -365,7 +375,7 @@ jq -s --arg rate "$rate" --arg uplink "$uplink_rate" --arg size "$size" \
 	--arg imbalance "$imbalance" --argjson background "$background" --arg routing "$routing" \
 	--arg red "$red_args" --arg symphony "$symphony_args" --arg rc "$ringcoll_args" \
 	--argjson step_qps "$step_qps" --argjson step_flows "$([ "$step_flows" = on ] && echo true || echo false)" \
-	--arg state "$state" --argjson hpt "$hpt" --arg date "$(date -u +%FT%TZ)" '
+	--arg state "$state" --argjson hpt "$hpt" --arg burst "$burst" --arg date "$(date -u +%FT%TZ)" '
   def med: sort | .[(length / 2 | floor)];
   def q(p): sort | .[((length - 1) * p | round)];
   def stats(f): [.[] | f] as $v
@@ -377,7 +387,10 @@ jq -s --arg rate "$rate" --arg uplink "$uplink_rate" --arg size "$size" \
     method: "leaf-spine of netns in the QEMU VM (4 ToRs, 2 spines, HTB links), ECMP over the spines on the 5-tuple with the step in the UDP source port (or static balanced routes); ring AllReduces of ringcoll DCQCN senders; the same seeds and testbed with the switch ports marking RED only (baseline) and Symphony OR RED",
     testbed: {tors: 4, spines: 2, hosts_per_tor: $hpt, rate: $rate, uplink_rate: $uplink,
 	      imbalance: $imbalance, background_pct: $background, routing: $routing,
-	      mtu_bytes: 4096},
+	      burst: $burst, mtu_bytes: 9000, roce_payload_bytes: 4096,
+	      # the HTB class of every link, as tc -d class showed it in the first
+	      # run (earlier JSON: none recorded)
+	      link_classes: (map(.guard.link_classes // empty) | first)},
     workload: {collective: "allreduce", size_per_rank: $size, step_qps: $step_qps,
 	       step_flows: $step_flows,
 	       ringcoll: $rc},
@@ -403,7 +416,7 @@ jq -s --arg rate "$rate" --arg uplink "$uplink_rate" --arg size "$size" \
       red_marks: ([.[].switch_ports.red_marks] | med),
       untrustworthy_runs: (map(select((.guard.verdict // "none") != "trustworthy")) | length)
     })),
-    runs: .
+    runs: map(.guard |= (if . then del(.link_classes) else . end))
   }
   | .runs as $runs
   | .comparison = [.summary | group_by(.scenario)[]

@@ -19,6 +19,14 @@
 #      --hosts-per-tor H    hosts per ToR, 1..16 (default 4)
 #      --rate RATE          HTB rate of every link end (default 100mbit)
 #      --uplink-rate RATE   rate of the ToR - spine links instead (default --rate)
+#      --burst BYTES|auto   HTB burst and cburst of every link's class: the
+#                           bytes a link may send at once after an idle
+#                           spell, so a queue is seen to that resolution.
+#                           auto (default): 5 ms at the link's rate, at
+#                           least 1600 (tc's own default; at 2.5 Mbit/s
+#                           that is 5 ms, one 4 KiB RoCE frame at a time);
+#                           traffic below the rate passes in such bursts
+#                           without a shaper timer per packet
 #      --mtu BYTES          MTU of every link (default 1500; 9000 for 4096-byte RoCE)
 #      --delay TIME         netem delay under each switch port's HTB (e.g. 50us)
 #      --qdisc KIND         leaf qdisc of every switch egress port (default pfifo)
@@ -47,6 +55,7 @@ spines=2
 hpt=4
 rate=100mbit
 uplink_rate=
+burst=auto
 mtu=1500
 delay=
 qdisc=pfifo
@@ -59,7 +68,7 @@ here=$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")
 # shellcheck source=tc-scripts/lib.sh
 . "$here/lib.sh"
 
-usage() { sed -n '14,40s/^# \{0,1\}//p' "$0"; }
+usage() { sed -n '14,48s/^# \{0,1\}//p' "$0"; }
 
 parse_up() {
 	while [ $# -gt 0 ]; do
@@ -71,6 +80,7 @@ parse_up() {
 		--hosts-per-tor) int_in --hosts-per-tor "$2" 1 16; hpt=$2 ;;
 		--rate) rate=$2 ;;
 		--uplink-rate) uplink_rate=$2 ;;
+		--burst) burst=$2 ;;
 		--mtu) int_in --mtu "$2" 1280 9000; mtu=$2 ;;
 		--delay) delay=$2 ;;
 		--qdisc) qdisc=$2 ;;
@@ -89,6 +99,8 @@ parse_up() {
 	[ -n "$uplink_rate" ] || uplink_rate=$rate
 	[[ $uplink_rate =~ ^[0-9]+(bit|kbit|mbit|gbit)$ ]] ||
 		bad_usage "--uplink-rate '$uplink_rate': a number with bit, kbit, mbit or gbit"
+	[ "$burst" = auto ] || [[ $burst =~ ^[1-9][0-9]{2,7}$ ]] ||
+		bad_usage "--burst '$burst': auto or bytes, 100..99999999"
 	[[ $routing =~ ^(ecmp|static)$ ]] ||
 		bad_usage "--routing '$routing': ecmp or static"
 	if [ -n "$imbalance" ]; then
@@ -108,15 +120,26 @@ do_down() {
 	netns_del "${list[@]}"
 }
 
+# link_burst RATE: the HTB burst of a link of RATE, bytes (--burst)
+link_burst() {
+	if [ "$burst" = auto ]; then
+		rate_bps "$1" | awk '{ b = int($1 * 0.005 / 8); print (b < 1600 ? 1600 : b) }'
+	else
+		echo "$burst"
+	fi
+}
+
 # shape NS DEV RATE [switch]: HTB at RATE, netem and the leaf qdisc under
 # it on switch ports (the leaf is 10: without netem), one tc each
 shape() {
-	local ns=$1 dev=$2 r=$3 sw=${4:-} cmds c
+	local ns=$1 dev=$2 r=$3 sw=${4:-} cmds c b
+	b=$(link_burst "$r")
 	if [ -n "$sw" ]; then
 		mapfile -t cmds < <(shape_cmds "$dev" "$r" "$delay" \
-			"$qdisc $qdisc_args" "r2q 100" "" 10:)
+			"$qdisc $qdisc_args" "r2q 100" "burst $b cburst $b" 10:)
 	else
-		mapfile -t cmds < <(shape_cmds "$dev" "$r" "" "" "r2q 100")
+		mapfile -t cmds < <(shape_cmds "$dev" "$r" "" "" "r2q 100" \
+			"burst $b cburst $b")
 	fi
 	for c in "${cmds[@]}"; do
 		# shellcheck disable=SC2086 # words, as tc -batch takes them
@@ -127,9 +150,8 @@ shape() {
 # the rate of the ToR t - spine s link
 link_rate() {
 	if [ -n "$imbalance" ] && [ "$1" = "$imb_t" ] && [ "$2" = "$imb_s" ]; then
-		local bits=${uplink_rate%%[a-z]*} unit=${uplink_rate##*[0-9]}
-		awk -v b="$bits" -v r="$imb_r" -v u="$unit" \
-			'BEGIN { printf "%dkbit", b * (u == "gbit" ? 1e6 : u == "mbit" ? 1e3 : u == "kbit" ? 1 : 1e-3) / r }'
+		rate_bps "$uplink_rate" |
+			awk -v r="$imb_r" '{ printf "%dkbit\n", $1 / 1000 / r }'
 	else
 		echo "$uplink_rate"
 	fi
@@ -198,7 +220,7 @@ do_up() {
 	done
 	[ "$routing" = ecmp ] || static_routes "$tors" "$spines" "$hpt"
 	trap - ERR
-	echo "$prog: leaf-spine '$prefix' up: $tors ToRs, $spines spines, $((tors * hpt)) hosts, $rate (uplinks $uplink_rate)${delay:+, delay $delay}, $routing routing, $qdisc on switch ports in $(( ($(date +%s%N) - t0) / 1000000 )) ms"
+	echo "$prog: leaf-spine '$prefix' up: $tors ToRs, $spines spines, $((tors * hpt)) hosts, $rate (uplinks $uplink_rate, burst $(link_burst "$rate")/$(link_burst "$uplink_rate") bytes)${delay:+, delay $delay}, $routing routing, $qdisc on switch ports in $(( ($(date +%s%N) - t0) / 1000000 )) ms"
 }
 
 do_info() {

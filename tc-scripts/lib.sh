@@ -56,6 +56,14 @@ is_uint() {
 # unless VALUE is an integer in MIN..MAX.
 int_in() { is_uint "$2" "$3" "$4" || bad_usage "$1 '$2': wants $3..$4"; }
 
+# rate_bps RATE: a tc rate (a decimal number with bit, kbit, mbit or
+# gbit) in bits per second, as an integer.
+rate_bps() {
+	[[ $1 =~ ^([0-9]+(\.[0-9]+)?)(bit|kbit|mbit|gbit)$ ]] || return 1
+	awk -v n="${BASH_REMATCH[1]}" -v u="${BASH_REMATCH[3]}" 'BEGIN {
+		printf "%.0f\n", n * (u == "gbit" ? 1e9 : u == "mbit" ? 1e6 : u == "kbit" ? 1e3 : 1) }'
+}
+
 # ---------------------------------------------------------------------
 # Network namespaces: a testbed's are PREFIX-NODE, in /run/netns.
 
@@ -143,24 +151,37 @@ shape_cmds() {
 }
 
 # guard_start DIR HOSTLOAD NS...: the first half of a run's guard
-# (guard.jq): the HTB classes of every link of the namespaces NS, each
-# distinct setting once with the number of links that have it, in
-# DIR/classes.json; and HOSTLOAD (build/hostload) sampling the machine
-# into DIR/hostload.json until guard_stop DIR.
+# (guard.jq): the HTB classes of every link of the testbeds of the hosts'
+# namespaces NS (every namespace PREFIX-* of a host's PREFIX-hN: the
+# switches' too), each distinct setting once with the number of links
+# that have it, in DIR/classes.json; and HOSTLOAD (build/hostload)
+# sampling the machine into DIR/hostload.json until guard_stop DIR.
 guard_start() {
 	local dir=$1 hostload=$2 ns dev
 	shift 2
 	for ns in "$@"; do
+		if [[ $ns =~ ^(.+)-h[0-9]+$ ]]; then
+			netns_list "${BASH_REMATCH[1]}" '.+'
+		else
+			echo "$ns"
+		fi
+	done | sort -u | while read -r ns; do
 		for dev in $(ip -n "$ns" -o link show |
 			     awk -F': ' '$2 != "lo" { sub(/@.*/, "", $2); print $2 }'); do
 			tc -n "$ns" -d class show dev "$dev" 2>/dev/null
 		done
 	done | sed -n 's/^class htb [^ ]* \(root \|parent [^ ]* \)\{0,1\}\(leaf [^ ]* \)\{0,1\}//p' |
-		sort | uniq -c | jq -R -s '[split("\n")[] | select(length > 0)
+		sort | uniq -c | jq -R -s '
+		  # tc prints a size near a multiple of 1 KiB (within 16
+		  # bytes) or 1 MiB as Kb or Mb: bytes, to that precision
+		  def size_after($word): capture(" \($word) (?<n>[0-9.]+)(?<u>[KM]?)b")
+		    | (.n | tonumber) * (if .u == "M" then 1048576 elif .u == "K" then 1024 else 1 end)
+		    | floor;
+		  [split("\n")[] | select(length > 0)
 		  | capture("^ *(?<links>[0-9]+) (?<class>.*)$")
 		  | .links |= tonumber
-		  | .burst_bytes = (.class | capture(" burst (?<b>[0-9]+)b").b | tonumber)
-		  | .cburst_bytes = (.class | capture("cburst (?<c>[0-9]+)b").c | tonumber)]' \
+		  | .burst_bytes = (.class | size_after("burst"))
+		  | .cburst_bytes = (.class | size_after("cburst"))]' \
 		>"$dir/classes.json" 2>/dev/null || echo '[]' >"$dir/classes.json"
 	"$hostload" --out "$dir/hostload.json" 2>"$dir/hostload.err" &
 	guard_load_pid=$!

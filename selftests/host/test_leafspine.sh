@@ -7,7 +7,8 @@
 # around and the collective still completes, and so after the repair;
 # with --routing static host i of every ToR is reached through spine
 # i mod 2, a failed link moves those routes to the other spine and its
-# repair moves them back; bad options exit 2; down leaves no namespace behind, even after a
+# repair moves them back; every link's HTB burst is explicit (5 ms at its
+# rate, at least 1600 bytes, or --burst); bad options exit 2; down leaves no namespace behind, even after a
 # failed build.
 . "$(dirname "$0")/../lib.sh"
 
@@ -22,7 +23,7 @@ tmp=$(mktemp -d /tmp/test_leafspine.XXXXXX)
 on_exit rm -rf "$tmp"
 on_exit "$ls" down --prefix "$prefix"
 
-ktap_plan 16
+ktap_plan 21
 
 t0=$(date +%s%N)
 check "4 ToRs, 2 spines, 8 hosts at 100 Mbit/s, one hop 1.13x slower" \
@@ -32,6 +33,16 @@ ms=$(( ($(date +%s%N) - t0) / 1000000 ))
 check "... built in under 10 s ($ms ms)" test "$ms" -lt 10000
 rate=$(tc -n "$prefix-t1" class show dev u0 | sed -n 's/.* rate \([^ ]*\) .*/\1/p')
 check_eq "the imbalanced hop (ToR 1 to spine 0) runs at 100 Mbit/s / 1.13" "88495Kbit" "$rate"
+# burst and cburst of a class as tc prints them (a size within 16 bytes
+# of a multiple of 1 KiB in Kb)
+burst_of() {
+	tc -n "$prefix-$1" -d class show dev "$2" |
+		sed -n 's/.* burst \([0-9]*K\{0,1\}b\).* cburst \([0-9]*K\{0,1\}b\).*/\1 \2/p'
+}
+check_eq "every link's HTB burst and cburst is 5 ms at its rate: a host link" \
+	"62500b 62500b" "$(burst_of h0 eth0)"
+check_eq "... the imbalanced hop at its own rate (55309 bytes)" "54Kb 54Kb" \
+	"$(burst_of t1 u0)"
 
 ring="1=$prefix-h0:10.1.0.2,$prefix-h3:10.1.1.3,$prefix-h4:10.1.2.2,$prefix-h7:10.1.3.3"
 run() { "$ringrun" --out "$tmp/$1" --job "$ring" -- --size 1m >"$tmp/$1.log" 2>&1; }
@@ -59,6 +70,13 @@ check_eq "a failed ToR 0 - spine 0 link moves them to spine 1" \
 check "the AllReduce completes without it" run static_failed
 "$ls" link --prefix "$prefix" 0 0 up
 check_eq "the repair moves them back" "u0 u1 u0 u1" "$(uplinks)"
+check "at 2.5 Mbit/s with --burst 3000" "$ls" up --prefix "$prefix" --tors 2 \
+	--spines 1 --hosts-per-tor 1 --rate 2500kbit --burst 3000 --force
+check_eq "... every link's burst and cburst are 3000 bytes" "3000b 3000b 3000b 3000b" \
+	"$(burst_of h0 eth0) $(burst_of s0 d1)"
+r=$("$ls" up --prefix "$prefix" --burst 10 2>&1) && rc=0 || rc=$?
+check_eq "a bad --burst exits 2, naming it" \
+	"2 leafspine.sh: --burst '10': auto or bytes, 100..99999999" "$rc $(head -1 <<<"$r")"
 r=$("$ls" up --prefix "$prefix" --routing random 2>&1) && rc=0 || rc=$?
 check_eq "a bad --routing exits 2, naming it" \
 	"2 leafspine.sh: --routing 'random': ecmp or static" "$rc $(head -1 <<<"$r")"

@@ -84,8 +84,8 @@ check_jq "... and every host's sender reports its worst lag, burst and slips" \
 check_jq "delays are stamped by the kernel, the receivers' wait reported apart" \
 	'.guard.delay_clock == "kernel" and
 	 ([.per_host[] | select(.receive_wait_ns.max >= 0)] | length == 16)' "$res"
-check_jq "the links' HTB classes are recorded: 20 Mbit/s, 16000-byte burst and cburst" \
-	'.guard.link_classes | length == 1 and .[0].links == 16 and
+check_jq "every link's HTB class is recorded: 96 link ends at 20 Mbit/s, 16000-byte burst" \
+	'.guard.link_classes | length == 1 and .[0].links == 96 and
 	 .[0].burst_bytes == 16000 and .[0].cburst_bytes == 16000 and
 	 (.[0].class | test("rate 20Mbit"))' "$res"
 check_steady "a quiet run is trustworthy" '.guard.verdict == "trustworthy" and .guard.reasons == []' \
