@@ -24,7 +24,8 @@
 #                        over-subscription with 4 hosts per ToR)
 #   --burst BYTES|auto   every link's HTB burst and cburst (default auto:
 #                        5 ms at the link's rate, at least 1600 bytes,
-#                        leafspine.sh's rule; 1600 at 2.5 and 5 Mbit/s)
+#                        leafspine.sh's rule: 1600 bytes at 2.5 Mbit/s,
+#                        3125 at 5 Mbit/s)
 #   --size BYTES         AllReduce data per rank (default 1m)
 #   --imbalance R        ToR 0 - spine 0 runs at rate / R (default 1.13;
 #                        1 for none)
