@@ -319,12 +319,18 @@ run_inside() {
 					--argjson seed "$seed" --argjson ports "$counters" '
 				  .run.step_qps as $step_qps | .run.step_flows as $step_flows
 				  | .guard as $guard
+				  # packets of the whole run (every job)
+				  | (.counters | {sent: .packets_sent,
+				     retransmitted: .retransmitted_packets,
+				     duplicate: .duplicate_packets,
+				     cnps: .cnps_received, naks: .naks_received}) as $packets
 				  | .jobs[] | .job as $job | .iterations[0]
 				  | {scenario: $scenario, marking: $marking, seed: $seed,
 				     job: $job, step_qps: $step_qps, step_flows: $step_flows,
 				     complete, cct_ms,
 				     start_skew_ms, max_step_overlap,
 				     final_step_span_ms, switch_ports: $ports,
+				     run_packets: $packets,
 				     guard: $guard, step_overlap}' "$work/run/result.json" >>"$runs" ||
 					echo "$prog: run $n wrote no result" >&2
 			done
@@ -415,6 +421,10 @@ jq -s --arg rate "$rate" --arg uplink "$uplink_rate" --arg size "$size" \
       max_start_skew_ms: ([.[].start_skew_ms // 0] | max),
       symphony_marks: ([.[].switch_ports.symphony_marks] | med),
       red_marks: ([.[].switch_ports.red_marks] | med),
+      # go-back-N resends per packet sent, whole runs (earlier JSON: none)
+      retransmitted_share: ([.[].run_packets // empty
+			     | select(.sent > 0) | .retransmitted / .sent]
+			    | if length > 0 then med else null end),
       untrustworthy_runs: (map(select((.guard.verdict // "none") != "trustworthy")) | length)
     })),
     runs: map(.guard |= (if . then del(.link_classes) else . end))
@@ -491,8 +501,8 @@ if command -v gnuplot >/dev/null; then
 		echo "unset multiplot"
 	} | gnuplot
 fi
-jq -r '"scenario marking   runs  CCT ms median (p25..p75, min..max)        max step overlap median (max)  final step span ms",
-       (.summary[] | "\(.scenario)\t\(.marking)\t\(.runs)\t\(.cct_ms.median | round) (\(.cct_ms.p25 | round)..\(.cct_ms.p75 | round), \(.cct_ms.min | round)..\(.cct_ms.max | round))\t\(.max_step_overlap.median) (\(.max_step_overlap.max))\t\(.final_step_span_ms.median | round)"),
+jq -r '"scenario marking   runs  CCT ms median (p25..p75, min..max)        max step overlap median (max)  final step span ms  retransmitted",
+       (.summary[] | "\(.scenario)\t\(.marking)\t\(.runs)\t\(.cct_ms.median | round) (\(.cct_ms.p25 | round)..\(.cct_ms.p75 | round), \(.cct_ms.min | round)..\(.cct_ms.max | round))\t\(.max_step_overlap.median) (\(.max_step_overlap.max))\t\(.final_step_span_ms.median | round)\t\(if .retransmitted_share then "\(.retransmitted_share * 1000 | round / 10)%" else "-" end)"),
        (.comparison[] | "\(.scenario): Symphony cuts the median CCT by \(.median_cct_reduction * 1000 | round / 10)% (paired by seed: median ratio \(.paired_cct_ratio.median * 1000 | round / 1000), faster in \(.paired_symphony_faster) of \(.pairs)); the final step span by \(.final_step_span_reduction * 1000 | round / 10)%; max step overlap \(.max_step_overlap_baseline) (baseline) vs \(.max_step_overlap_symphony)"),
        (.guard | "guard: \(.verdict): \(.untrustworthy_runs) of \(.runs) runs untrustworthy; worst sender lag \(.worst_sender_lag_frames_max) frames, CPU busiest window \(.cpu_busy_max_window_pct_max)%, up to \(.timer_irqs_per_s_max) timer interrupts/s")' "$out"
 echo "$prog: $out, $base-cct-cdf.png, $base-overlap.png"
