@@ -8,7 +8,8 @@
 # with --routing static host i of every ToR is reached through spine
 # i mod 2, a failed link moves those routes to the other spine and its
 # repair moves them back; every link's HTB burst is explicit (5 ms at its
-# rate, at least 1600 bytes, or --burst); bad options exit 2; down leaves no namespace behind, even after a
+# rate, at least 1600 bytes, or --burst), and a run's guard records every
+# link's class; bad options exit 2; down leaves no namespace behind, even after a
 # failed build.
 . "$(dirname "$0")/../lib.sh"
 
@@ -23,7 +24,7 @@ tmp=$(mktemp -d /tmp/test_leafspine.XXXXXX)
 on_exit rm -rf "$tmp"
 on_exit "$ls" down --prefix "$prefix"
 
-ktap_plan 21
+ktap_plan 22
 
 t0=$(date +%s%N)
 check "4 ToRs, 2 spines, 8 hosts at 100 Mbit/s, one hop 1.13x slower" \
@@ -47,6 +48,10 @@ check_eq "... the imbalanced hop at its own rate (55309 bytes)" "54Kb 54Kb" \
 ring="1=$prefix-h0:10.1.0.2,$prefix-h3:10.1.1.3,$prefix-h4:10.1.2.2,$prefix-h7:10.1.3.3"
 run() { "$ringrun" --out "$tmp/$1" --job "$ring" -- --size 1m >"$tmp/$1.log" 2>&1; }
 check "a ring AllReduce across the four ToRs completes" run base
+# tc prints 55309 bytes as 54Kb: the guard reads it as 55296
+check_jq "its guard records the classes of all 32 link ends, the slow hop's 54Kb burst in bytes" \
+	'.guard.link_classes | ([.[].links] | add) == 32 and
+	 ([.[].burst_bytes] | sort) == [55296, 62500]' "$(cat "$tmp/base/result.json")"
 check "a failed ToR 1 - spine 0 link is routed around" "$ls" link --prefix "$prefix" 1 0 down
 check "the AllReduce completes without it" run failed
 check "the repaired link" "$ls" link --prefix "$prefix" 1 0 up
