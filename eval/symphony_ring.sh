@@ -351,10 +351,8 @@ fi
 
 if [ "$replot" -eq 1 ]; then
 	[ -s "$out" ] || die "--replot: no $out"
-	# the link classes go back into the first run, where a run left them
-	jq -c '.testbed.link_classes as $c | .runs | to_entries[]
-	  | if .key == 0 and $c != null and .value.guard != null
-	    then .value.guard.link_classes = $c else . end | .value' "$out" >"$runs"
+	jq -c '.runs[]' "$out" >"$runs"
+	link_classes=$(jq -c '.testbed.link_classes // null' "$out")
 	# the settings the runs had
 	eval "$(jq -r '@sh "rate=\(.testbed.rate) uplink_rate=\(.testbed.uplink_rate)
 	  hpt=\(.testbed.hosts_per_tor) burst=\(.testbed.burst // "auto") state=\(.qdisc.state // "port") imbalance=\(.testbed.imbalance) routing=\(.testbed.routing // "ecmp")
@@ -377,12 +375,17 @@ else
 fi
 trap 'rm -f "$runs" "$base".*.dat' EXIT
 [ -s "$runs" ] || die "no runs"
+# the HTB class of every link, as tc -d class showed it in the first run
+# that recorded it (its guard's; earlier JSON: none)
+[ "$replot" -eq 1 ] ||
+	link_classes=$(jq -sc 'map(.guard.link_classes // empty) | first' "$runs")
 
 jq -s --arg rate "$rate" --arg uplink "$uplink_rate" --arg size "$size" \
 	--arg imbalance "$imbalance" --argjson background "$background" --arg routing "$routing" \
 	--arg red "$red_args" --arg symphony "$symphony_args" --arg rc "$ringcoll_args" \
 	--argjson step_qps "$step_qps" --argjson step_flows "$([ "$step_flows" = on ] && echo true || echo false)" \
-	--arg state "$state" --argjson hpt "$hpt" --arg burst "$burst" --arg date "$(date -u +%FT%TZ)" '
+	--arg state "$state" --argjson hpt "$hpt" --arg burst "$burst" \
+	--argjson link_classes "$link_classes" --arg date "$(date -u +%FT%TZ)" '
   def med: sort | .[(length / 2 | floor)];
   def q(p): sort | .[((length - 1) * p | round)];
   def stats(f): [.[] | f] as $v
@@ -395,9 +398,7 @@ jq -s --arg rate "$rate" --arg uplink "$uplink_rate" --arg size "$size" \
     testbed: {tors: 4, spines: 2, hosts_per_tor: $hpt, rate: $rate, uplink_rate: $uplink,
 	      imbalance: $imbalance, background_pct: $background, routing: $routing,
 	      burst: $burst, mtu_bytes: 9000, roce_payload_bytes: 4096,
-	      # the HTB class of every link, as tc -d class showed it in the first
-	      # run (earlier JSON: none recorded)
-	      link_classes: (map(.guard.link_classes // empty) | first)},
+	      link_classes: $link_classes},
     workload: {collective: "allreduce", size_per_rank: $size, step_qps: $step_qps,
 	       step_flows: $step_flows,
 	       ringcoll: $rc},

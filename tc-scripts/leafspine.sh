@@ -129,11 +129,16 @@ link_burst() {
 	fi
 }
 
+# the burst of each rate in use, worked out once (two forks each; under
+# TCG a fork costs tens of ms, and a testbed has 48 link ends)
+declare -A burst_of_rate=()
+
 # shape NS DEV RATE [switch]: HTB at RATE, netem and the leaf qdisc under
 # it on switch ports (the leaf is 10: without netem), one tc each
 shape() {
 	local ns=$1 dev=$2 r=$3 sw=${4:-} cmds c b
-	b=$(link_burst "$r")
+	[ -n "${burst_of_rate[$r]:-}" ] || burst_of_rate[$r]=$(link_burst "$r")
+	b=${burst_of_rate[$r]}
 	if [ -n "$sw" ]; then
 		mapfile -t cmds < <(shape_cmds "$dev" "$r" "$delay" \
 			"$qdisc $qdisc_args" "r2q 100" "burst $b cburst $b" 10:)
@@ -220,7 +225,7 @@ do_up() {
 	done
 	[ "$routing" = ecmp ] || static_routes "$tors" "$spines" "$hpt"
 	trap - ERR
-	echo "$prog: leaf-spine '$prefix' up: $tors ToRs, $spines spines, $((tors * hpt)) hosts, $rate (uplinks $uplink_rate, burst $(link_burst "$rate")/$(link_burst "$uplink_rate") bytes)${delay:+, delay $delay}, $routing routing, $qdisc on switch ports in $(( ($(date +%s%N) - t0) / 1000000 )) ms"
+	echo "$prog: leaf-spine '$prefix' up: $tors ToRs, $spines spines, $((tors * hpt)) hosts, $rate (uplinks $uplink_rate, burst ${burst_of_rate[$rate]}/${burst_of_rate[$uplink_rate]} bytes)${delay:+, delay $delay}, $routing routing, $qdisc on switch ports in $(( ($(date +%s%N) - t0) / 1000000 )) ms"
 }
 
 do_info() {
