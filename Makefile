@@ -12,6 +12,7 @@
 #                        6.1, 6.1-debug, 6.12, 6.12-rt
 #   make debug-kernel    build the debug kernel (cached; one-off)
 #   make modules-NAME    the module for VM kernel NAME (scripts/lib.sh)
+#   make sim             build the ns-3 simulator (sim/, Debian's libns3-dev)
 #   make demo            install dependencies, build, run the demonstration
 #   make bench           install dependencies, build, run the benchmarks
 #   make eval            install dependencies, build, run the full evaluation
@@ -60,7 +61,7 @@ TOOL_BINS	:= $(patsubst %,$(BUILD)/%,$(TOOLS))
 PLUGIN_SOS	:= $(patsubst %,$(BUILD)/tc/%.so,$(TC_PLUGINS))
 BENCH_BINS	:= $(patsubst %,$(BUILD)/%,$(BENCH_TOOLS)) $(BUILD)/tcg_insns.so
 
-.PHONY: all module bpf userspace deps check check-debug check-matrix debug-kernel demo bench eval eval-symphony eval-ofan publish install uninstall \
+.PHONY: all module bpf userspace sim deps check check-debug check-matrix debug-kernel demo bench eval eval-symphony eval-ofan publish install uninstall \
 	dkms-src dkms-install clean
 
 all: module bpf userspace
@@ -141,6 +142,32 @@ $(BUILD)/tcg_insns.so: bench/tcg_insns.c bench/qemu_plugin_v1.h | $(BUILD)
 
 $(BUILD)/tc/%.so: userspace/%.c $(ALL_HDRS) $(LIBSYMOFAN) | $(BUILD)/tc
 	$(CC) $(USER_CFLAGS) -Wno-unused-parameter -shared -fPIC $< -o $@ $(LIBSYMOFAN) $(LIBBPF_LIBS)
+
+# The simulator (sim/): C++17 models on Debian's ns-3 libraries, found by
+# pkg-config.  Their .pc files' Cflags name "-I/usr;" and a Python
+# include folder; the headers are in /usr/include/ns3, so only the
+# libraries are taken from them.
+NS3_MODULES	:= ns3-core ns3-network ns3-internet ns3-point-to-point \
+		   ns3-traffic-control
+SIM_CXXFLAGS	 = -std=c++17 $(CFLAGS) -Wall -Wextra \
+		   -Wno-missing-field-initializers -Iinclude -Iinclude/uapi \
+		   -Iuserspace/lib -Isim
+SIM_SRCS	:= $(wildcard sim/*.cc sim/model/*.cc)
+SIM_OBJS	:= $(patsubst sim/%.cc,$(BUILD)/sim/%.o,$(SIM_SRCS))
+SIM_BIN		:= $(BUILD)/symofan-sim
+# of the shared library, the number and tc-option readers
+SIM_LIB_OBJS	:= $(BUILD)/lib/parse.o $(BUILD)/lib/symphony_param.o
+
+sim: $(SIM_BIN)
+
+$(BUILD)/sim/%.o: sim/%.cc $(wildcard sim/model/*.h) $(ALL_HDRS)
+	@pkg-config --exists $(NS3_MODULES) || { echo "no ns-3 libraries (libns3-dev): run scripts/install-deps.sh" >&2; exit 1; }
+	@mkdir -p $(dir $@)
+	$(CXX) $(SIM_CXXFLAGS) -c $< -o $@
+
+$(SIM_BIN): $(SIM_OBJS) $(SIM_LIB_OBJS)
+	$(CXX) $(SIM_CXXFLAGS) $(SIM_OBJS) $(SIM_LIB_OBJS) -o $@ \
+		$(shell pkg-config --libs $(NS3_MODULES) 2>/dev/null)
 
 deps:
 	scripts/install-deps.sh

@@ -117,57 +117,11 @@ done
 
 jq -s -L "$here" --slurpfile load "$out/hostload.json" \
 	--slurpfile classes "$out/classes.json" --argjson lag_frames "$lag_frames" '
-  include "guard";
-  def ms: . / 1000000;
-  . as $ranks
-  | ($ranks[0] | {collective, proto, size_bytes, channels, step_qps, step_flows, iterations, steps,
-		  mtu_bytes, rate_bps, congestion_control}) as $run
-  | [$ranks[].jobs[].job] | unique as $ids
-  | {
-      run: $run,
-      ranks: ($ranks | length),
-      counters: (reduce ($ranks[].counters) as $c ({};
-		 reduce ($c | keys[]) as $k (.; .[$k] += $c[$k]))),
-      guard: run_guard($load[0]; $classes[0]; $lag_frames; $run.mtu_bytes;
-		       $run.rate_bps; [$ranks[].pacing // empty]; 0; []),
-      jobs: [ $ids[] as $id
-	| [$ranks[] | .jobs[] | select(.job == $id)] as $rs
-	| {
-	    job: $id,
-	    ranks: ($rs[0].ranks),
-	    step_bytes: ($rs[0].step_bytes),
-	    iterations: [ range($run.iterations) as $it
-	      | [$rs[] | .iterations[$it]] as $ri
-	      | ([$ri[] | .steps[] | select(.start_ns > 0) | .start_ns] | min // 0) as $t0
-	      | ([$ri[] | .end_ns] | max) as $t1
-	      | [range($run.steps) as $k
-		  | [$ri[] | .steps[] | select(.step == $k)] as $s
-		  | {step: $k,
-		     start_ns: ([$s[].start_ns | select(. > 0)] | min // 0),
-		     end_ns: ([$s[].end_ns] | max // 0)}] as $steps
-	      | ([$steps[] | [.start_ns, 1], [.end_ns, -1]]
-		 | sort_by(.[0], .[1])
-		 | reduce .[] as $e ({n: 0, tl: []};
-			.n += $e[1] | .tl += [[(($e[0] - $t0) | ms), .n]])
-		 | .tl) as $timeline
-	      | {
-		  cct_ms: (($t1 - $t0) | ms),
-		  start_ns: $t0, end_ns: $t1,
-		  # ranks that started late (launched after --delay ran out)
-		  start_skew_ms: (([$ri[].start_ns | select(. > 0)]
-				   | (max // 0) - (min // 0)) | ms),
-		  complete: ([$ri[] | .end_ns > 0] | all),
-		  max_step_overlap: ([$timeline[][1]] | max),
-		  final_step_span_ms: (($steps[-1].end_ns - $steps[-1].start_ns) | ms),
-		  steps: $steps,
-		  step_overlap: $timeline
-		}
-	    ]
-	  }
-	| . + {cct_ms: ([.iterations[].cct_ms] | sort
-		| {median: .[(length / 2 | floor)], min: min, max: max})}
-      ]
-    }' "${files[@]}" >"$out/result.json" || die "cannot merge the results in $out"
+  include "guard"; include "ringmerge";
+  ring_run as $run
+  | ring_merge(run_guard($load[0]; $classes[0]; $lag_frames; $run.mtu_bytes;
+			 $run.rate_bps; [.[].pacing // empty]; 0; []))
+  ' "${files[@]}" >"$out/result.json" || die "cannot merge the results in $out"
 
 jq -r '.run as $r | .counters as $c | .jobs[] |
   "job \(.job): \(.ranks) ranks, \($r.collective) of \($r.size_bytes) bytes x\($r.iterations) on \($r.channels) channel(s)\(if $r.step_qps > 1 then " of \($r.step_qps) queue pairs" else "" end), \($r.congestion_control): CCT median \(.cct_ms.median * 100 | round / 100) ms (min \(.cct_ms.min * 100 | round / 100), max \(.cct_ms.max * 100 | round / 100)), max step overlap \([.iterations[].max_step_overlap] | max), start skew \([.iterations[].start_skew_ms] | max | round) ms; CNPs \($c.cnps_received), retransmitted packets \($c.retransmitted_packets)"' \

@@ -35,11 +35,17 @@
 
 #define SYMPHONY_NAME_NUMBER_OK(enumerator, number, name)		\
 	(enumerator) == (number) &&
-_Static_assert(SYMPHONY_NONECT_NAMES(SYMPHONY_NAME_NUMBER_OK) 1,
+/* C11's keyword, and C++'s for the simulator (sim/) */
+#ifdef __cplusplus
+#define SYMPHONY_STATIC_ASSERT	static_assert
+#else
+#define SYMPHONY_STATIC_ASSERT	_Static_assert
+#endif
+SYMPHONY_STATIC_ASSERT(SYMPHONY_NONECT_NAMES(SYMPHONY_NAME_NUMBER_OK) 1,
 	       "SYMPHONY_NONECT_NAMES numbers the uapi enum's values");
-_Static_assert(SYMPHONY_MARKING_NAMES(SYMPHONY_NAME_NUMBER_OK) 1,
+SYMPHONY_STATIC_ASSERT(SYMPHONY_MARKING_NAMES(SYMPHONY_NAME_NUMBER_OK) 1,
 	       "SYMPHONY_MARKING_NAMES numbers the uapi enum's values");
-_Static_assert(SYMPHONY_FIELD_NAMES(SYMPHONY_NAME_NUMBER_OK) 1,
+SYMPHONY_STATIC_ASSERT(SYMPHONY_FIELD_NAMES(SYMPHONY_NAME_NUMBER_OK) 1,
 	       "SYMPHONY_FIELD_NAMES numbers the uapi enum's values");
 
 /* Kinds of value: how tc reads and prints one, what its attribute is. */

@@ -47,7 +47,7 @@ static inline double permutation_lb_ns(const struct permutation_lb_params *p)
 	if (i1 > m)
 		i1 = m;
 	i2 = m - i1 + 1;
-	ack = calloc(m + 1, sizeof(*ack));
+	ack = (double *)calloc(m + 1, sizeof(*ack));	/* C++ too (sim/) */
 	if (!ack)
 		return 0;
 	ack[1] = t1 + (i1 - 1) * (spacing > td1 ? spacing : td1) + ta1;

@@ -1,0 +1,348 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fabric-routing.cc - the simulator's forwarding (fabric-routing.h): a
+ * table lookup per packet, then the load-balancing mode's choice of
+ * uplink through ofan_core.h as the tc-BPF program makes it.
+ */
+#include "fabric-routing.h"
+
+#include "ns3/ipv4-route.h"
+#include "ns3/log.h"
+#include "ns3/output-stream-wrapper.h"
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("FabricRouting");
+NS_OBJECT_ENSURE_REGISTERED(FabricRouting);
+
+static constexpr uint32_t kHostNet = 0x0a000000;   /* 10.0.0.0/8 */
+static constexpr uint32_t kSwitchNet = 0x0b000000; /* 11.0.0.0/8 */
+/* Ethernet header and FCS: the frame length Ofan's size class reads */
+static constexpr uint32_t kEthFrameBytes = 14;
+
+static const char* const kModeNames[] = {"ecmp", "ofan", "pofan", "rr", "rps"};
+
+bool
+LbModeFromName(const std::string& name, LbMode* mode)
+{
+    for (size_t i = 0; i < sizeof(kModeNames) / sizeof(kModeNames[0]); i++)
+    {
+        if (name == kModeNames[i])
+        {
+            *mode = static_cast<LbMode>(i);
+            return true;
+        }
+    }
+    return false;
+}
+
+const char*
+LbModeName(LbMode mode)
+{
+    return kModeNames[static_cast<int>(mode)];
+}
+
+Ipv4Address
+HostAddress(uint32_t host)
+{
+    return Ipv4Address(kHostNet + (host << 2) + 1);
+}
+
+Ipv4Address
+HostLinkPeerAddress(uint32_t host)
+{
+    return Ipv4Address(kHostNet + (host << 2) + 2);
+}
+
+Ipv4Address
+SwitchLinkAddress(uint32_t link, bool second)
+{
+    return Ipv4Address(kSwitchNet + (link << 2) + 1 + second);
+}
+
+uint32_t
+HostOfAddress(Ipv4Address addr)
+{
+    uint32_t a = addr.Get();
+
+    if ((a & 0xff000000) != kHostNet || (a & 3) != 1)
+        return kNoHost;
+    return (a - kHostNet) >> 2;
+}
+
+TypeId
+FabricRouting::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::FabricRouting")
+                            .SetParent<Ipv4RoutingProtocol>()
+                            .SetGroupName("Symofan")
+                            .AddConstructor<FabricRouting>();
+    return tid;
+}
+
+FabricRouting::FabricRouting()
+    : m_isHost(false),
+      m_host(kNoHost),
+      m_basePerm{},
+      m_rrPointer(0),
+      m_noRouteDrops(0)
+{
+    m_rng = CreateObject<UniformRandomVariable>();
+}
+
+FabricRouting::~FabricRouting() = default;
+
+void
+FabricRouting::DoDispose()
+{
+    m_ipv4 = nullptr;
+    m_routes.clear();
+    Ipv4RoutingProtocol::DoDispose();
+}
+
+void
+FabricRouting::SetHost(uint32_t host)
+{
+    m_isHost = true;
+    m_host = host;
+}
+
+void
+FabricRouting::SetSwitch(std::shared_ptr<const SwitchTable> table, const FabricRoutingConfig& cfg)
+{
+    uint32_t w = table->uplinkIf.size();
+
+    NS_ABORT_MSG_IF(w > OFAN_MAX_W, "a switch with " << w << " uplinks (at most " << OFAN_MAX_W
+                                                     << ")");
+    m_table = table;
+    m_cfg = cfg;
+    m_uplinkPackets.assign(w, 0);
+    if (!w)
+        return;
+    ofan_base_perm(w, m_basePerm.data());
+    m_orders.assign(table->nrKeys * OFAN_NR_CLASSES, {});
+    for (uint32_t key = 0; key < table->nrKeys; key++)
+        for (uint32_t cls = 0; cls < OFAN_NR_CLASSES; cls++)
+            ofan_pointer_order(m_orders[key * OFAN_NR_CLASSES + cls].data(),
+                               m_basePerm.data(),
+                               w,
+                               ofan_pointer_id(key, table->nrKeys, cls));
+    m_pointers.assign((size_t)table->nrPipes * table->nrKeys * OFAN_NR_CLASSES, 0);
+}
+
+void
+FabricRouting::SetNeighbor(uint32_t iface, Ipv4Address addr)
+{
+    if (m_neighbor.size() <= iface)
+        m_neighbor.resize(iface + 1);
+    m_neighbor[iface] = addr;
+}
+
+int64_t
+FabricRouting::AssignStreams(int64_t stream)
+{
+    m_rng->SetStream(stream);
+    return 1;
+}
+
+const std::vector<uint64_t>&
+FabricRouting::UplinkPackets() const
+{
+    return m_uplinkPackets;
+}
+
+uint64_t
+FabricRouting::NoRouteDrops() const
+{
+    return m_noRouteDrops;
+}
+
+Ptr<Ipv4Route>
+FabricRouting::RouteVia(uint32_t iface)
+{
+    if (m_routes.size() <= iface)
+        m_routes.resize(iface + 1);
+    if (!m_routes[iface])
+    {
+        Ptr<Ipv4Route> r = Create<Ipv4Route>();
+        r->SetSource(m_ipv4->GetAddress(iface, 0).GetLocal());
+        r->SetGateway(m_neighbor.at(iface));
+        r->SetOutputDevice(m_ipv4->GetNetDevice(iface));
+        m_routes[iface] = r;
+    }
+    return m_routes[iface];
+}
+
+/* The @n-th set bit of @mask. */
+static int
+NthSetBit(uint64_t mask, uint32_t n)
+{
+    for (int i = 0; i < OFAN_MAX_W; i++)
+    {
+        if (!((mask >> i) & 1))
+            continue;
+        if (!n--)
+            return i;
+    }
+    return -1;
+}
+
+int
+FabricRouting::ChooseUplink(Ptr<const Packet> p,
+                            const Ipv4Header& header,
+                            Ptr<const NetDevice> idev,
+                            uint32_t key)
+{
+    const SwitchTable& t = *m_table;
+    uint32_t w = t.uplinkIf.size();
+    uint64_t valid = t.valid[key];
+    uint32_t cls, pipe = 0;
+
+    if (!valid)
+        return -1;
+    cls = header.GetPayloadSize() + header.GetSerializedSize() + kEthFrameBytes <=
+                  m_cfg.ackMaxBytes
+              ? OFAN_CLASS_ACK
+              : OFAN_CLASS_DATA;
+    switch (m_cfg.mode)
+    {
+    case LbMode::Pofan:
+        pipe = t.pipeOfIf[m_ipv4->GetInterfaceForDevice(idev)];
+        [[fallthrough]];
+    case LbMode::Ofan:
+        return ofan_next_port(&m_pointers[((size_t)pipe * t.nrKeys + key) * OFAN_NR_CLASSES + cls],
+                              m_orders[key * OFAN_NR_CLASSES + cls].data(),
+                              w,
+                              valid);
+    case LbMode::Rr:
+        /* pointer id 0: its order is the base permutation */
+        return ofan_next_port(&m_rrPointer, m_basePerm.data(), w, valid);
+    case LbMode::Rps:
+        return NthSetBit(valid, m_rng->GetInteger(0, __builtin_popcountll(valid) - 1));
+    case LbMode::Ecmp: {
+        uint8_t ports[4] = {};
+        p->CopyData(ports, sizeof(ports));
+        /* the 5-tuple, keyed per switch (the kernel's multipath hash
+         * keys it per boot); spread over the valid uplinks
+         */
+        __u64 h = ofan_perm_mix(((__u64)header.GetSource().Get() << 32 |
+                                 header.GetDestination().Get()) ^
+                                m_cfg.hashSeed);
+        h = ofan_perm_mix(h ^ ((__u64)header.GetProtocol() << 32 |
+                               (__u64)ports[0] << 24 | ports[1] << 16 | ports[2] << 8 | ports[3]));
+        return NthSetBit(valid, (uint32_t)(h >> 32) % __builtin_popcountll(valid));
+    }
+    }
+    return -1;
+}
+
+Ptr<Ipv4Route>
+FabricRouting::RouteOutput(Ptr<Packet> p,
+                           const Ipv4Header& header,
+                           Ptr<NetDevice> oif,
+                           Socket::SocketErrno& sockerr)
+{
+    (void)p;
+    (void)header;
+    (void)oif;
+    if (!m_isHost)
+    {
+        sockerr = Socket::ERROR_NOROUTETOHOST;
+        return nullptr;
+    }
+    sockerr = Socket::ERROR_NOTERROR;
+    return RouteVia(1);
+}
+
+bool
+FabricRouting::RouteInput(Ptr<const Packet> p,
+                          const Ipv4Header& header,
+                          Ptr<const NetDevice> idev,
+                          UnicastForwardCallback ucb,
+                          MulticastForwardCallback mcb,
+                          LocalDeliverCallback lcb,
+                          ErrorCallback ecb)
+{
+    uint32_t host = HostOfAddress(header.GetDestination());
+    uint32_t iif = m_ipv4->GetInterfaceForDevice(idev);
+    int port;
+
+    (void)mcb;
+    if (m_isHost)
+    {
+        if (host != m_host)
+            return false;
+        lcb(p, header, iif);
+        return true;
+    }
+    if (host >= m_table->downIf.size())
+    {
+        m_noRouteDrops++;
+        ecb(p, header, Socket::ERROR_NOROUTETOHOST);
+        return false;
+    }
+    if (m_table->downIf[host] >= 0)
+    {
+        ucb(RouteVia(m_table->downIf[host]), p, header);
+        return true;
+    }
+    port = m_table->uplinkIf.empty() ? -1 : ChooseUplink(p, header, idev, m_table->keyOfHost[host]);
+    if (port < 0)
+    {
+        m_noRouteDrops++;
+        ecb(p, header, Socket::ERROR_NOROUTETOHOST);
+        return false;
+    }
+    m_uplinkPackets[port]++;
+    ucb(RouteVia(m_table->uplinkIf[port]), p, header);
+    return true;
+}
+
+void
+FabricRouting::NotifyInterfaceUp(uint32_t interface)
+{
+    (void)interface;
+}
+
+void
+FabricRouting::NotifyInterfaceDown(uint32_t interface)
+{
+    (void)interface;
+}
+
+void
+FabricRouting::NotifyAddAddress(uint32_t interface, Ipv4InterfaceAddress address)
+{
+    (void)interface;
+    (void)address;
+}
+
+void
+FabricRouting::NotifyRemoveAddress(uint32_t interface, Ipv4InterfaceAddress address)
+{
+    (void)interface;
+    (void)address;
+}
+
+void
+FabricRouting::SetIpv4(Ptr<Ipv4> ipv4)
+{
+    m_ipv4 = ipv4;
+}
+
+void
+FabricRouting::PrintRoutingTable(Ptr<OutputStreamWrapper> stream, Time::Unit unit) const
+{
+    (void)unit;
+    std::ostream* os = stream->GetStream();
+    if (m_isHost)
+    {
+        *os << "host " << m_host << ": everything via interface 1\n";
+        return;
+    }
+    *os << "switch: " << m_table->uplinkIf.size() << " uplinks, " << m_table->nrKeys
+        << " destination keys, mode " << LbModeName(m_cfg.mode) << "\n";
+}
+
+} // namespace ns3

@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * fabric-routing.h - the forwarding of the simulator's hosts and switches,
+ * an ns-3 IPv4 routing protocol: a destination below a switch goes down
+ * its one port; any other goes up, on an uplink chosen by the switch's
+ * load-balancing mode among those valid for the destination (the uplinks
+ * whose next switch still reaches it over live links, as the agent
+ * derives them from the routes), in the modes of bpf/ofan.bpf.c:
+ *
+ *	ecmp	hash of the 5-tuple (the step rides in the UDP source port)
+ *	ofan	a pointer per destination key and size class, walking its
+ *		order pi(0..w-1) (ofan_core.h), invalid ports skipped
+ *	pofan	the same with a pointer per pipe of ingress ports
+ *	rr	one switch-wide pointer over the base permutation
+ *	rps	a uniform random valid uplink per packet
+ *
+ * Destination keys are the destination's edge switch (at an edge or leaf
+ * switch) or pod (at an aggregation switch), as the agent's.  Hosts send
+ * everything on their one link.
+ *
+ * Addresses: host h has 10.0.0.0 + 4h + 1 on its link (its switch + 2),
+ * switch-to-switch link l has 11.0.0.0 + 4l + 1 and + 2, so a host's index
+ * is read off its address.
+ */
+#ifndef SYMOFAN_SIM_FABRIC_ROUTING_H
+#define SYMOFAN_SIM_FABRIC_ROUTING_H
+
+#include <memory>
+#include <vector>
+
+#include "ns3/ipv4-routing-protocol.h"
+#include "ns3/ipv4.h"
+#include "ns3/random-variable-stream.h"
+
+#include "cores.h"
+
+namespace ns3
+{
+
+enum class LbMode
+{
+    Ecmp,
+    Ofan,
+    Pofan,
+    Rr,
+    Rps,
+};
+
+/* "ecmp", "ofan", ...; false for an unknown name */
+bool LbModeFromName(const std::string& name, LbMode* mode);
+const char* LbModeName(LbMode mode);
+
+constexpr uint32_t kNoHost = 0xffffffffU;
+
+Ipv4Address HostAddress(uint32_t host);
+Ipv4Address HostLinkPeerAddress(uint32_t host);
+Ipv4Address SwitchLinkAddress(uint32_t link, bool second);
+/* The host index of @addr, or kNoHost. */
+uint32_t HostOfAddress(Ipv4Address addr);
+
+/* What a switch forwards by: filled by the topology (topology.h). */
+struct SwitchTable
+{
+    std::vector<int32_t> downIf;     /* per host: the interface down to it, or -1 */
+    std::vector<uint32_t> uplinkIf;  /* uplink p's interface; w = size() */
+    std::vector<uint32_t> keyOfHost; /* per host: its destination key here */
+    std::vector<uint64_t> valid;     /* per key: bit p, uplink p reaches it */
+    uint32_t nrKeys = 0;
+    std::vector<uint32_t> pipeOfIf;  /* per interface: its pOfan pipe */
+    uint32_t nrPipes = 1;
+};
+
+struct FabricRoutingConfig
+{
+    LbMode mode = LbMode::Ecmp;
+    uint32_t ackMaxBytes = 128; /* frames up to this length: ACK class */
+    uint32_t hashSeed = 0;      /* ECMP's per-switch hash key */
+};
+
+class FabricRouting : public Ipv4RoutingProtocol
+{
+  public:
+    static TypeId GetTypeId();
+    FabricRouting();
+    ~FabricRouting() override;
+
+    /* A host: all its packets leave on interface 1. */
+    void SetHost(uint32_t host);
+    /* A switch with its table and load balancing. */
+    void SetSwitch(std::shared_ptr<const SwitchTable> table, const FabricRoutingConfig& cfg);
+    /* The address at the other end of interface @iface. */
+    void SetNeighbor(uint32_t iface, Ipv4Address addr);
+    int64_t AssignStreams(int64_t stream);
+
+    /* Packets sent up each uplink, for the report. */
+    const std::vector<uint64_t>& UplinkPackets() const;
+    uint64_t NoRouteDrops() const;
+
+    Ptr<Ipv4Route> RouteOutput(Ptr<Packet> p,
+                               const Ipv4Header& header,
+                               Ptr<NetDevice> oif,
+                               Socket::SocketErrno& sockerr) override;
+    bool RouteInput(Ptr<const Packet> p,
+                    const Ipv4Header& header,
+                    Ptr<const NetDevice> idev,
+                    UnicastForwardCallback ucb,
+                    MulticastForwardCallback mcb,
+                    LocalDeliverCallback lcb,
+                    ErrorCallback ecb) override;
+    void NotifyInterfaceUp(uint32_t interface) override;
+    void NotifyInterfaceDown(uint32_t interface) override;
+    void NotifyAddAddress(uint32_t interface, Ipv4InterfaceAddress address) override;
+    void NotifyRemoveAddress(uint32_t interface, Ipv4InterfaceAddress address) override;
+    void SetIpv4(Ptr<Ipv4> ipv4) override;
+    void PrintRoutingTable(Ptr<OutputStreamWrapper> stream,
+                           Time::Unit unit = Time::S) const override;
+
+  private:
+    void DoDispose() override;
+    Ptr<Ipv4Route> RouteVia(uint32_t iface);
+    /* The uplink (0..w-1) for a packet to key @key, or -1. */
+    int ChooseUplink(Ptr<const Packet> p,
+                     const Ipv4Header& header,
+                     Ptr<const NetDevice> idev,
+                     uint32_t key);
+
+    Ptr<Ipv4> m_ipv4;
+    bool m_isHost;
+    uint32_t m_host;
+    std::shared_ptr<const SwitchTable> m_table;
+    FabricRoutingConfig m_cfg;
+    std::vector<Ipv4Address> m_neighbor;
+    std::vector<Ptr<Ipv4Route>> m_routes;
+    /* Ofan's pointers: [(pipe * nrKeys + key) * 2 + class] */
+    std::vector<__u64> m_pointers;
+    /* each pointer's order pi(0..w-1): [key * 2 + class] */
+    std::vector<std::array<__u8, OFAN_MAX_W>> m_orders;
+    std::array<__u8, OFAN_MAX_W> m_basePerm;
+    __u64 m_rrPointer;
+    Ptr<UniformRandomVariable> m_rng;
+    std::vector<uint64_t> m_uplinkPackets;
+    uint64_t m_noRouteDrops;
+};
+
+} // namespace ns3
+
+#endif /* SYMOFAN_SIM_FABRIC_ROUTING_H */

@@ -1,0 +1,300 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ring-driver.cc - ring collectives on the simulator's hosts
+ * (ring-driver.h), step for step as ringcoll runs them.
+ */
+#include "ring-driver.h"
+
+#include "ns3/abort.h"
+#include "ns3/simulator.h"
+
+namespace ns3
+{
+
+static const char* const kCollNames[] = {"allreduce", "allgather", "reducescatter"};
+
+bool
+CollectiveFromName(const std::string& name, Collective* coll)
+{
+    for (size_t i = 0; i < 3; i++)
+    {
+        if (name == kCollNames[i])
+        {
+            *coll = static_cast<Collective>(i);
+            return true;
+        }
+    }
+    return false;
+}
+
+const char*
+CollectiveName(Collective coll)
+{
+    return kCollNames[static_cast<int>(coll)];
+}
+
+RingDriver::RingDriver(const RingRunSpec& spec, std::vector<Ptr<RoceHost>> hosts)
+    : m_spec(spec),
+      m_hosts(std::move(hosts)),
+      m_nextQpn(m_hosts.size(), 1)
+{
+    for (uint32_t h = 0; h < m_hosts.size(); h++)
+    {
+        m_hosts[h]->SetArrivalCallback(MakeCallback(&RingDriver::OnArrival, this).Bind(h));
+        m_hosts[h]->SetAckedCallback(MakeCallback(&RingDriver::OnAcked, this).Bind(h));
+    }
+}
+
+RingDriver::~RingDriver()
+{
+    for (Rank* r : m_ranks)
+        delete r;
+}
+
+uint32_t
+RingDriver::Steps() const
+{
+    return m_ranks.empty() ? 0 : m_ranks[0]->steps;
+}
+
+/* Bytes of a step per channel; the first channels carry the remainder. */
+uint32_t
+RingDriver::StepBytes(const Rank* r, uint32_t c) const
+{
+    uint64_t bytes = r->stepSize / m_spec.channels + (c < r->stepSize % m_spec.channels);
+
+    return bytes ? bytes : 1;
+}
+
+/* Messages per iteration on queue pair @slot of a channel. */
+uint32_t
+RingDriver::QpMessages(const Rank* r, uint32_t slot) const
+{
+    return slot < r->steps ? (r->steps - slot + m_spec.stepQps - 1) / m_spec.stepQps : 0;
+}
+
+void
+RingDriver::AddJob(const RingJobSpec& job)
+{
+    uint32_t C = m_spec.channels, S = m_spec.stepQps;
+
+    for (const auto& ring : job.rings)
+    {
+        uint32_t n = ring.size();
+        std::vector<Rank*> ranks;
+
+        NS_ABORT_MSG_IF(n < 2, "job " << job.job << ": a ring of " << n << " ranks");
+        for (uint32_t i = 0; i < n; i++)
+        {
+            Rank* r = new Rank;
+
+            r->job = job.job;
+            r->nranks = n;
+            r->rank = i;
+            r->host = ring[i];
+            r->succ = ring[(i + 1) % n];
+            r->pred = ring[(i + n - 1) % n];
+            NS_ABORT_MSG_IF(r->host >= m_hosts.size(), "job " << job.job << ": no host " << r->host);
+            r->steps = m_spec.coll == Collective::AllReduce ? 2 * (n - 1) : n - 1;
+            r->stepSize = m_spec.sizeBytes / n;
+            r->startNs = job.startNs;
+            r->nextStep.assign(C, 0);
+            r->queued.assign(C * S, 0);
+            r->acked.assign(C * S, 0);
+            r->rec.resize(m_spec.iterations);
+            for (auto& it : r->rec)
+            {
+                it.stepStartNs.assign(C, std::vector<uint64_t>(r->steps, 0));
+                it.stepRecvNs.assign(C, std::vector<uint64_t>(r->steps, 0));
+                it.firstRateBps.assign(C, std::vector<uint64_t>(r->steps, 0));
+            }
+            ranks.push_back(r);
+            m_ranks.push_back(r);
+        }
+        for (uint32_t i = 0; i < n; i++)
+        {
+            Rank* r = ranks[i];
+
+            for (uint32_t q = 0; q < C * S; q++)
+            {
+                uint32_t qpn = m_nextQpn[r->host]++;
+                uint32_t idx = m_hosts[r->host]->CreateQp(r->succ, qpn, job.job);
+
+                r->qp.push_back(idx);
+                m_tx[{r->host, idx}] = {r, q};
+                /* the next rank receives this pair's messages */
+                m_rx[{r->succ, r->host, qpn}] = RxEndpoint{ranks[(i + 1) % n], q / S, q % S, 0};
+            }
+            Simulator::Schedule(NanoSeconds(job.startNs), &RingDriver::Start, this, r);
+        }
+    }
+}
+
+void
+RingDriver::Start(Rank* r)
+{
+    uint64_t now = Simulator::Now().GetNanoSeconds();
+
+    r->running = true;
+    r->rec[r->iter].startNs = now;
+    std::fill(r->nextStep.begin(), r->nextStep.end(), 0);
+    std::fill(r->queued.begin(), r->queued.end(), 0);
+    std::fill(r->acked.begin(), r->acked.end(), 0);
+    Advance(r);
+}
+
+void
+RingDriver::StartStep(Rank* r, uint32_t c, uint32_t k)
+{
+    uint32_t q = c * m_spec.stepQps + k % m_spec.stepQps;
+    uint16_t sport = (m_spec.stepBase + (uint64_t)r->iter * r->steps + k) & 0xffff;
+    Iteration& it = r->rec[r->iter];
+
+    it.stepStartNs[c][k] = Simulator::Now().GetNanoSeconds();
+    it.firstRateBps[c][k] = m_hosts[r->host]->QpRateBps(r->qp[q]);
+    m_hosts[r->host]->PostWrite(r->qp[q], sport, StepBytes(r, c));
+    r->queued[q]++;
+}
+
+/* Start what the ring allows, and close the iteration when it is done. */
+void
+RingDriver::Advance(Rank* r)
+{
+    uint32_t C = m_spec.channels, S = m_spec.stepQps;
+
+    if (!r->running)
+        return;
+    Iteration& it = r->rec[r->iter];
+    for (uint32_t c = 0; c < C; c++)
+    {
+        uint32_t k;
+        while ((k = r->nextStep[c]) < r->steps && (k == 0 || it.stepRecvNs[c][k - 1]))
+        {
+            StartStep(r, c, k);
+            r->nextStep[c]++;
+        }
+    }
+    for (uint32_t c = 0; c < C; c++)
+    {
+        if (r->nextStep[c] < r->steps)
+            return;
+        for (uint32_t k = 0; k < r->steps; k++)
+            if (!it.stepRecvNs[c][k])
+                return;
+    }
+    for (uint32_t q = 0; q < C * S; q++)
+        if (r->acked[q] < QpMessages(r, q % S))
+            return;
+    it.endNs = Simulator::Now().GetNanoSeconds();
+    r->running = false;
+    if (++r->iter == m_spec.iterations)
+    {
+        r->done = true;
+        return;
+    }
+    Start(r);
+}
+
+void
+RingDriver::OnArrival(uint32_t host, uint32_t src, uint32_t qpn, uint16_t sport)
+{
+    auto found = m_rx.find({host, src, qpn});
+
+    (void)sport;
+    if (found == m_rx.end() || !found->second.rank)
+        return;
+    RxEndpoint& ep = found->second;
+    Rank* r = ep.rank;
+    uint32_t per = QpMessages(r, ep.slot);
+    if (!per)
+        return;
+    /* this pair's n-th message of an iteration is the ring's step at
+     * position slot + n * S; the previous rank may be an iteration ahead
+     */
+    uint64_t iter = ep.received / per;
+    uint32_t k = ep.slot + ep.received % per * m_spec.stepQps;
+    ep.received++;
+    if (iter < m_spec.iterations)
+        r->rec[iter].stepRecvNs[ep.channel][k] = Simulator::Now().GetNanoSeconds();
+    Advance(r);
+}
+
+void
+RingDriver::OnAcked(uint32_t host, uint32_t qp, uint32_t msg)
+{
+    auto found = m_tx.find({host, qp});
+
+    (void)msg;
+    if (found == m_tx.end())
+        return;
+    Rank* r = found->second.first;
+    r->acked[found->second.second]++;
+    Advance(r);
+}
+
+bool
+RingDriver::Done() const
+{
+    for (const Rank* r : m_ranks)
+        if (!r->done)
+            return false;
+    return true;
+}
+
+/* One rank's result as ringcoll prints it (the parts ringmerge.jq reads). */
+void
+RingDriver::WriteRanks(std::ostream& os, const RoceConfig& roce) const
+{
+    std::vector<bool> counted(m_hosts.size(), false);
+    const RoceCounters none;
+
+    os << "[";
+    for (size_t n = 0; n < m_ranks.size(); n++)
+    {
+        const Rank* r = m_ranks[n];
+        /* a host's NIC counts for all its ranks: once, with its first */
+        const RoceCounters& c = counted[r->host] ? none : m_hosts[r->host]->Counters();
+
+        counted[r->host] = true;
+        os << (n ? ",\n" : "\n") << "{\"tool\":\"symofan-sim\",\"host\":" << r->host
+           << ",\"collective\":\"" << CollectiveName(m_spec.coll) << "\",\"proto\":\"rocev2\""
+           << ",\"size_bytes\":" << m_spec.sizeBytes << ",\"channels\":" << m_spec.channels
+           << ",\"step_qps\":" << m_spec.stepQps
+           << ",\"step_flows\":" << (roce.stepFlows ? "true" : "false")
+           << ",\"iterations\":" << m_spec.iterations << ",\"steps\":" << r->steps
+           << ",\"mtu_bytes\":" << roce.mtuBytes << ",\"rate_bps\":" << roce.lineRateBps
+           << ",\"congestion_control\":\"" << (roce.fixedRate ? "fixed" : "dcqcn") << "\"";
+        os << ",\"counters\":{\"packets_sent\":" << c.packetsSent
+           << ",\"bytes_sent\":" << c.bytesSent << ",\"retransmitted_packets\":" << c.retransmitted
+           << ",\"packets_received\":" << c.packetsReceived << ",\"ce_received\":" << c.ceReceived
+           << ",\"cnps_sent\":" << c.cnpsSent << ",\"cnps_received\":" << c.cnpsReceived
+           << ",\"acks_sent\":" << c.acksSent << ",\"naks_sent\":" << c.naksSent
+           << ",\"naks_received\":" << c.naksReceived << ",\"duplicate_packets\":" << c.duplicates
+           << ",\"flow_starts\":" << c.flowStarts << "}";
+        os << ",\"jobs\":[{\"job\":" << r->job << ",\"ranks\":" << r->nranks
+           << ",\"rank\":" << r->rank << ",\"step_bytes\":" << StepBytes(r, 0)
+           << ",\"grid\":\"1x" << r->nranks << "\",\"iterations\":[";
+        for (uint32_t i = 0; i < m_spec.iterations; i++)
+        {
+            const Iteration& it = r->rec[i];
+            os << (i ? "," : "") << "{\"start_ns\":" << it.startNs << ",\"end_ns\":" << it.endNs
+               << ",\"steps\":[";
+            bool first = true;
+            for (uint32_t k = 0; k < r->steps; k++)
+                for (uint32_t ch = 0; ch < m_spec.channels; ch++)
+                {
+                    os << (first ? "" : ",") << "{\"step\":" << k
+                       << ",\"ring\":\"ring\",\"channel\":" << ch
+                       << ",\"start_ns\":" << it.stepStartNs[ch][k]
+                       << ",\"end_ns\":" << it.stepRecvNs[ch][k]
+                       << ",\"first_rate_bps\":" << it.firstRateBps[ch][k] << "}";
+                    first = false;
+                }
+            os << "]}";
+        }
+        os << "]}]}";
+    }
+    os << "\n]\n";
+}
+
+} // namespace ns3

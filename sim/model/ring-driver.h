@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ring-driver.h - ring collectives on the simulator's RoCE hosts, with
+ * ringcoll's schedule (userspace/workload/ringcoll/collective.c): a job
+ * is one or more 1D rings; each rank runs its ring's AllReduce
+ * (reduce-scatter then all-gather, 2(N-1) steps of size/N), AllGather or
+ * ReduceScatter (N-1 steps) on C channels, each channel's steps in turn
+ * on its queue pair to the next rank (or on S queue pairs, step k on
+ * pair k mod S); step k+1 of a channel starts when the previous rank's
+ * step k has fully arrived.  Steps ride in the UDP source port (step
+ * base + iteration * steps + step), so ECMP hashes each step anew.  What
+ * it records per rank and iteration (start, end, each step's start and
+ * arrival) is ringcoll's per-rank result, so that tc-scripts/ringmerge.jq
+ * turns the ranks into the testbed's CCTs and step overlaps.
+ */
+#ifndef SYMOFAN_SIM_RING_DRIVER_H
+#define SYMOFAN_SIM_RING_DRIVER_H
+
+#include <map>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "roce-host.h"
+
+namespace ns3
+{
+
+enum class Collective
+{
+    AllReduce,
+    AllGather,
+    ReduceScatter,
+};
+
+bool CollectiveFromName(const std::string& name, Collective* coll);
+const char* CollectiveName(Collective coll);
+
+struct RingJobSpec
+{
+    uint32_t job = 1;
+    std::vector<std::vector<uint32_t>> rings; /* hosts of each ring, in order */
+    uint64_t startNs = 0;
+};
+
+struct RingRunSpec
+{
+    Collective coll = Collective::AllReduce;
+    uint64_t sizeBytes = 1 << 20; /* per rank and collective */
+    uint32_t channels = 1;
+    uint32_t stepQps = 1;
+    uint32_t iterations = 1;
+    uint32_t stepBase = 49152;
+};
+
+class RingDriver
+{
+  public:
+    RingDriver(const RingRunSpec& spec, std::vector<Ptr<RoceHost>> hosts);
+    ~RingDriver();
+
+    void AddJob(const RingJobSpec& job);
+    /* Every rank completed every iteration. */
+    bool Done() const;
+    uint32_t Steps() const;
+    /* Each rank's result, ringcoll's JSON, one document per rank. */
+    void WriteRanks(std::ostream& os, const RoceConfig& roce) const;
+
+  private:
+    struct Rank;
+    struct RxEndpoint
+    {
+        Rank* rank;
+        uint32_t channel, slot;
+        uint64_t received = 0; /* messages, all iterations */
+    };
+    struct Iteration
+    {
+        uint64_t startNs = 0, endNs = 0;
+        std::vector<std::vector<uint64_t>> stepStartNs, stepRecvNs, firstRateBps; /* [c][k] */
+    };
+    struct Rank
+    {
+        uint32_t job, nranks, rank, host, succ, pred;
+        uint32_t steps;      /* per collective */
+        uint64_t stepSize;   /* bytes of a step, all channels */
+        uint64_t startNs;
+        uint32_t iter = 0;
+        bool running = false, done = false;
+        std::vector<uint32_t> nextStep;            /* per channel */
+        std::vector<uint32_t> qp;                  /* [c * S + s]: index on the host */
+        std::vector<uint32_t> queued, acked;       /* per queue pair, this iteration */
+        std::vector<Iteration> rec;
+    };
+
+    void Start(Rank* r);
+    void Advance(Rank* r);
+    void StartStep(Rank* r, uint32_t c, uint32_t k);
+    void OnArrival(uint32_t host, uint32_t src, uint32_t qpn, uint16_t sport);
+    void OnAcked(uint32_t host, uint32_t qp, uint32_t msg);
+    uint32_t StepBytes(const Rank* r, uint32_t c) const;
+    uint32_t QpMessages(const Rank* r, uint32_t slot) const;
+
+    RingRunSpec m_spec;
+    std::vector<Ptr<RoceHost>> m_hosts;
+    std::vector<Rank*> m_ranks;
+    std::vector<uint32_t> m_nextQpn;                       /* per host */
+    std::map<std::tuple<uint32_t, uint32_t, uint32_t>, RxEndpoint> m_rx; /* host, src, qpn */
+    std::map<std::pair<uint32_t, uint32_t>, std::pair<Rank*, uint32_t>> m_tx; /* host, qp */
+};
+
+} // namespace ns3
+
+#endif /* SYMOFAN_SIM_RING_DRIVER_H */

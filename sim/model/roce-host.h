@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * roce-host.h - a RoCEv2 NIC in the simulator, as ringcoll's transport
+ * (userspace/workload/ringcoll/transport.c) behaves: reliable-connection
+ * queue pairs carrying RDMA WRITE messages in packets built by
+ * roce_frame.h (the step in the UDP source port, the job in the BTH
+ * reserved bits, ECT(0)), each paced by its own DCQCN reaction point
+ * (dcqcn.h) and all sharing the line rate round-robin, a packet at a
+ * time; go-back-N with a cumulative ACK every ACK_EVERY packets and at
+ * each message's end, a NAK per gap, a retransmission timeout; the
+ * receiver's CNP for CE-marked packets, at most one per queue pair per
+ * CNP interval.  It sits on IPv4 as protocol 17 (UDP), in place of ns-3's
+ * UDP.
+ */
+#ifndef SYMOFAN_SIM_ROCE_HOST_H
+#define SYMOFAN_SIM_ROCE_HOST_H
+
+#include <deque>
+#include <unordered_map>
+#include <vector>
+
+#include "ns3/callback.h"
+#include "ns3/event-id.h"
+#include "ns3/ip-l4-protocol.h"
+#include "ns3/ipv4-l3-protocol.h"
+
+#include "cores.h"
+
+namespace ns3
+{
+
+struct RoceConfig
+{
+    uint64_t lineRateBps = 0;
+    uint32_t mtuBytes = 4096;         /* payload bytes per packet */
+    struct dcqcn_params dcqcn = {};
+    bool fixedRate = false;           /* no DCQCN: every queue pair at line rate */
+    bool stepFlows = false;           /* a message's first packet starts a new flow */
+    uint64_t cnpIntervalNs = 50000;   /* at most one CNP per queue pair per interval */
+    uint64_t rtoNs = 0;               /* retransmission timeout */
+    uint32_t ackEvery = 64;           /* packets per cumulative ACK */
+};
+
+/* What the NIC counts; the names of ringcoll's "counters". */
+struct RoceCounters
+{
+    uint64_t packetsSent = 0, bytesSent = 0, retransmitted = 0;
+    uint64_t packetsReceived = 0, ceReceived = 0, cnpsSent = 0, cnpsReceived = 0;
+    uint64_t acksSent = 0, naksSent = 0, naksReceived = 0, duplicates = 0;
+    uint64_t flowStarts = 0;
+};
+
+class RoceHost : public IpL4Protocol
+{
+  public:
+    /* a message arrived whole: (source host, DestQP, UDP source port) */
+    using ArrivalCallback = Callback<void, uint32_t, uint32_t, uint16_t>;
+    /* a queue pair's message was acknowledged: (queue pair, its message number) */
+    using AckedCallback = Callback<void, uint32_t, uint32_t>;
+
+    static TypeId GetTypeId();
+    RoceHost();
+    ~RoceHost() override;
+
+    /* Take the place of UDP on @node, host number @host. */
+    void Setup(Ptr<Node> node, uint32_t host, const RoceConfig& cfg);
+    /* A queue pair to host @dst, DestQP @qpn, job @job: its index. */
+    uint32_t CreateQp(uint32_t dst, uint32_t qpn, uint32_t job);
+    /* Queue an RDMA WRITE of @bytes on queue pair @qp, its packets'
+     * UDP source port @sport; returns its message number on the pair.
+     */
+    uint32_t PostWrite(uint32_t qp, uint16_t sport, uint32_t bytes);
+    void SetArrivalCallback(ArrivalCallback cb);
+    void SetAckedCallback(AckedCallback cb);
+    /* The rate queue pair @qp sends at now, bit/s. */
+    uint64_t QpRateBps(uint32_t qp) const;
+    const RoceCounters& Counters() const;
+    uint32_t Host() const;
+
+    /* IpL4Protocol */
+    int GetProtocolNumber() const override;
+    enum RxStatus Receive(Ptr<Packet> p,
+                          const Ipv4Header& header,
+                          Ptr<Ipv4Interface> incomingInterface) override;
+    enum RxStatus Receive(Ptr<Packet> p,
+                          const Ipv6Header& header,
+                          Ptr<Ipv6Interface> incomingInterface) override;
+    void SetDownTarget(DownTargetCallback cb) override;
+    void SetDownTarget6(DownTargetCallback6 cb) override;
+    DownTargetCallback GetDownTarget() const override;
+    DownTargetCallback6 GetDownTarget6() const override;
+
+  private:
+    struct Message
+    {
+        uint64_t seqStart;
+        uint32_t count;
+        uint32_t bytes;
+        uint16_t sport;
+        bool acked;
+    };
+
+    struct TxQp
+    {
+        uint32_t dst;
+        uint32_t qpn;
+        uint32_t job;
+        struct dcqcn cc;
+        uint64_t nextSeq = 0, endSeq = 0, ackedSeq = 0, highSeq = 0;
+        uint64_t nextTxNs = 0;
+        uint64_t ackDeadlineNs = 0; /* 0: nothing awaits an ACK */
+        uint32_t firstUnacked = 0;  /* messages before it are acked */
+        std::vector<Message> msgs;
+        EventId rtoEvent;
+    };
+
+    struct RxQp
+    {
+        uint64_t expectedSeq = 0;
+        uint64_t lastCnpNs = 0;
+        bool cnpSent = false;
+        uint64_t lastNakNs = 0;
+        uint64_t nakSeq = UINT64_MAX;
+        uint32_t messages = 0;
+    };
+
+    void DoDispose() override;
+    void Kick();
+    void Pump();
+    void Transmit(TxQp& qp, uint64_t now);
+    void ArmRto(uint32_t qpIndex);
+    void OnRto(uint32_t qpIndex);
+    void SendControl(uint32_t dst, const uint8_t* l4, size_t len);
+    void SendIp(uint32_t dst, Ptr<Packet> p);
+    void OnData(uint32_t src, uint16_t sport, uint32_t qpn, uint32_t job, uint32_t psn, bool last,
+                bool ce, uint64_t now);
+    void OnAck(uint32_t qpn, uint32_t psn, uint8_t syndrome, uint64_t now);
+    void OnCnp(uint32_t qpn, uint64_t now);
+    TxQp* QpOfQpn(uint32_t qpn, uint32_t* index);
+
+    Ptr<Ipv4L3Protocol> m_ipv4;
+    Ptr<Ipv4Route> m_route;
+    uint32_t m_host;
+    RoceConfig m_cfg;
+    std::vector<TxQp> m_qps;
+    std::unordered_map<uint32_t, uint32_t> m_qpOfQpn;
+    std::unordered_map<uint64_t, RxQp> m_rx; /* (source host << 32) | DestQP */
+    uint64_t m_nicFreeNs;
+    uint32_t m_rrNext;
+    EventId m_pumpEvent;
+    uint16_t m_ipId;
+    RoceCounters m_counters;
+    ArrivalCallback m_arrival;
+    AckedCallback m_acked;
+    DownTargetCallback m_downTarget;
+    DownTargetCallback6 m_downTarget6;
+};
+
+} // namespace ns3
+
+#endif /* SYMOFAN_SIM_ROCE_HOST_H */

@@ -1,0 +1,348 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * symphony-queue-disc.cc - sch_symphony's enqueue and dequeue in ns-3,
+ * in the order kernel/symphony_qdisc.c runs them: the limit and RED's
+ * drop of non-ECT packets at enqueue; at dequeue, RED on the backlog the
+ * packet leaves behind plus itself, then symphony_parse() on the packet's
+ * wire bytes and symphony_job_update() for collective packets, CE set
+ * when either marks.
+ */
+#include "symphony-queue-disc.h"
+
+#include "ns3/drop-tail-queue.h"
+#include "ns3/enum.h"
+#include "ns3/ipv4-queue-disc-item.h"
+#include "ns3/log.h"
+#include "ns3/pointer.h"
+#include "ns3/simulator.h"
+#include "ns3/uinteger.h"
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("SymphonyQueueDisc");
+NS_OBJECT_ENSURE_REGISTERED(SymphonyJobs);
+NS_OBJECT_ENSURE_REGISTERED(SymphonyQueueDisc);
+
+/* The Ethernet header the kernel's backlog counts with each packet. */
+static constexpr uint32_t kEthHeaderBytes = 14;
+
+TypeId
+SymphonyJobs::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::SymphonyJobs").SetParent<Object>().SetGroupName("Symofan");
+    return tid;
+}
+
+SymphonyJobs::SymphonyJobs(uint32_t slots)
+    : m_jobs(slots)
+{
+}
+
+struct symphony_job*
+SymphonyJobs::Lookup(uint32_t job)
+{
+    return job < m_jobs.size() ? &m_jobs[job] : nullptr;
+}
+
+uint32_t
+SymphonyJobs::Slots() const
+{
+    return m_jobs.size();
+}
+
+TypeId
+SymphonyQueueDisc::GetTypeId()
+{
+#define SYM_U32(name, help, member, dflt, lo, hi)                                                  \
+    AddAttribute(name,                                                                             \
+                 help,                                                                             \
+                 UintegerValue(dflt),                                                              \
+                 MakeUintegerAccessor(&SymphonyQueueDisc::member),                                 \
+                 MakeUintegerChecker<uint32_t>(lo, hi))
+    static TypeId tid =
+        TypeId("ns3::SymphonyQueueDisc")
+            .SetParent<QueueDisc>()
+            .SetGroupName("Symofan")
+            .AddConstructor<SymphonyQueueDisc>()
+            .SYM_U32("limit", "queue limit, packets", m_limit, SYMPHONY_LIMIT_DEFAULT,
+                     SYMPHONY_LIMIT_MIN, SYMPHONY_LIMIT_MAX)
+            .SYM_U32("limit_bytes", "queue limit, bytes (0: none)", m_limitBytes, 0, 0,
+                     0xffffffffU)
+            .SYM_U32("kmin", "backlog where RED starts marking, bytes", m_kmin,
+                     SYMPHONY_KMIN_DEFAULT, 0, 0xffffffffU)
+            .SYM_U32("kmax", "backlog from which RED marks every packet, bytes", m_kmax,
+                     SYMPHONY_KMAX_DEFAULT, 0, 0xffffffffU)
+            .SYM_U32("pmax", "RED marking probability at kmax, ppm", m_pmaxPpm,
+                     SYMPHONY_PMAX_DEFAULT, SYMPHONY_PMAX_MIN, SYMPHONY_PMAX_MAX)
+            .AddAttribute("nonect",
+                          "what RED does to a non-ECT packet it would mark",
+                          EnumValue(SYMPHONY_NONECT_DROP),
+                          MakeEnumAccessor(&SymphonyQueueDisc::m_nonect),
+                          MakeEnumChecker(SYMPHONY_NONECT_DROP,
+                                          "drop",
+                                          SYMPHONY_NONECT_PASS,
+                                          "pass"))
+            .AddAttribute("marking",
+                          "RED only (the baseline) or Symphony OR RED",
+                          EnumValue(SYMPHONY_MARKING_SYMPHONY),
+                          MakeEnumAccessor(&SymphonyQueueDisc::m_marking),
+                          MakeEnumChecker(SYMPHONY_MARKING_RED,
+                                          "red",
+                                          SYMPHONY_MARKING_SYMPHONY,
+                                          "symphony"))
+            .AddAttribute("k",
+                          "Symphony's throttling gain k, ppm",
+                          UintegerValue(SYMPHONY_K_DEFAULT),
+                          MakeUintegerAccessor(&SymphonyQueueDisc::m_kPpm),
+                          MakeUintegerChecker<uint32_t>(SYMPHONY_K_MIN, SYMPHONY_K_MAX))
+            .AddAttribute("tau",
+                          "outpacing share of a window that raises alpha, ppm",
+                          UintegerValue(SYMPHONY_TAU_DEFAULT),
+                          MakeUintegerAccessor(&SymphonyQueueDisc::m_tauPpm),
+                          MakeUintegerChecker<uint32_t>(SYMPHONY_TAU_MIN, SYMPHONY_TAU_MAX))
+            .SYM_U32("twin", "window T_win, us", m_twinUs, SYMPHONY_TWIN_DEFAULT,
+                     SYMPHONY_TWIN_MIN, SYMPHONY_TWIN_MAX)
+            .AddAttribute("warmup",
+                          "N_warmup: no Symphony marks until psn_rec exceeds it, PSN units",
+                          UintegerValue(SYMPHONY_WARMUP_DEFAULT),
+                          MakeUintegerAccessor(&SymphonyQueueDisc::m_warmupPsn),
+                          MakeUintegerChecker<uint32_t>(SYMPHONY_WARMUP_MIN, SYMPHONY_WARMUP_MAX))
+            .AddAttribute("samples",
+                          "N_sample: windows with fewer packets keep alpha, packets",
+                          UintegerValue(SYMPHONY_SAMPLES_DEFAULT),
+                          MakeUintegerAccessor(&SymphonyQueueDisc::m_samplesPackets),
+                          MakeUintegerChecker<uint32_t>(SYMPHONY_SAMPLES_MIN,
+                                                        SYMPHONY_SAMPLES_MAX))
+            .AddAttribute("alpha_max",
+                          "cap of alpha",
+                          UintegerValue(SYMPHONY_ALPHA_MAX_DEFAULT),
+                          MakeUintegerAccessor(&SymphonyQueueDisc::m_alphaMax),
+                          MakeUintegerChecker<uint32_t>(SYMPHONY_ALPHA_MAX_MIN,
+                                                        SYMPHONY_ALPHA_MAX_MAX))
+            .SYM_U32("qmin", "backlog from which Symphony marks, bytes (0: any)", m_qmin,
+                     SYMPHONY_QMIN_DEFAULT, 0, 0xffffffffU)
+            .SYM_U32("job_field", "RoCEv2 header field of the job id (enum symphony_field)",
+                     m_jobField, SYMPHONY_JOB_FIELD_DEFAULT, 0, SYMPHONY_JOB_FIELD_MAX)
+            .SYM_U32("step_field", "RoCEv2 header field of the step (enum symphony_field)",
+                     m_stepField, SYMPHONY_STEP_FIELD_DEFAULT, 0, SYMPHONY_STEP_FIELD_MAX)
+            .AddAttribute("jobs_map",
+                          "the job table, shared by the ports of a switch (default: the "
+                          "queue disc's own)",
+                          PointerValue(),
+                          MakePointerAccessor(&SymphonyQueueDisc::m_jobs),
+                          MakePointerChecker<SymphonyJobs>());
+#undef SYM_U32
+    return tid;
+}
+
+SymphonyQueueDisc::SymphonyQueueDisc()
+    : QueueDisc(QueueDiscSizePolicy::NO_LIMITS),
+      m_backlog(0),
+      m_xstats{}
+{
+    m_params = {};
+    m_rng = CreateObject<UniformRandomVariable>();
+}
+
+SymphonyQueueDisc::~SymphonyQueueDisc() = default;
+
+void
+SymphonyQueueDisc::SetJobs(Ptr<SymphonyJobs> jobs)
+{
+    m_jobs = jobs;
+}
+
+Ptr<SymphonyJobs>
+SymphonyQueueDisc::GetJobs() const
+{
+    return m_jobs;
+}
+
+const struct tc_symphony_xstats&
+SymphonyQueueDisc::GetXstats() const
+{
+    return m_xstats;
+}
+
+int64_t
+SymphonyQueueDisc::AssignStreams(int64_t stream)
+{
+    m_rng->SetStream(stream);
+    return 1;
+}
+
+bool
+SymphonyQueueDisc::Toss(uint32_t prob_q32)
+{
+    if (!prob_q32)
+        return false;
+    if (prob_q32 == SYMPHONY_PROB_ALWAYS)
+        return true;
+    return symphony_coin(prob_q32, m_rng->GetInteger(0, 0xffffffffU));
+}
+
+bool
+SymphonyQueueDisc::DoEnqueue(Ptr<QueueDiscItem> item)
+{
+    uint32_t len = item->GetSize() + kEthHeaderBytes;
+    uint32_t backlog = m_backlog + len;
+    uint32_t prob;
+
+    if (GetInternalQueue(0)->GetNPackets() >= m_limit || (m_limitBytes && backlog > m_limitBytes))
+    {
+        m_xstats.limit_drops++;
+        DropBeforeEnqueue(item, "limit");
+        return false;
+    }
+    /* RED's verdict on a packet it could not mark, as the kernel's */
+    prob = symphony_red_prob_q32(m_kmin, m_kmax, m_redPmaxQ32, backlog);
+    if (prob && m_nonect == SYMPHONY_NONECT_DROP)
+    {
+        Ptr<Ipv4QueueDiscItem> ip = DynamicCast<Ipv4QueueDiscItem>(item);
+        if ((!ip || ip->GetHeader().GetEcn() == Ipv4Header::ECN_NotECT) && Toss(prob))
+        {
+            m_xstats.red_drops++;
+            DropBeforeEnqueue(item, "red");
+            return false;
+        }
+    }
+    if (!GetInternalQueue(0)->Enqueue(item))
+        return false;
+    m_backlog = backlog;
+    uint32_t qlen = GetInternalQueue(0)->GetNPackets();
+    if (qlen > m_xstats.max_backlog_packets)
+        m_xstats.max_backlog_packets = qlen;
+    if (m_backlog > m_xstats.max_backlog_bytes)
+        m_xstats.max_backlog_bytes = m_backlog;
+    return true;
+}
+
+/* RED on @backlog, and Algorithm 1 on the packet's own bytes. */
+void
+SymphonyQueueDisc::MarkDequeued(Ptr<QueueDiscItem> item, uint32_t backlog)
+{
+    Ptr<Ipv4QueueDiscItem> ip = DynamicCast<Ipv4QueueDiscItem>(item);
+    bool red = Toss(symphony_red_prob_q32(m_kmin, m_kmax, m_redPmaxQ32, backlog));
+    bool sym = false, markable = ip && ip->GetHeader().GetEcn() != Ipv4Header::ECN_NotECT;
+
+    if (m_marking == SYMPHONY_MARKING_SYMPHONY && ip)
+    {
+        uint8_t nh[SYMPHONY_PARSE_MAX_BYTES];
+        const struct symphony_parse_cfg cfg = {(__u8)m_jobField, (__u8)m_stepField};
+        uint32_t pkt_len = ip->GetHeader().GetSerializedSize() + item->GetPacket()->GetSize();
+        Buffer hdr;
+        struct symphony_pkt pkt;
+
+        /* The bytes a switch's parser sees: the IP header as it would
+         * be on the wire, then the packet's first bytes.
+         */
+        hdr.AddAtStart(ip->GetHeader().GetSerializedSize());
+        ip->GetHeader().Serialize(hdr.Begin());
+        uint32_t hlen = hdr.GetSize();
+        hdr.CopyData(nh, hlen);
+        uint32_t avail =
+            hlen + item->GetPacket()->CopyData(nh + hlen, SYMPHONY_PARSE_MAX_BYTES - hlen);
+
+        switch (symphony_parse(nh, avail, pkt_len, false, &cfg, &pkt))
+        {
+        case SYMPHONY_PARSE_COLLECTIVE: {
+            struct symphony_job* job = m_jobs->Lookup(pkt.job);
+            if (!job)
+            {
+                m_xstats.unclassified_packets++;
+                break;
+            }
+            uint64_t now_ns = Simulator::Now().GetNanoSeconds();
+            /* the start of the current T_win period, as the kernel's tick */
+            now_ns -= now_ns % m_params.twin_ns;
+            bool outpacing;
+            uint32_t prob = symphony_job_update(job, &pkt, &m_params, now_ns, 1, &outpacing);
+            sym = backlog >= m_qmin && Toss(prob);
+            job->packets++;
+            job->bytes += pkt_len + kEthHeaderBytes;
+            if (outpacing)
+            {
+                job->outpacing_packets++;
+                m_xstats.outpacing_packets++;
+            }
+            if (markable && red)
+                job->red_marks++;
+            if (markable && sym)
+                job->symphony_marks++;
+            m_xstats.collective_packets++;
+            break;
+        }
+        case SYMPHONY_PARSE_MALFORMED:
+            m_xstats.malformed_packets++;
+            m_xstats.unclassified_packets++;
+            break;
+        default:
+            m_xstats.unclassified_packets++;
+            break;
+        }
+    }
+    if ((red || sym) && markable && item->Mark())
+    {
+        if (red)
+            m_xstats.red_marks++;
+        if (sym)
+            m_xstats.symphony_marks++;
+    }
+}
+
+Ptr<QueueDiscItem>
+SymphonyQueueDisc::DoDequeue()
+{
+    Ptr<QueueDiscItem> item = GetInternalQueue(0)->Dequeue();
+
+    if (!item)
+        return nullptr;
+    uint32_t len = item->GetSize() + kEthHeaderBytes;
+    /* the backlog the packet leaves behind it, plus itself */
+    uint32_t backlog = m_backlog;
+    m_backlog -= len;
+    MarkDequeued(item, backlog);
+    m_xstats.packets++;
+    m_xstats.bytes += len;
+    return item;
+}
+
+bool
+SymphonyQueueDisc::CheckConfig()
+{
+    if (GetNQueueDiscClasses() > 0 || GetNPacketFilters() > 0)
+    {
+        NS_LOG_ERROR("SymphonyQueueDisc has no classes and no filters");
+        return false;
+    }
+    if (m_kmin > m_kmax)
+    {
+        NS_LOG_ERROR("kmin " << m_kmin << " above kmax " << m_kmax);
+        return false;
+    }
+    if (GetNInternalQueues() == 0)
+    {
+        Ptr<InternalQueue> q = CreateObject<DropTailQueue<QueueDiscItem>>();
+        /* the limit is the queue disc's own (DoEnqueue) */
+        q->SetMaxSize(QueueSize(QueueSizeUnit::PACKETS, SYMPHONY_LIMIT_MAX));
+        AddInternalQueue(q);
+    }
+    if (!m_jobs)
+        m_jobs = CreateObject<SymphonyJobs>();
+    return true;
+}
+
+void
+SymphonyQueueDisc::InitializeParams()
+{
+    m_params.k_ppm = m_kPpm;
+    m_params.tau_ppm = m_tauPpm;
+    m_params.warmup_psn = m_warmupPsn;
+    m_params.sample_min_packets = m_samplesPackets;
+    m_params.alpha_max = m_alphaMax;
+    m_params.twin_ns = (uint64_t)m_twinUs * 1000;
+    m_redPmaxQ32 = symphony_red_pmax_q32(m_pmaxPpm);
+}
+
+} // namespace ns3

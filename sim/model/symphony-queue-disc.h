@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * symphony-queue-disc.h - sch_symphony as an ns-3 queue disc: a FIFO with
+ * RED ECN marking on the backlog at dequeue, OR-ed with Symphony's
+ * Algorithm 1 (include/symphony/symphony_core.h, the kernel qdisc's own
+ * code) for collective packets.  Attributes carry the tc keywords
+ * (limit, kmin, kmax, pmax, marking, k, tau, twin, warmup, samples,
+ * alpha_max, qmin) in the units of their JSON names; the counters are the
+ * qdisc's xstats (struct tc_symphony_xstats).  Job state lives in a
+ * SymphonyJobs table, one per port by default or shared by the ports of
+ * a switch (the paper's per-switch state), as the kernel's jobs map is.
+ */
+#ifndef SYMOFAN_SIM_SYMPHONY_QUEUE_DISC_H
+#define SYMOFAN_SIM_SYMPHONY_QUEUE_DISC_H
+
+#include <vector>
+
+#include "ns3/queue-disc.h"
+#include "ns3/random-variable-stream.h"
+
+#include "cores.h"
+
+namespace ns3
+{
+
+/* The jobs map: struct symphony_job per job id, as the kernel's. */
+class SymphonyJobs : public Object
+{
+  public:
+    static TypeId GetTypeId();
+    explicit SymphonyJobs(uint32_t slots = SYMPHONY_JOBS_DEFAULT);
+
+    /* The job's state block, or nullptr beyond the table. */
+    struct symphony_job* Lookup(uint32_t job);
+    uint32_t Slots() const;
+
+  private:
+    std::vector<struct symphony_job> m_jobs;
+};
+
+class SymphonyQueueDisc : public QueueDisc
+{
+  public:
+    static TypeId GetTypeId();
+    SymphonyQueueDisc();
+    ~SymphonyQueueDisc() override;
+
+    /* Share @jobs with other queue discs (per-switch state). */
+    void SetJobs(Ptr<SymphonyJobs> jobs);
+    Ptr<SymphonyJobs> GetJobs() const;
+    const struct tc_symphony_xstats& GetXstats() const;
+    int64_t AssignStreams(int64_t stream);
+
+  private:
+    bool DoEnqueue(Ptr<QueueDiscItem> item) override;
+    Ptr<QueueDiscItem> DoDequeue() override;
+    bool CheckConfig() override;
+    void InitializeParams() override;
+
+    bool Toss(uint32_t prob_q32);
+    void MarkDequeued(Ptr<QueueDiscItem> item, uint32_t backlog);
+
+    /* tc options */
+    uint32_t m_limit;
+    uint32_t m_limitBytes;
+    uint32_t m_kmin;
+    uint32_t m_kmax;
+    uint32_t m_pmaxPpm;
+    uint32_t m_nonect;
+    uint32_t m_marking;
+    uint32_t m_qmin;
+    uint32_t m_twinUs;
+    uint32_t m_jobField;
+    uint32_t m_stepField;
+    uint32_t m_kPpm;
+    uint32_t m_tauPpm;
+    uint32_t m_warmupPsn;
+    uint32_t m_samplesPackets;
+    uint32_t m_alphaMax;
+    struct symphony_params m_params; /* Algorithm 1's, from the above */
+
+    uint32_t m_redPmaxQ32;
+    uint32_t m_backlog; /* bytes as the kernel counts them: L2 frames */
+    Ptr<SymphonyJobs> m_jobs;
+    Ptr<UniformRandomVariable> m_rng;
+    struct tc_symphony_xstats m_xstats;
+};
+
+} // namespace ns3
+
+#endif /* SYMOFAN_SIM_SYMPHONY_QUEUE_DISC_H */

@@ -1,0 +1,365 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * topology.cc - the simulator's fabrics (topology.h): nodes and links,
+ * the IPv4 stack with FabricRouting and RoceHost in it, queue discs on
+ * every port, and each switch's table worked out from the live links:
+ * the port down to each host below it, and for every destination key
+ * the uplinks whose next switch still reaches all the key's hosts.
+ */
+#include "topology.h"
+
+#include "ns3/abort.h"
+#include "ns3/data-rate.h"
+#include "ns3/internet-stack-helper.h"
+#include "ns3/ipv4-l3-protocol.h"
+#include "ns3/ipv4-routing-helper.h"
+#include "ns3/point-to-point-helper.h"
+#include "ns3/queue-size.h"
+#include "ns3/string.h"
+#include "ns3/traffic-control-layer.h"
+#include "ns3/uinteger.h"
+
+namespace ns3
+{
+
+/* InternetStackHelper's way to put FabricRouting on every node. */
+class FabricRoutingHelper : public Ipv4RoutingHelper
+{
+  public:
+    FabricRoutingHelper* Copy() const override
+    {
+        return new FabricRoutingHelper(*this);
+    }
+
+    Ptr<Ipv4RoutingProtocol> Create(Ptr<Node> node) const override
+    {
+        (void)node;
+        return CreateObject<FabricRouting>();
+    }
+};
+
+uint32_t
+Fabric::AddNode(uint32_t tier, int32_t pod, uint32_t index, const std::string& name)
+{
+    m_nodes.Create(1);
+    m_info.push_back({tier, pod, index, name});
+    if (tier > m_maxTier)
+        m_maxTier = tier;
+    return m_nodes.GetN() - 1;
+}
+
+void
+Fabric::AddLink(uint32_t a, uint32_t b, uint64_t rateBps, bool hostLink)
+{
+    m_links.push_back({a, b, 0, 0, rateBps, true, hostLink});
+    if (!hostLink)
+        m_switchLinks.push_back(m_links.size() - 1);
+}
+
+void
+Fabric::Build(const TopologySpec& spec, const RoceConfig& roce)
+{
+    if (spec.kind == "leafspine")
+    {
+        uint32_t L = spec.leaves, S = spec.spines, H = spec.hostsPerLeaf;
+        std::vector<uint32_t> leaf(L), spine(S);
+
+        NS_ABORT_MSG_IF(!L || !S || !H, "a leaf-spine needs leaves, spines and hosts");
+        for (uint32_t h = 0; h < L * H; h++)
+            m_hostNodes.push_back(AddNode(0, -1, h, "h" + std::to_string(h)));
+        for (uint32_t l = 0; l < L; l++)
+            leaf[l] = AddNode(1, -1, l, "leaf" + std::to_string(l));
+        for (uint32_t s = 0; s < S; s++)
+            spine[s] = AddNode(2, -1, s, "spine" + std::to_string(s));
+        m_edges = L;
+        for (uint32_t h = 0; h < L * H; h++)
+        {
+            m_edgeOf.push_back(leaf[h / H]);
+            AddLink(m_hostNodes[h], leaf[h / H], spec.hostRateBps, true);
+        }
+        for (uint32_t l = 0; l < L; l++)
+            for (uint32_t s = 0; s < S; s++)
+            {
+                uint64_t rate = spec.uplinkRateBps;
+                if (l == spec.slowLeaf && s == spec.slowSpine)
+                    rate = rate * 1000000 / spec.slowFactorPpm;
+                AddLink(leaf[l], spine[s], rate, false);
+            }
+    }
+    else if (spec.kind == "fattree")
+    {
+        uint32_t k = spec.k, half = k / 2;
+        std::vector<uint32_t> edge(k * half), agg(k * half), core(half * half);
+
+        NS_ABORT_MSG_IF(k < 2 || k % 2, "a fat tree needs an even k >= 2, not " << k);
+        for (uint32_t h = 0; h < k * half * half; h++)
+            m_hostNodes.push_back(AddNode(0, h / (half * half), h, "h" + std::to_string(h)));
+        for (uint32_t e = 0; e < k * half; e++)
+            edge[e] = AddNode(1, e / half, e, "edge" + std::to_string(e));
+        for (uint32_t a = 0; a < k * half; a++)
+            agg[a] = AddNode(2, a / half, a, "agg" + std::to_string(a));
+        for (uint32_t c = 0; c < half * half; c++)
+            core[c] = AddNode(3, -1, c, "core" + std::to_string(c));
+        m_edges = k * half;
+        for (uint32_t h = 0; h < k * half * half; h++)
+        {
+            m_edgeOf.push_back(edge[h / half]);
+            AddLink(m_hostNodes[h], edge[h / half], spec.hostRateBps, true);
+        }
+        for (uint32_t p = 0; p < k; p++)
+            for (uint32_t i = 0; i < half; i++)
+                for (uint32_t j = 0; j < half; j++)
+                    AddLink(edge[p * half + i], agg[p * half + j], spec.uplinkRateBps, false);
+        for (uint32_t p = 0; p < k; p++)
+            for (uint32_t j = 0; j < half; j++)
+                for (uint32_t m = 0; m < half; m++)
+                    AddLink(agg[p * half + j], core[j * half + m], spec.uplinkRateBps, false);
+    }
+    else
+    {
+        NS_ABORT_MSG("unknown topology '" << spec.kind << "'");
+    }
+    for (uint32_t l : spec.failedLinks)
+    {
+        NS_ABORT_MSG_IF(l >= m_switchLinks.size(),
+                        "no switch link " << l << " (there are " << m_switchLinks.size() << ")");
+        m_links[m_switchLinks[l]].up = false;
+    }
+    Wire(spec, roce);
+    ComputeTables(spec);
+}
+
+void
+Fabric::Wire(const TopologySpec& spec, const RoceConfig& roce)
+{
+    InternetStackHelper stack;
+    FabricRoutingHelper routing;
+    std::vector<Ptr<SymphonyJobs>> jobsOf(m_nodes.GetN());
+
+    stack.SetIpv6StackInstall(false);
+    stack.SetRoutingHelper(routing);
+    stack.Install(m_nodes);
+
+    for (uint32_t n = 0; n < m_nodes.GetN(); n++)
+        m_routers.push_back(
+            DynamicCast<FabricRouting>(m_nodes.Get(n)->GetObject<Ipv4>()->GetRoutingProtocol()));
+
+    for (uint32_t l = 0; l < m_links.size(); l++)
+    {
+        Link& link = m_links[l];
+        PointToPointHelper p2p;
+        Ptr<Node> a = m_nodes.Get(link.a), b = m_nodes.Get(link.b);
+
+        p2p.SetDeviceAttribute("DataRate", DataRateValue(DataRate(link.rateBps)));
+        p2p.SetDeviceAttribute("Mtu", UintegerValue(9000));
+        p2p.SetChannelAttribute("Delay", TimeValue(NanoSeconds(spec.delayNs)));
+        /* the queue is the queue disc's: one packet in the device */
+        p2p.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize", QueueSizeValue(QueueSize("1p")));
+        NetDeviceContainer devs = p2p.Install(a, b);
+
+        /* queue discs first: addresses would install ns-3's default */
+        for (uint32_t side = 0; side < 2; side++)
+        {
+            uint32_t node = side ? link.b : link.a, peer = side ? link.a : link.b;
+            Ptr<NetDevice> dev = devs.Get(side);
+            Ptr<QueueDisc> q;
+
+            if (m_info[node].tier == 0)
+            {
+                ObjectFactory fifo("ns3::FifoQueueDisc");
+                fifo.Set("MaxSize",
+                         QueueSizeValue(QueueSize(QueueSizeUnit::PACKETS, spec.hostQueuePackets)));
+                q = fifo.Create<QueueDisc>();
+            }
+            else
+            {
+                q = spec.switchQueue.Create<QueueDisc>();
+                Ptr<SymphonyQueueDisc> sym = DynamicCast<SymphonyQueueDisc>(q);
+                if (sym && spec.sharedJobs)
+                {
+                    if (!jobsOf[node])
+                        jobsOf[node] = CreateObject<SymphonyJobs>();
+                    sym->SetJobs(jobsOf[node]);
+                }
+                if (sym)
+                    sym->AssignStreams(spec.seed * 100003 + m_ports.size());
+                m_ports.push_back({m_info[node].name + "->" + m_info[peer].name, q, link.rateBps});
+            }
+            m_nodes.Get(node)->GetObject<TrafficControlLayer>()->SetRootQueueDiscOnDevice(dev, q);
+        }
+
+        Ptr<Ipv4> ipA = a->GetObject<Ipv4>(), ipB = b->GetObject<Ipv4>();
+        Ipv4Address addrA, addrB;
+        if (link.hostLink)
+        {
+            uint32_t host = m_info[link.a].index;
+            addrA = HostAddress(host);
+            addrB = HostLinkPeerAddress(host);
+        }
+        else
+        {
+            uint32_t sl = m_switchLinks.size();
+            for (uint32_t i = 0; i < m_switchLinks.size(); i++)
+                if (m_switchLinks[i] == l)
+                    sl = i;
+            addrA = SwitchLinkAddress(sl, false);
+            addrB = SwitchLinkAddress(sl, true);
+        }
+        link.ifA = ipA->AddInterface(devs.Get(0));
+        link.ifB = ipB->AddInterface(devs.Get(1));
+        ipA->AddAddress(link.ifA, Ipv4InterfaceAddress(addrA, Ipv4Mask("255.255.255.252")));
+        ipB->AddAddress(link.ifB, Ipv4InterfaceAddress(addrB, Ipv4Mask("255.255.255.252")));
+        ipA->SetUp(link.ifA);
+        ipB->SetUp(link.ifB);
+        m_routers[link.a]->SetNeighbor(link.ifA, addrB);
+        m_routers[link.b]->SetNeighbor(link.ifB, addrA);
+    }
+
+    for (uint32_t h = 0; h < m_hostNodes.size(); h++)
+    {
+        Ptr<RoceHost> roceHost = CreateObject<RoceHost>();
+
+        m_routers[m_hostNodes[h]]->SetHost(h);
+        roceHost->Setup(m_nodes.Get(m_hostNodes[h]), h, roce);
+        m_roce.push_back(roceHost);
+    }
+}
+
+void
+Fabric::ComputeTables(const TopologySpec& spec)
+{
+    uint32_t N = m_nodes.GetN(), H = m_hostNodes.size();
+    /* reach[n][h]: node n reaches host h going down only (down) or at
+     * all, up then down (any), over live links
+     */
+    std::vector<std::vector<char>> down(N, std::vector<char>(H, 0)), any;
+    std::vector<std::vector<int32_t>> downIf(N, std::vector<int32_t>(H, -1));
+
+    for (uint32_t h = 0; h < H; h++)
+        down[m_hostNodes[h]][h] = 1;
+    for (uint32_t tier = 1; tier <= m_maxTier; tier++)
+        for (const Link& link : m_links)
+        {
+            if (!link.up || m_info[link.b].tier != tier)
+                continue;
+            for (uint32_t h = 0; h < H; h++)
+                if (down[link.a][h] && !down[link.b][h])
+                {
+                    down[link.b][h] = 1;
+                    downIf[link.b][h] = link.ifB;
+                }
+        }
+    any = down;
+    for (uint32_t tier = m_maxTier; tier-- > 0;)
+        for (const Link& link : m_links)
+        {
+            if (!link.up || m_info[link.a].tier != tier)
+                continue;
+            for (uint32_t h = 0; h < H; h++)
+                any[link.a][h] |= any[link.b][h];
+        }
+
+    for (uint32_t n = 0; n < N; n++)
+    {
+        const NodeInfo& info = m_info[n];
+        auto table = std::make_shared<SwitchTable>();
+        std::vector<uint32_t> upPeer;
+
+        if (info.tier == 0)
+            continue;
+        table->downIf = downIf[n];
+        for (const Link& link : m_links)
+            if (link.a == n)
+            {
+                table->uplinkIf.push_back(link.ifA);
+                upPeer.push_back(link.up ? link.b : UINT32_MAX);
+            }
+        /* destination keys: the destination's edge switch at an edge
+         * switch, its pod at an aggregation switch of a fat tree
+         */
+        bool byPod = info.tier == 2 && spec.kind == "fattree";
+        table->nrKeys = byPod ? spec.k : m_edges;
+        table->keyOfHost.resize(H);
+        table->valid.assign(table->nrKeys, ~0ULL >> (64 - std::max<size_t>(upPeer.size(), 1)));
+        if (upPeer.empty())
+            table->valid.assign(table->nrKeys, 0);
+        for (uint32_t h = 0; h < H; h++)
+        {
+            uint32_t key = byPod ? m_info[m_hostNodes[h]].pod : m_info[m_edgeOf[h]].index;
+            uint64_t mask = 0;
+
+            table->keyOfHost[h] = key;
+            for (uint32_t p = 0; p < upPeer.size(); p++)
+                if (upPeer[p] != UINT32_MAX && any[upPeer[p]][h])
+                    mask |= 1ULL << p;
+            /* a key's uplinks must reach every host of it */
+            table->valid[key] &= mask;
+        }
+        uint32_t ifaces = m_nodes.Get(n)->GetObject<Ipv4>()->GetNInterfaces();
+        table->nrPipes = spec.nrPipes;
+        table->pipeOfIf.assign(ifaces, 0);
+        for (uint32_t i = 1; i < ifaces; i++)
+            table->pipeOfIf[i] = (i - 1) * spec.nrPipes / (ifaces - 1);
+        FabricRoutingConfig cfg = spec.routing;
+        cfg.hashSeed = (uint32_t)(spec.seed * 2654435761ULL + n);
+        m_routers[n]->SetSwitch(table, cfg);
+        m_routers[n]->AssignStreams(spec.seed * 100003 + 50000 + n);
+    }
+}
+
+uint32_t
+Fabric::NumHosts() const
+{
+    return m_hostNodes.size();
+}
+
+uint32_t
+Fabric::NumSwitchLinks() const
+{
+    return m_switchLinks.size();
+}
+
+std::string
+Fabric::LinkName(uint32_t link) const
+{
+    const Link& l = m_links.at(m_switchLinks.at(link));
+    return m_info[l.a].name + "-" + m_info[l.b].name;
+}
+
+uint32_t
+Fabric::EdgeOf(uint32_t host) const
+{
+    return m_info[m_edgeOf.at(host)].index;
+}
+
+uint32_t
+Fabric::NumEdges() const
+{
+    return m_edges;
+}
+
+uint32_t
+Fabric::MaxHops() const
+{
+    return 2 * m_maxTier;
+}
+
+std::vector<Ptr<RoceHost>>
+Fabric::Hosts() const
+{
+    return m_roce;
+}
+
+const std::vector<SwitchPort>&
+Fabric::Ports() const
+{
+    return m_ports;
+}
+
+std::vector<Ptr<FabricRouting>>
+Fabric::Routers() const
+{
+    return m_routers;
+}
+
+} // namespace ns3

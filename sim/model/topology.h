@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * topology.h - the simulator's fabrics: a two-tier leaf-spine (leaves,
+ * spines, hosts per leaf; uplinks at their own rate, so over-subscription
+ * is hosts * rate / (spines * uplink rate); one leaf-spine link slower,
+ * the testbed's load imbalance) and a k-ary fat tree (k pods of k/2 edge
+ * and k/2 aggregation switches, (k/2)^2 cores, k^3/4 hosts), with failed
+ * links.  Every switch port, and each host's NIC, is a point-to-point
+ * device under a queue disc (sch_symphony's model on switch ports); every
+ * node forwards by FabricRouting with tables worked out here from the
+ * live links; every host speaks RoCEv2 through a RoceHost.
+ */
+#ifndef SYMOFAN_SIM_TOPOLOGY_H
+#define SYMOFAN_SIM_TOPOLOGY_H
+
+#include <string>
+#include <vector>
+
+#include "fabric-routing.h"
+#include "roce-host.h"
+#include "symphony-queue-disc.h"
+
+#include "ns3/node-container.h"
+#include "ns3/object-factory.h"
+
+namespace ns3
+{
+
+struct TopologySpec
+{
+    std::string kind = "leafspine"; /* or "fattree" */
+    /* leaf-spine */
+    uint32_t leaves = 4, spines = 2, hostsPerLeaf = 4;
+    /* fat tree */
+    uint32_t k = 4;
+    uint64_t hostRateBps = 2500000;
+    uint64_t uplinkRateBps = 5000000; /* switch-to-switch links */
+    uint64_t delayNs = 1000;          /* every link, one way */
+    /* leaf-spine: leaf @slowLeaf's link to spine @slowSpine runs at the
+     * uplink rate divided by @slowFactorPpm / 1e6 (1e6: none)
+     */
+    uint32_t slowLeaf = 0, slowSpine = 0, slowFactorPpm = 1000000;
+    /* failed switch-to-switch links, by their number (LinkName()) */
+    std::vector<uint32_t> failedLinks;
+    /* the queue disc of every switch port: its TypeId and attributes */
+    ObjectFactory switchQueue;
+    bool sharedJobs = false; /* one job table per switch, not per port */
+    uint32_t hostQueuePackets = 100000;
+    FabricRoutingConfig routing;
+    uint32_t nrPipes = 1; /* pOfan: pipes of ingress ports per switch */
+    uint64_t seed = 1;
+};
+
+struct SwitchPort
+{
+    std::string name;   /* "leaf0->spine1", "spine1->leaf0", "leaf0->h3" */
+    Ptr<QueueDisc> queue;
+    uint64_t rateBps;
+};
+
+class Fabric
+{
+  public:
+    void Build(const TopologySpec& spec, const RoceConfig& roce);
+
+    uint32_t NumHosts() const;
+    uint32_t NumSwitchLinks() const;
+    std::string LinkName(uint32_t link) const;
+    /* the switch number (edge or leaf) a host hangs off */
+    uint32_t EdgeOf(uint32_t host) const;
+    uint32_t NumEdges() const;
+    /* links on a host-to-host path through the top tier */
+    uint32_t MaxHops() const;
+    std::vector<Ptr<RoceHost>> Hosts() const;
+    const std::vector<SwitchPort>& Ports() const;
+    std::vector<Ptr<FabricRouting>> Routers() const;
+
+  private:
+    struct NodeInfo
+    {
+        uint32_t tier;        /* 0 host, 1 edge/leaf, 2 aggregation (or spine), 3 core */
+        int32_t pod;          /* fat tree; -1 for cores and leaf-spine */
+        uint32_t index;       /* within its tier */
+        std::string name;
+    };
+    struct Link
+    {
+        uint32_t a, b;        /* nodes: a below b */
+        uint32_t ifA, ifB;    /* their interfaces */
+        uint64_t rateBps;
+        bool up;
+        bool hostLink;
+    };
+
+    uint32_t AddNode(uint32_t tier, int32_t pod, uint32_t index, const std::string& name);
+    void AddLink(uint32_t a, uint32_t b, uint64_t rateBps, bool hostLink);
+    void Wire(const TopologySpec& spec, const RoceConfig& roce);
+    void ComputeTables(const TopologySpec& spec);
+
+    NodeContainer m_nodes;
+    std::vector<NodeInfo> m_info;
+    std::vector<Link> m_links;            /* host links first, then switch links */
+    std::vector<uint32_t> m_switchLinks;  /* indices into m_links */
+    std::vector<uint32_t> m_hostNodes;    /* host h's node */
+    std::vector<uint32_t> m_edgeOf;       /* host h's edge switch node */
+    uint32_t m_edges = 0, m_maxTier = 0;
+    std::vector<SwitchPort> m_ports;
+    std::vector<Ptr<RoceHost>> m_roce;
+    std::vector<Ptr<FabricRouting>> m_routers;
+};
+
+} // namespace ns3
+
+#endif /* SYMOFAN_SIM_TOPOLOGY_H */

@@ -1,0 +1,464 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * symofan-sim.cc - the project's packet-level simulator on ns-3: ring
+ * collectives of DCQCN senders over a leaf-spine or fat tree whose
+ * switch ports run sch_symphony's model and whose switches forward by
+ * ECMP or Ofan, with the very C cores the kernel, the BPF programs and
+ * the workload tools run.  Writes one JSON document: the run's set-up,
+ * the simulator's speed, every switch port's counters and each rank's
+ * result in ringcoll's form (sim/ringsim.sh merges the ranks as
+ * tc-scripts/ringrun.sh does the testbed's).
+ */
+#include <getopt.h>
+
+#include <chrono>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "model/ring-driver.h"
+#include "model/topology.h"
+
+#include "ns3/core-module.h"
+#include "ns3/traffic-control-module.h"
+
+extern "C" {
+#include "parse.h"
+#include "symphony_param.h"
+}
+
+using namespace ns3;
+
+static const char kUsage[] =
+    "Usage: symofan-sim ring [options]\n"
+    "Fabric:\n"
+    "  --topology leafspine|fattree  (default leafspine)\n"
+    "  --leaves N --spines N --hosts-per-leaf N   leaf-spine size (default 4, 2, 4)\n"
+    "  --k K                 fat tree arity, even (default 4)\n"
+    "  --rate RATE           host link rate, tc units (default 2500kbit)\n"
+    "  --uplink-rate RATE    switch-to-switch link rate (default twice --rate)\n"
+    "  --delay-us US         one-way propagation of every link, microseconds (default 1)\n"
+    "  --imbalance L:S:R     leaf L's link to spine S runs at the uplink rate / R\n"
+    "  --fail LINK           switch link number LINK is down (repeatable)\n"
+    "  --lb MODE             ecmp, ofan, pofan, rr or rps (default ecmp)\n"
+    "  --pipes N             pOfan: pipes of ingress ports per switch (default 2)\n"
+    "  --qdisc \"OPTS\"        every switch port's sch_symphony options, tc's words\n"
+    "                        (default \"limit 1000 kmin 16kb kmax 64kb pmax 0.2\n"
+    "                        k 0.01 tau 0.25 twin 100ms warmup 4 samples 4\")\n"
+    "  --marking red|symphony  RED only (the baseline) or Symphony OR RED\n"
+    "  --state port|switch   Symphony's job state per port or shared per switch\n"
+    "Workload (ringcoll's options):\n"
+    "  --ring JOB=H,H,...    a ring of job JOB over hosts H (repeatable; several\n"
+    "                        rings of one job run side by side)\n"
+    "  --job-start JOB=US    job JOB starts at US microseconds (default 0)\n"
+    "  --collective C        allreduce, allgather or reducescatter (default allreduce)\n"
+    "  --size BYTES          data per rank (default 1m)\n"
+    "  --channels N --step-qps S --iterations N --step-base PORT\n"
+    "  --step-flows          each step's transfer starts as a new flow\n"
+    "  --fixed-rate          no DCQCN: queue pairs send at line rate\n"
+    "  --mtu BYTES           payload bytes per packet (default 4096)\n"
+    "  --rto-ms MS           retransmission timeout (default 20)\n"
+    "  --cnp-interval-us US  at most one CNP per queue pair per US (default 50)\n"
+    "  --dcqcn-alpha-us US --dcqcn-timer-us US --dcqcn-bytes BYTES\n"
+    "  --dcqcn-rai RATE --dcqcn-rhai RATE   DCQCN's timers, byte counter and steps\n"
+    "                        (default: dcqcn.h's, scaled to --rate)\n"
+    "Run:\n"
+    "  --seed N              (default 1)\n"
+    "  --stop-ms MS          give up at this simulated time (default 600000)\n"
+    "  --out FILE            the JSON result (default stdout)\n";
+
+[[noreturn]] static void
+Usage(const std::string& why)
+{
+    std::cerr << "symofan-sim: " << why << "\n" << kUsage;
+    exit(2);
+}
+
+static uint64_t
+ArgU64(const char* opt, const char* s, uint64_t min, uint64_t max)
+{
+    unsigned long long v;
+
+    if (parse_ull(s, min, max, &v))
+        Usage(std::string(opt) + ": '" + s + "' is not a number in " + std::to_string(min) +
+              ".." + std::to_string(max));
+    return v;
+}
+
+static uint64_t
+ArgRate(const char* opt, const char* s)
+{
+    __u64 v;
+
+    if (parse_rate(s, &v) || !v)
+        Usage(std::string(opt) + ": '" + s + "' is not a rate (e.g. 2500kbit)");
+    return v;
+}
+
+static uint64_t
+ArgSize(const char* opt, const char* s)
+{
+    __u64 v;
+
+    if (parse_size(s, &v))
+        Usage(std::string(opt) + ": '" + s + "' is not a size (e.g. 64k)");
+    return v;
+}
+
+/* A tc time ("100ms", "50us", "1s", bare microseconds) in microseconds. */
+static int
+ParseTimeUs(const char* s, unsigned long long* us)
+{
+    static const struct
+    {
+        const char* unit;
+        unsigned long long scale;
+    } units[] = {{"", 1}, {"us", 1}, {"ms", 1000}, {"s", 1000000}};
+    char num[32];
+    size_t n = strspn(s, "0123456789");
+
+    if (!n || n >= sizeof(num))
+        return -1;
+    memcpy(num, s, n);
+    num[n] = 0;
+    for (const auto& u : units)
+        if (!strcmp(s + n, u.unit))
+        {
+            unsigned long long v;
+            if (parse_ull(num, 0, ~0ULL / u.scale, &v))
+                return -1;
+            *us = v * u.scale;
+            return 0;
+        }
+    return -1;
+}
+
+/* sch_symphony's options in tc's words onto the queue disc's attributes. */
+static void
+ApplyQdiscOptions(ObjectFactory& f, const std::string& text)
+{
+    std::istringstream in(text);
+    std::string kw, val;
+
+    while (in >> kw)
+    {
+        const struct symphony_param* p = symphony_param_by_keyword(kw.c_str());
+        char range[96];
+        __u32 v;
+
+        if (!p || p->attr == TCA_SYMPHONY_JOBS)
+            Usage("--qdisc: unknown option '" + kw + "'");
+        if (!(in >> val))
+            Usage("--qdisc: '" + kw + "' wants a value");
+        symphony_param_range_text(p, 0, range, sizeof(range));
+        if (p->kind == SYMPHONY_KIND_BYTES || p->kind == SYMPHONY_KIND_US)
+        {
+            unsigned long long n = 0;
+            __u64 bytes = 0;
+            int bad = p->kind == SYMPHONY_KIND_BYTES ? parse_size(val.c_str(), &bytes)
+                                                     : ParseTimeUs(val.c_str(), &n);
+            if (p->kind == SYMPHONY_KIND_BYTES)
+                n = bytes;
+            if (bad || symphony_param_in_range(p, n))
+                Usage("--qdisc: " + kw + " '" + val + "' is not in " + range);
+            v = n;
+        }
+        else if (symphony_param_parse(p, val.c_str(), 0, &v))
+        {
+            Usage("--qdisc: " + kw + " '" + val + "' is not in " + range);
+        }
+        if (p->kind == SYMPHONY_KIND_ENUM)
+            f.Set(kw, EnumValue(v));
+        else
+            f.Set(kw, UintegerValue(v));
+    }
+}
+
+/* "JOB=rest" */
+static uint32_t
+SplitJob(const char* opt, const std::string& arg, std::string* rest)
+{
+    size_t eq = arg.find('=');
+
+    if (eq == std::string::npos)
+        Usage(std::string(opt) + ": '" + arg + "' is not JOB=...");
+    *rest = arg.substr(eq + 1);
+    return ArgU64(opt, arg.substr(0, eq).c_str(), 1, (1U << ROCE_JOB_BITS) - 1);
+}
+
+int
+main(int argc, char** argv)
+{
+    enum
+    {
+        O_TOPOLOGY = 256, O_LEAVES, O_SPINES, O_HPL, O_K, O_RATE, O_UPRATE, O_DELAY, O_IMB,
+        O_FAIL, O_LB, O_PIPES, O_QDISC, O_MARKING, O_STATE, O_RING, O_JOBSTART, O_COLL,
+        O_SIZE, O_CHANNELS, O_STEPQPS, O_ITER, O_STEPBASE, O_STEPFLOWS, O_FIXED, O_MTU,
+        O_RTO, O_CNP, O_DALPHA, O_DTIMER, O_DBYTES, O_DRAI, O_DRHAI, O_SEED, O_STOP, O_OUT,
+    };
+    static const struct option opts[] = {
+        {"topology", required_argument, nullptr, O_TOPOLOGY},
+        {"leaves", required_argument, nullptr, O_LEAVES},
+        {"spines", required_argument, nullptr, O_SPINES},
+        {"hosts-per-leaf", required_argument, nullptr, O_HPL},
+        {"k", required_argument, nullptr, O_K},
+        {"rate", required_argument, nullptr, O_RATE},
+        {"uplink-rate", required_argument, nullptr, O_UPRATE},
+        {"delay-us", required_argument, nullptr, O_DELAY},
+        {"imbalance", required_argument, nullptr, O_IMB},
+        {"fail", required_argument, nullptr, O_FAIL},
+        {"lb", required_argument, nullptr, O_LB},
+        {"pipes", required_argument, nullptr, O_PIPES},
+        {"qdisc", required_argument, nullptr, O_QDISC},
+        {"marking", required_argument, nullptr, O_MARKING},
+        {"state", required_argument, nullptr, O_STATE},
+        {"ring", required_argument, nullptr, O_RING},
+        {"job-start", required_argument, nullptr, O_JOBSTART},
+        {"collective", required_argument, nullptr, O_COLL},
+        {"size", required_argument, nullptr, O_SIZE},
+        {"channels", required_argument, nullptr, O_CHANNELS},
+        {"step-qps", required_argument, nullptr, O_STEPQPS},
+        {"iterations", required_argument, nullptr, O_ITER},
+        {"step-base", required_argument, nullptr, O_STEPBASE},
+        {"step-flows", no_argument, nullptr, O_STEPFLOWS},
+        {"fixed-rate", no_argument, nullptr, O_FIXED},
+        {"mtu", required_argument, nullptr, O_MTU},
+        {"rto-ms", required_argument, nullptr, O_RTO},
+        {"cnp-interval-us", required_argument, nullptr, O_CNP},
+        {"dcqcn-alpha-us", required_argument, nullptr, O_DALPHA},
+        {"dcqcn-timer-us", required_argument, nullptr, O_DTIMER},
+        {"dcqcn-bytes", required_argument, nullptr, O_DBYTES},
+        {"dcqcn-rai", required_argument, nullptr, O_DRAI},
+        {"dcqcn-rhai", required_argument, nullptr, O_DRHAI},
+        {"seed", required_argument, nullptr, O_SEED},
+        {"stop-ms", required_argument, nullptr, O_STOP},
+        {"out", required_argument, nullptr, O_OUT},
+        {"help", no_argument, nullptr, 'h'},
+        {nullptr, 0, nullptr, 0},
+    };
+    TopologySpec topo;
+    RoceConfig roce;
+    RingRunSpec run;
+    std::map<uint32_t, RingJobSpec> jobs;
+    std::string qdiscText = "limit 1000 kmin 16kb kmax 64kb pmax 0.2 "
+                            "k 0.01 tau 0.25 twin 100ms warmup 4 samples 4";
+    std::string marking = "symphony", state = "port", out, imbalance = "none";
+    uint64_t uplinkRate = 0, stopMs = 600000;
+    uint64_t dAlphaUs = 0, dTimerUs = 0, dBytes = 0, dRai = 0, dRhai = 0;
+    int opt;
+
+    roce.lineRateBps = 2500000;
+    roce.rtoNs = 20000000;
+    topo.nrPipes = 2;
+    if (argc < 2 || strcmp(argv[1], "ring"))
+        Usage(argc < 2 ? "no command" : std::string("unknown command '") + argv[1] + "'");
+    optind = 2;
+    while ((opt = getopt_long(argc, argv, "h", opts, nullptr)) != -1)
+    {
+        switch (opt)
+        {
+        case O_TOPOLOGY:
+            topo.kind = optarg;
+            if (topo.kind != "leafspine" && topo.kind != "fattree")
+                Usage(std::string("--topology: '") + optarg + "' is not leafspine or fattree");
+            break;
+        case O_LEAVES: topo.leaves = ArgU64("--leaves", optarg, 1, 4096); break;
+        case O_SPINES: topo.spines = ArgU64("--spines", optarg, 1, OFAN_MAX_W); break;
+        case O_HPL: topo.hostsPerLeaf = ArgU64("--hosts-per-leaf", optarg, 1, 4096); break;
+        case O_K: topo.k = ArgU64("--k", optarg, 2, 2 * OFAN_MAX_W); break;
+        case O_RATE: roce.lineRateBps = ArgRate("--rate", optarg); break;
+        case O_UPRATE: uplinkRate = ArgRate("--uplink-rate", optarg); break;
+        case O_DELAY: topo.delayNs = ArgU64("--delay-us", optarg, 0, 10000000) * 1000; break;
+        case O_IMB: {
+            unsigned l, s;
+            double r;
+            char tail;
+            if (sscanf(optarg, "%u:%u:%lf%c", &l, &s, &r, &tail) != 3 || r < 1 || r > 1000)
+                Usage(std::string("--imbalance: '") + optarg + "' is not LEAF:SPINE:RATIO, RATIO 1..1000");
+            topo.slowLeaf = l;
+            topo.slowSpine = s;
+            topo.slowFactorPpm = (uint32_t)(r * 1000000 + 0.5);
+            imbalance = optarg;
+            break;
+        }
+        case O_FAIL: topo.failedLinks.push_back(ArgU64("--fail", optarg, 0, 1000000)); break;
+        case O_LB:
+            if (!LbModeFromName(optarg, &topo.routing.mode))
+                Usage(std::string("--lb: unknown mode '") + optarg + "' (ecmp, ofan, pofan, rr, rps)");
+            break;
+        case O_PIPES: topo.nrPipes = ArgU64("--pipes", optarg, 1, OFAN_MAX_PIPES); break;
+        case O_QDISC: qdiscText = optarg; break;
+        case O_MARKING:
+            marking = optarg;
+            if (marking != "red" && marking != "symphony")
+                Usage(std::string("--marking: '") + optarg + "' is not red or symphony");
+            break;
+        case O_STATE:
+            state = optarg;
+            if (state != "port" && state != "switch")
+                Usage(std::string("--state: '") + optarg + "' is not port or switch");
+            break;
+        case O_RING: {
+            std::string rest, tok;
+            uint32_t job = SplitJob("--ring", optarg, &rest);
+            std::istringstream in(rest);
+            std::vector<uint32_t> ring;
+            while (std::getline(in, tok, ','))
+                ring.push_back(ArgU64("--ring", tok.c_str(), 0, 1000000));
+            if (ring.size() < 2)
+                Usage(std::string("--ring: '") + optarg + "' has fewer than 2 hosts");
+            jobs[job].job = job;
+            jobs[job].rings.push_back(ring);
+            break;
+        }
+        case O_JOBSTART: {
+            std::string rest;
+            uint32_t job = SplitJob("--job-start", optarg, &rest);
+            jobs[job].job = job;
+            jobs[job].startNs = ArgU64("--job-start", rest.c_str(), 0, 1ULL << 40) * 1000;
+            break;
+        }
+        case O_COLL:
+            if (!CollectiveFromName(optarg, &run.coll))
+                Usage(std::string("--collective: unknown '") + optarg + "'");
+            break;
+        case O_SIZE: run.sizeBytes = ArgSize("--size", optarg); break;
+        case O_CHANNELS: run.channels = ArgU64("--channels", optarg, 1, 64); break;
+        case O_STEPQPS: run.stepQps = ArgU64("--step-qps", optarg, 1, 64); break;
+        case O_ITER: run.iterations = ArgU64("--iterations", optarg, 1, 100000); break;
+        case O_STEPBASE: run.stepBase = ArgU64("--step-base", optarg, 0, 65535); break;
+        case O_STEPFLOWS: roce.stepFlows = true; break;
+        case O_FIXED: roce.fixedRate = true; break;
+        case O_MTU: roce.mtuBytes = ArgU64("--mtu", optarg, 64, 8192); break;
+        case O_RTO: roce.rtoNs = ArgU64("--rto-ms", optarg, 1, 600000) * 1000000; break;
+        case O_CNP: roce.cnpIntervalNs = ArgU64("--cnp-interval-us", optarg, 0, 10000000) * 1000; break;
+        case O_DALPHA: dAlphaUs = ArgU64("--dcqcn-alpha-us", optarg, 1, 10000000); break;
+        case O_DTIMER: dTimerUs = ArgU64("--dcqcn-timer-us", optarg, 1, 10000000); break;
+        case O_DBYTES: dBytes = ArgSize("--dcqcn-bytes", optarg); break;
+        case O_DRAI: dRai = ArgRate("--dcqcn-rai", optarg); break;
+        case O_DRHAI: dRhai = ArgRate("--dcqcn-rhai", optarg); break;
+        case O_SEED: topo.seed = ArgU64("--seed", optarg, 1, 1ULL << 32); break;
+        case O_STOP: stopMs = ArgU64("--stop-ms", optarg, 1, 1ULL << 32); break;
+        case O_OUT: out = optarg; break;
+        case 'h': std::cout << kUsage; return 0;
+        default: Usage("bad option");
+        }
+    }
+    if (optind != argc)
+        Usage(std::string("unexpected argument '") + argv[optind] + "'");
+    if (jobs.empty())
+        Usage("no --ring");
+    if (topo.kind == "leafspine" && imbalance != "none" &&
+        (topo.slowLeaf >= topo.leaves || topo.slowSpine >= topo.spines))
+        Usage("--imbalance: no such leaf or spine");
+    for (const auto& [id, job] : jobs)
+        if (job.rings.empty())
+            Usage("job " + std::to_string(id) + " has a start but no --ring");
+
+    topo.hostRateBps = roce.lineRateBps;
+    topo.uplinkRateBps = uplinkRate ? uplinkRate : 2 * roce.lineRateBps;
+    dcqcn_params_scaled(&roce.dcqcn, roce.lineRateBps);
+    if (dAlphaUs)
+        roce.dcqcn.alpha_interval_ns = dAlphaUs * 1000;
+    if (dTimerUs)
+        roce.dcqcn.rate_interval_ns = dTimerUs * 1000;
+    if (dBytes)
+        roce.dcqcn.byte_counter_bytes = dBytes;
+    if (dRai)
+        roce.dcqcn.rai_bps = dRai;
+    if (dRhai)
+        roce.dcqcn.rhai_bps = dRhai;
+
+    topo.switchQueue.SetTypeId("ns3::SymphonyQueueDisc");
+    ApplyQdiscOptions(topo.switchQueue, qdiscText + " marking " + marking);
+    topo.sharedJobs = state == "switch";
+    RngSeedManager::SetSeed(1);
+    RngSeedManager::SetRun(topo.seed);
+
+    Fabric fabric;
+    fabric.Build(topo, roce);
+    for (const auto& [id, job] : jobs)
+        for (const auto& ring : job.rings)
+            for (uint32_t h : ring)
+                if (h >= fabric.NumHosts())
+                    Usage("--ring: no host " + std::to_string(h) + " (the fabric has " +
+                          std::to_string(fabric.NumHosts()) + ")");
+    RingDriver driver(run, fabric.Hosts());
+    for (const auto& [id, job] : jobs)
+        driver.AddJob(job);
+
+    auto wall0 = std::chrono::steady_clock::now();
+    /* stop once every rank is done, checked every simulated millisecond */
+    std::function<void()> watch = [&]() {
+        if (driver.Done())
+            Simulator::Stop();
+        else
+            Simulator::Schedule(MilliSeconds(1), watch);
+    };
+    Simulator::Schedule(MilliSeconds(1), watch);
+    Simulator::Stop(MilliSeconds(stopMs));
+    Simulator::Run();
+    double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+    uint64_t events = Simulator::GetEventCount();
+    uint64_t simNs = Simulator::Now().GetNanoSeconds();
+
+    std::ofstream file;
+    if (!out.empty())
+    {
+        file.open(out);
+        if (!file)
+        {
+            std::cerr << "symofan-sim: cannot write " << out << ": " << strerror(errno) << "\n";
+            return 1;
+        }
+    }
+    std::ostream& os = out.empty() ? std::cout : file;
+    os << "{\"tool\":\"symofan-sim\",\"seed\":" << topo.seed;
+    os << ",\"topology\":{\"kind\":\"" << topo.kind << "\"";
+    if (topo.kind == "leafspine")
+        os << ",\"leaves\":" << topo.leaves << ",\"spines\":" << topo.spines
+           << ",\"hosts_per_leaf\":" << topo.hostsPerLeaf << ",\"imbalance\":\"" << imbalance
+           << "\"";
+    else
+        os << ",\"k\":" << topo.k;
+    os << ",\"hosts\":" << fabric.NumHosts() << ",\"rate_bps\":" << topo.hostRateBps
+       << ",\"uplink_rate_bps\":" << topo.uplinkRateBps << ",\"delay_ns\":" << topo.delayNs
+       << ",\"failed_links\":[";
+    for (size_t i = 0; i < topo.failedLinks.size(); i++)
+        os << (i ? "," : "") << "\"" << fabric.LinkName(topo.failedLinks[i]) << "\"";
+    os << "]},\"lb\":\"" << LbModeName(topo.routing.mode) << "\",\"marking\":\"" << marking
+       << "\",\"qdisc\":\"" << qdiscText << "\",\"state\":\"" << state << "\"";
+    os << ",\"dcqcn\":{\"g_q16\":" << roce.dcqcn.g_q16
+       << ",\"alpha_interval_ns\":" << roce.dcqcn.alpha_interval_ns
+       << ",\"rate_interval_ns\":" << roce.dcqcn.rate_interval_ns
+       << ",\"byte_counter_bytes\":" << roce.dcqcn.byte_counter_bytes << ",\"f\":" << roce.dcqcn.f
+       << ",\"rai_bps\":" << roce.dcqcn.rai_bps << ",\"rhai_bps\":" << roce.dcqcn.rhai_bps
+       << ",\"min_rate_bps\":" << roce.dcqcn.min_rate_bps << "}";
+    os << ",\"sim\":{\"complete\":" << (driver.Done() ? "true" : "false")
+       << ",\"simulated_ns\":" << simNs << ",\"events\":" << events
+       << ",\"wall_s\":" << wall << ",\"events_per_s\":" << (uint64_t)(events / (wall > 0 ? wall : 1))
+       << "}";
+    os << ",\"ports\":[";
+    const auto& ports = fabric.Ports();
+    for (size_t i = 0; i < ports.size(); i++)
+    {
+        Ptr<SymphonyQueueDisc> q = DynamicCast<SymphonyQueueDisc>(ports[i].queue);
+        const struct tc_symphony_xstats& x = q->GetXstats();
+        os << (i ? "," : "") << "\n{\"port\":\"" << ports[i].name << "\",\"rate_bps\":"
+           << ports[i].rateBps << ",\"packets\":" << x.packets << ",\"bytes\":" << x.bytes
+           << ",\"red_marks\":" << x.red_marks << ",\"symphony_marks\":" << x.symphony_marks
+           << ",\"outpacing_packets\":" << x.outpacing_packets
+           << ",\"collective_packets\":" << x.collective_packets
+           << ",\"unclassified_packets\":" << x.unclassified_packets
+           << ",\"malformed_packets\":" << x.malformed_packets
+           << ",\"limit_drops\":" << x.limit_drops << ",\"red_drops\":" << x.red_drops
+           << ",\"max_backlog_packets\":" << x.max_backlog_packets
+           << ",\"max_backlog_bytes\":" << x.max_backlog_bytes << "}";
+    }
+    os << "],\"ranks\":";
+    driver.WriteRanks(os, roce);
+    os << "}\n";
+    Simulator::Destroy();
+    return driver.Done() ? 0 : 1;
+}
