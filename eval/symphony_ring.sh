@@ -53,6 +53,11 @@
 #                        (default): at its queue pair's current rate
 #   --ringcoll "ARGS"    extra ringcoll options (default: the RTT-scaled
 #                        DCQCN of EVALUATION.md)
+#   --engine vm|sim      vm (default): the testbed in the QEMU VM; sim: the
+#                        same scenario in the ns-3 simulator (build/symofan-sim,
+#                        make sim) with the testbed's links (HTB-shaped,
+#                        --burst as given), whose ranks merge as the
+#                        testbed's; the guard is "simulated"
 #   --out FILE           JSON (default build/results/symphony_ring.json); plots
 #                        next to it (FILE without .json, -cct-cdf.png,
 #                        -overlap.png)
@@ -78,6 +83,7 @@ symphony_args="k 0.01 tau 0.25 twin 100ms warmup 4 samples 4"
 state=port
 step_qps=1
 step_flows=off
+engine=vm
 # DCQCN with its time constants scaled to this testbed's round trip
 # (tens of ms at a few Mbit/s, not the 10 us of a 40 Gbit/s fabric):
 # one CNP, one alpha update and one rate-increase period per 50 ms, a
@@ -91,7 +97,7 @@ inside=0
 prefix=syev
 
 die() { echo "$prog: $*" >&2; exit 1; }
-usage() { sed -n '18,55s/^# \{0,1\}//p' "$0" >&2; exit 2; }
+usage() { sed -n '18,59s/^# \{0,1\}//p' "$0" >&2; exit 2; }
 orig_args=("$@")
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -118,6 +124,7 @@ while [ $# -gt 0 ]; do
 	--step-flows) step_flows=$2 ;;
 	--ringcoll) ringcoll_args=$2 ;;
 	--out) out=$2 ;;
+	--engine) engine=$2 ;;
 	*) echo "$prog: unknown option '$1'" >&2; usage ;;
 	esac
 	shift 2
@@ -133,6 +140,7 @@ done
 [[ $state =~ ^(port|switch)$ ]] || die "--state '$state': port or switch"
 [[ $step_qps =~ ^([1-9]|1[0-6])$ ]] || die "--step-qps '$step_qps': wants 1..16"
 [[ $step_flows =~ ^(on|off)$ ]] || die "--step-flows '$step_flows': on or off"
+[[ $engine =~ ^(vm|sim)$ ]] || die "--engine '$engine': vm or sim"
 for s in $scenarios; do
 	[[ $s =~ ^(rings|jobs2|ring1)$ ]] || die "--scenarios: unknown scenario '$s' (rings, jobs2, ring1)"
 done
@@ -149,7 +157,7 @@ rate_kbit() {	# rate_kbit RATE: the rate in kbit/s
 [ -n "$ringcoll_args" ] ||
 	ringcoll_args="--mtu 4096 --rto 500 --dcqcn-alpha-us 50000 --dcqcn-timer-us 50000 --cnp-interval 50000 --dcqcn-bytes 64k --dcqcn-rai $(( $(rate_kbit "$rate") / 100 ))kbit --dcqcn-rhai $(( $(rate_kbit "$rate") / 10 ))kbit"
 rate_kbit "$uplink_rate" >/dev/null
-[ "$(id -u)" -eq 0 ] || die "must run as root"
+[ "$engine" = sim ] || [ "$(id -u)" -eq 0 ] || die "must run as root"
 base=${out%.json}
 runs=$base.runs.jsonl
 
@@ -262,6 +270,105 @@ stop_background() {
 	background_pids=()
 }
 
+# run_line SCENARIO MARKING SEED PORTS RESULT: a run's line of the JSON,
+# from ringrun's (or the simulator's) merged RESULT and the switch ports'
+# counters PORTS
+run_line() {
+	jq -c --arg scenario "$1" --arg marking "$2" --argjson seed "$3" \
+		--argjson ports "$4" '
+	  .run.step_qps as $step_qps | .run.step_flows as $step_flows
+	  | .guard as $guard
+	  # packets of the whole run (every job)
+	  | (.counters | {sent: .packets_sent,
+	     retransmitted: .retransmitted_packets,
+	     duplicate: .duplicate_packets,
+	     cnps: .cnps_received, naks: .naks_received}) as $packets
+	  | .jobs[] | .job as $job | .iterations[0]
+	  | {scenario: $scenario, marking: $marking, seed: $seed,
+	     job: $job, step_qps: $step_qps, step_flows: $step_flows,
+	     complete, cct_ms,
+	     start_skew_ms, max_step_overlap,
+	     final_step_span_ms, switch_ports: $ports,
+	     run_packets: $packets,
+	     guard: $guard, step_overlap}' "$5"
+}
+
+# the jobs of SCENARIO in the simulator's words: --ring JOB=H,H,...
+sim_rings() {
+	local r t i members
+	if [ "$1" = ring1 ]; then
+		members=
+		for ((i = 0; i < hpt; i++)); do
+			for ((t = 0; t < tors; t++)); do
+				members+=${members:+,}$((t * hpt + i))
+			done
+		done
+		echo "--ring 1=$members"
+		return
+	fi
+	for ((r = 0; r < hpt / 2; r++)); do
+		members=
+		for i in 0 1; do
+			for ((t = 0; t < tors; t++)); do
+				members+=${members:+,}$((t * hpt + 2 * r + i))
+			done
+		done
+		[ "$1" = rings ] && echo "--ring 1=$members" || echo "--ring $((r + 1))=$members"
+	done
+}
+
+# The same runs in the ns-3 simulator: the leaf-spine, its imbalance and
+# background, the qdisc's options, the seeds' step bases; ringcoll's
+# options pass through (the simulator takes them).  The guard has no
+# machine to judge: "simulated".
+run_sim() {
+	local seed scenario marking n=0 total work counters imb=() burst_arg=()
+	local sim=$top/build/symofan-sim
+	[ -x "$sim" ] || die "no $sim: run 'make sim'"
+	work=$(mktemp -d /tmp/symphony_ring_sim.XXXXXX)
+	trap 'rm -rf "$work"' EXIT
+	[ "$imbalance" = 1 ] || imb=(--imbalance "0:0:$imbalance")
+	[ "$burst" = auto ] || burst_arg=(--burst "$burst")
+	: >"$runs"
+	total=$((seeds * $(wc -w <<<"$scenarios") * 2))
+	progress_start "$prog"
+	for ((seed = 1; seed <= seeds; seed++)); do
+		for scenario in $scenarios; do
+			for marking in red symphony; do
+				n=$((n + 1))
+				progress "$n" "$total" "seed $seed, $scenario, $marking (ns-3)"
+				# shellcheck disable=SC2046,SC2086
+				"$sim" ring --leaves "$tors" --spines "$spines" --hosts-per-leaf "$hpt" \
+					--rate "$rate" --uplink-rate "$uplink_rate" "${imb[@]}" \
+					--links htb "${burst_arg[@]}" --background "$background" --lb "$routing" \
+					--qdisc "$red_args $symphony_args" --marking "$marking" \
+					--state "$state" --seed "$seed" $(sim_rings "$scenario") \
+					--size "$size" --step-base $((49152 + seed * 97)) \
+					--step-qps "$step_qps" $([ "$step_flows" = off ] || echo --step-flows) \
+					$ringcoll_args --out "$work/sim.json" ||
+					echo "$prog: seed $seed $scenario $marking: the simulation did not complete" >&2
+				jq -L "$top/tc-scripts" 'include "ringmerge";
+				  .ranks | ring_merge({verdict: "simulated"})' \
+					"$work/sim.json" >"$work/result.json"
+				counters=$(jq -c --arg state "$state" --argjson switches $((tors + spines)) '
+				  . as $d | .ports |
+				  {red_marks: (map(.red_marks) | add), symphony_marks: (map(.symphony_marks) | add),
+				   outpacing_packets: (map(.outpacing_packets) | add),
+				   drops: (map(.limit_drops + .red_drops) | add),
+				   collective_packets: (map(.collective_packets) | add),
+				   jobs_maps: (if $state == "switch" then $switches else 0 end),
+				   simulator: {events: $d.sim.events, wall_s: $d.sim.wall_s}}' "$work/sim.json")
+				run_line "$scenario" "$marking" "$seed" "$counters" \
+					"$work/result.json" >>"$runs" ||
+					echo "$prog: run $n wrote no result" >&2
+			done
+		done
+	done
+	progress_done
+	rm -rf "$work"
+	trap - EXIT
+}
+
 run_inside() {
 	local seed scenario marking r jobs n=0 total work counters delay_ms
 	export TC_LIB_DIR=$top/build/tc
@@ -315,23 +422,8 @@ run_inside() {
 					--step-qps "$step_qps" $step_flows_arg $ringcoll_args >&2 || true
 				stop_background
 				counters=$(port_counters)
-				jq -c --arg scenario "$scenario" --arg marking "$marking" \
-					--argjson seed "$seed" --argjson ports "$counters" '
-				  .run.step_qps as $step_qps | .run.step_flows as $step_flows
-				  | .guard as $guard
-				  # packets of the whole run (every job)
-				  | (.counters | {sent: .packets_sent,
-				     retransmitted: .retransmitted_packets,
-				     duplicate: .duplicate_packets,
-				     cnps: .cnps_received, naks: .naks_received}) as $packets
-				  | .jobs[] | .job as $job | .iterations[0]
-				  | {scenario: $scenario, marking: $marking, seed: $seed,
-				     job: $job, step_qps: $step_qps, step_flows: $step_flows,
-				     complete, cct_ms,
-				     start_skew_ms, max_step_overlap,
-				     final_step_span_ms, switch_ports: $ports,
-				     run_packets: $packets,
-				     guard: $guard, step_overlap}' "$work/run/result.json" >>"$runs" ||
+				run_line "$scenario" "$marking" "$seed" "$counters" \
+					"$work/run/result.json" >>"$runs" ||
 					echo "$prog: run $n wrote no result" >&2
 			done
 		done
@@ -358,9 +450,12 @@ if [ "$replot" -eq 1 ]; then
 	  hpt=\(.testbed.hosts_per_tor) burst=\(.testbed.burst // "auto") state=\(.qdisc.state // "port") imbalance=\(.testbed.imbalance) routing=\(.testbed.routing // "ecmp")
 	  background=\(.testbed.background_pct) size=\(.workload.size_per_rank) step_qps=\(.workload.step_qps // 1)
 	  step_flows=\(if .workload.step_flows then "on" else "off" end)
-	  ringcoll_args=\(.workload.ringcoll) red_args=\(.qdisc.red)
+	  ringcoll_args=\(.workload.ringcoll) red_args=\(.qdisc.red) engine=\(.engine // "vm")
 	  symphony_args=\(.qdisc.symphony)
 	  scenarios=\([.runs[].scenario] | unique | join(" "))"' "$out")"
+elif [ "$engine" = sim ]; then
+	mkdir -p "$(dirname "$out")"
+	run_sim
 else
 	[ -x "$top/build/ringcoll" ] && [ -f "$top/kernel/sch_symphony.ko" ] ||
 		die "run 'make' first"
@@ -385,7 +480,7 @@ jq -s --arg rate "$rate" --arg uplink "$uplink_rate" --arg size "$size" \
 	--arg red "$red_args" --arg symphony "$symphony_args" --arg rc "$ringcoll_args" \
 	--argjson step_qps "$step_qps" --argjson step_flows "$([ "$step_flows" = on ] && echo true || echo false)" \
 	--arg state "$state" --argjson hpt "$hpt" --arg burst "$burst" \
-	--argjson link_classes "$link_classes" --arg date "$(date -u +%FT%TZ)" '
+	--argjson link_classes "$link_classes" --arg date "$(date -u +%FT%TZ)" --arg engine "$engine" '
   def med: sort | .[(length / 2 | floor)];
   def q(p): sort | .[((length - 1) * p | round)];
   def stats(f): [.[] | f] as $v
@@ -394,7 +489,8 @@ jq -s --arg rate "$rate" --arg uplink "$uplink_rate" --arg size "$size" \
   {
     benchmark: "symphony_ring",
     date: $date,
-    method: "leaf-spine of netns in the QEMU VM (4 ToRs, 2 spines, HTB links), ECMP over the spines on the 5-tuple with the step in the UDP source port (or static balanced routes); ring AllReduces of ringcoll DCQCN senders; the same seeds and testbed with the switch ports marking RED only (baseline) and Symphony OR RED",
+    engine: $engine,
+    method: ((if $engine == "sim" then "the same leaf-spine, workload and qdisc options in the ns-3 simulator (sim/: point-to-point links, sch_symphony as a queue disc, ringcoll as RoCE hosts, the C cores unchanged); " else "" end) + "leaf-spine of netns in the QEMU VM (4 ToRs, 2 spines, HTB links), ECMP over the spines on the 5-tuple with the step in the UDP source port (or static balanced routes); ring AllReduces of ringcoll DCQCN senders; the same seeds and testbed with the switch ports marking RED only (baseline) and Symphony OR RED"),
     testbed: {tors: 4, spines: 2, hosts_per_tor: $hpt, rate: $rate, uplink_rate: $uplink,
 	      imbalance: $imbalance, background_pct: $background, routing: $routing,
 	      burst: $burst, mtu_bytes: 9000, roce_payload_bytes: 4096,
@@ -405,11 +501,12 @@ jq -s --arg rate "$rate" --arg uplink "$uplink_rate" --arg size "$size" \
     qdisc: {red: $red, symphony: $symphony, state: $state},
     guard: {
       runs: length,
-      untrustworthy_runs: (map(select((.guard.verdict // "none") != "trustworthy")) | length),
+      untrustworthy_runs: (map(select((.guard.verdict // "none") | . != "trustworthy" and . != "simulated")) | length),
       worst_sender_lag_frames_max: (map(.guard.worst_sender_lag_frames // null) | max),
       cpu_busy_max_window_pct_max: (map(.guard.cpu_busy_max_window_pct // null) | max),
       timer_irqs_per_s_max: (map(.guard.timer_irqs_per_s // null) | max),
       verdict: (if any(.[]; .guard == null) then "unguarded"
+		elif all(.[]; .guard.verdict == "simulated") then "simulated"
 		elif all(.[]; .guard.verdict == "trustworthy") then "trustworthy"
 		else "untrustworthy" end)
     },
@@ -426,7 +523,7 @@ jq -s --arg rate "$rate" --arg uplink "$uplink_rate" --arg size "$size" \
       retransmitted_share: ([.[].run_packets // empty
 			     | select(.sent > 0) | .retransmitted / .sent]
 			    | if length > 0 then med else null end),
-      untrustworthy_runs: (map(select((.guard.verdict // "none") != "trustworthy")) | length)
+      untrustworthy_runs: (map(select((.guard.verdict // "none") | . != "trustworthy" and . != "simulated")) | length)
     })),
     runs: map(.guard |= (if . then del(.link_classes) else . end))
   }

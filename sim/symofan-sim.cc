@@ -17,6 +17,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "model/background.h"
 #include "model/ring-driver.h"
 #include "model/topology.h"
 
@@ -39,9 +40,17 @@ static const char kUsage[] =
     "  --rate RATE           host link rate, tc units (default 2500kbit)\n"
     "  --uplink-rate RATE    switch-to-switch link rate (default twice --rate)\n"
     "  --delay-us US         one-way propagation of every link, microseconds (default 1)\n"
+    "  --links p2p|htb       p2p (default): links serialise every packet at every hop,\n"
+    "                        as switches do; htb: the testbed's veth links, shaped by\n"
+    "                        an HTB class that sends a frame whenever its bucket is\n"
+    "                        not in debt\n"
+    "  --burst BYTES         htb: every class's bucket (default 5 ms at its rate,\n"
+    "                        at least 1600 bytes: leafspine.sh's auto)\n"
     "  --imbalance L:S:R     leaf L's link to spine S runs at the uplink rate / R\n"
     "  --fail LINK           switch link number LINK is down (repeatable)\n"
-    "  --lb MODE             ecmp, ofan, pofan, rr or rps (default ecmp)\n"
+    "  --background PCT      each edge switch sends UEC traffic (job 100 + its number)\n"
+    "                        to the last host of the next at PCT%% of --rate (default 0)\n"
+    "  --lb MODE             ecmp, ofan, pofan, rr, rps or static (default ecmp)\n"
     "  --pipes N             pOfan: pipes of ingress ports per switch (default 2)\n"
     "  --qdisc \"OPTS\"        every switch port's sch_symphony options, tc's words\n"
     "                        (default \"limit 1000 kmin 16kb kmax 64kb pmax 0.2\n"
@@ -58,8 +67,8 @@ static const char kUsage[] =
     "  --step-flows          each step's transfer starts as a new flow\n"
     "  --fixed-rate          no DCQCN: queue pairs send at line rate\n"
     "  --mtu BYTES           payload bytes per packet (default 4096)\n"
-    "  --rto-ms MS           retransmission timeout (default 20)\n"
-    "  --cnp-interval-us US  at most one CNP per queue pair per US (default 50)\n"
+    "  --rto MS              retransmission timeout, milliseconds (default 20)\n"
+    "  --cnp-interval US     at most one CNP per queue pair per US microseconds (default 50)\n"
     "  --dcqcn-alpha-us US --dcqcn-timer-us US --dcqcn-bytes BYTES\n"
     "  --dcqcn-rai RATE --dcqcn-rhai RATE   DCQCN's timers, byte counter and steps\n"
     "                        (default: dcqcn.h's, scaled to --rate)\n"
@@ -195,7 +204,7 @@ main(int argc, char** argv)
         O_TOPOLOGY = 256, O_LEAVES, O_SPINES, O_HPL, O_K, O_RATE, O_UPRATE, O_DELAY, O_IMB,
         O_FAIL, O_LB, O_PIPES, O_QDISC, O_MARKING, O_STATE, O_RING, O_JOBSTART, O_COLL,
         O_SIZE, O_CHANNELS, O_STEPQPS, O_ITER, O_STEPBASE, O_STEPFLOWS, O_FIXED, O_MTU,
-        O_RTO, O_CNP, O_DALPHA, O_DTIMER, O_DBYTES, O_DRAI, O_DRHAI, O_SEED, O_STOP, O_OUT,
+        O_RTO, O_CNP, O_DALPHA, O_DTIMER, O_DBYTES, O_DRAI, O_DRHAI, O_SEED, O_STOP, O_OUT, O_BG, O_LINKS, O_BURST,
     };
     static const struct option opts[] = {
         {"topology", required_argument, nullptr, O_TOPOLOGY},
@@ -224,8 +233,8 @@ main(int argc, char** argv)
         {"step-flows", no_argument, nullptr, O_STEPFLOWS},
         {"fixed-rate", no_argument, nullptr, O_FIXED},
         {"mtu", required_argument, nullptr, O_MTU},
-        {"rto-ms", required_argument, nullptr, O_RTO},
-        {"cnp-interval-us", required_argument, nullptr, O_CNP},
+        {"rto", required_argument, nullptr, O_RTO},
+        {"cnp-interval", required_argument, nullptr, O_CNP},
         {"dcqcn-alpha-us", required_argument, nullptr, O_DALPHA},
         {"dcqcn-timer-us", required_argument, nullptr, O_DTIMER},
         {"dcqcn-bytes", required_argument, nullptr, O_DBYTES},
@@ -234,6 +243,9 @@ main(int argc, char** argv)
         {"seed", required_argument, nullptr, O_SEED},
         {"stop-ms", required_argument, nullptr, O_STOP},
         {"out", required_argument, nullptr, O_OUT},
+        {"background", required_argument, nullptr, O_BG},
+        {"links", required_argument, nullptr, O_LINKS},
+        {"burst", required_argument, nullptr, O_BURST},
         {"help", no_argument, nullptr, 'h'},
         {nullptr, 0, nullptr, 0},
     };
@@ -244,7 +256,7 @@ main(int argc, char** argv)
     std::string qdiscText = "limit 1000 kmin 16kb kmax 64kb pmax 0.2 "
                             "k 0.01 tau 0.25 twin 100ms warmup 4 samples 4";
     std::string marking = "symphony", state = "port", out, imbalance = "none";
-    uint64_t uplinkRate = 0, stopMs = 600000;
+    uint64_t uplinkRate = 0, stopMs = 600000, backgroundPct = 0;
     uint64_t dAlphaUs = 0, dTimerUs = 0, dBytes = 0, dRai = 0, dRhai = 0;
     int opt;
 
@@ -285,7 +297,7 @@ main(int argc, char** argv)
         case O_FAIL: topo.failedLinks.push_back(ArgU64("--fail", optarg, 0, 1000000)); break;
         case O_LB:
             if (!LbModeFromName(optarg, &topo.routing.mode))
-                Usage(std::string("--lb: unknown mode '") + optarg + "' (ecmp, ofan, pofan, rr, rps)");
+                Usage(std::string("--lb: unknown mode '") + optarg + "' (ecmp, ofan, pofan, rr, rps, static)");
             break;
         case O_PIPES: topo.nrPipes = ArgU64("--pipes", optarg, 1, OFAN_MAX_PIPES); break;
         case O_QDISC: qdiscText = optarg; break;
@@ -331,8 +343,8 @@ main(int argc, char** argv)
         case O_STEPFLOWS: roce.stepFlows = true; break;
         case O_FIXED: roce.fixedRate = true; break;
         case O_MTU: roce.mtuBytes = ArgU64("--mtu", optarg, 64, 8192); break;
-        case O_RTO: roce.rtoNs = ArgU64("--rto-ms", optarg, 1, 600000) * 1000000; break;
-        case O_CNP: roce.cnpIntervalNs = ArgU64("--cnp-interval-us", optarg, 0, 10000000) * 1000; break;
+        case O_RTO: roce.rtoNs = ArgU64("--rto", optarg, 1, 600000) * 1000000; break;
+        case O_CNP: roce.cnpIntervalNs = ArgU64("--cnp-interval", optarg, 0, 10000000) * 1000; break;
         case O_DALPHA: dAlphaUs = ArgU64("--dcqcn-alpha-us", optarg, 1, 10000000); break;
         case O_DTIMER: dTimerUs = ArgU64("--dcqcn-timer-us", optarg, 1, 10000000); break;
         case O_DBYTES: dBytes = ArgSize("--dcqcn-bytes", optarg); break;
@@ -341,6 +353,13 @@ main(int argc, char** argv)
         case O_SEED: topo.seed = ArgU64("--seed", optarg, 1, 1ULL << 32); break;
         case O_STOP: stopMs = ArgU64("--stop-ms", optarg, 1, 1ULL << 32); break;
         case O_OUT: out = optarg; break;
+        case O_LINKS:
+            topo.linkModel = optarg;
+            if (topo.linkModel != "p2p" && topo.linkModel != "htb")
+                Usage(std::string("--links: '") + optarg + "' is not p2p or htb");
+            break;
+        case O_BURST: topo.burstBytes = ArgSize("--burst", optarg); break;
+        case O_BG: backgroundPct = ArgU64("--background", optarg, 0, 100); break;
         case 'h': std::cout << kUsage; return 0;
         default: Usage("bad option");
         }
@@ -356,7 +375,10 @@ main(int argc, char** argv)
         if (job.rings.empty())
             Usage("job " + std::to_string(id) + " has a start but no --ring");
 
+    if (topo.burstBytes && topo.linkModel != "htb")
+        Usage("--burst applies to --links htb only");
     topo.hostRateBps = roce.lineRateBps;
+    roce.framingBytes = topo.linkModel == "htb" ? 18 : 2;
     topo.uplinkRateBps = uplinkRate ? uplinkRate : 2 * roce.lineRateBps;
     dcqcn_params_scaled(&roce.dcqcn, roce.lineRateBps);
     if (dAlphaUs)
@@ -384,6 +406,27 @@ main(int argc, char** argv)
                 if (h >= fabric.NumHosts())
                     Usage("--ring: no host " + std::to_string(h) + " (the fabric has " +
                           std::to_string(fabric.NumHosts()) + ")");
+    /* background: each edge switch to the last host of the next, 4096-byte
+     * payloads at PCT% of the host rate (eval/symphony_ring.sh's rocegen)
+     */
+    std::vector<Ptr<BackgroundStream>> background;
+    if (backgroundPct)
+    {
+        uint32_t edges = fabric.NumEdges(), perEdge = fabric.NumHosts() / edges;
+        uint64_t pps = roce.lineRateBps * backgroundPct / 100 / ((4096 + 100) * 8);
+        Ptr<UniformRandomVariable> port = CreateObject<UniformRandomVariable>();
+
+        for (uint32_t e = 0; e < edges; e++)
+        {
+            Ipv4Address src;
+            Ptr<Node> sw = fabric.EdgeSwitch(e, &src);
+            Ptr<BackgroundStream> bg = CreateObject<BackgroundStream>();
+
+            bg->Start(sw, src, ((e + 1) % edges) * perEdge + perEdge - 1, pps ? pps : 1, 4096,
+                      100 + e, port->GetInteger(32768, 60999));
+            background.push_back(bg);
+        }
+    }
     RingDriver driver(run, fabric.Hosts());
     for (const auto& [id, job] : jobs)
         driver.AddJob(job);
@@ -424,7 +467,8 @@ main(int argc, char** argv)
         os << ",\"k\":" << topo.k;
     os << ",\"hosts\":" << fabric.NumHosts() << ",\"rate_bps\":" << topo.hostRateBps
        << ",\"uplink_rate_bps\":" << topo.uplinkRateBps << ",\"delay_ns\":" << topo.delayNs
-       << ",\"failed_links\":[";
+       << ",\"links\":\"" << topo.linkModel << "\",\"burst_bytes\":" << topo.burstBytes
+       << ",\"background_pct\":" << backgroundPct << ",\"failed_links\":[";
     for (size_t i = 0; i < topo.failedLinks.size(); i++)
         os << (i ? "," : "") << "\"" << fabric.LinkName(topo.failedLinks[i]) << "\"";
     os << "]},\"lb\":\"" << LbModeName(topo.routing.mode) << "\",\"marking\":\"" << marking

@@ -21,7 +21,7 @@ static constexpr uint32_t kSwitchNet = 0x0b000000; /* 11.0.0.0/8 */
 /* Ethernet header and FCS: the frame length Ofan's size class reads */
 static constexpr uint32_t kEthFrameBytes = 14;
 
-static const char* const kModeNames[] = {"ecmp", "ofan", "pofan", "rr", "rps"};
+static const char* const kModeNames[] = {"ecmp", "ofan", "pofan", "rr", "rps", "static"};
 
 bool
 LbModeFromName(const std::string& name, LbMode* mode)
@@ -208,7 +208,8 @@ FabricRouting::ChooseUplink(Ptr<const Packet> p,
     switch (m_cfg.mode)
     {
     case LbMode::Pofan:
-        pipe = t.pipeOfIf[m_ipv4->GetInterfaceForDevice(idev)];
+        /* the switch's own packets: the first pipe */
+        pipe = idev ? t.pipeOfIf[m_ipv4->GetInterfaceForDevice(idev)] : 0;
         [[fallthrough]];
     case LbMode::Ofan:
         return ofan_next_port(&m_pointers[((size_t)pipe * t.nrKeys + key) * OFAN_NR_CLASSES + cls],
@@ -220,6 +221,13 @@ FabricRouting::ChooseUplink(Ptr<const Packet> p,
         return ofan_next_port(&m_rrPointer, m_basePerm.data(), w, valid);
     case LbMode::Rps:
         return NthSetBit(valid, m_rng->GetInteger(0, __builtin_popcountll(valid) - 1));
+    case LbMode::Static: {
+        uint32_t slot = t.slotOfHost[HostOfAddress(header.GetDestination())];
+        for (uint32_t k = 0; k < w; k++)
+            if ((valid >> ((slot + k) % w)) & 1)
+                return (slot + k) % w;
+        return -1;
+    }
     case LbMode::Ecmp: {
         uint8_t ports[4] = {};
         p->CopyData(ports, sizeof(ports));
@@ -243,16 +251,31 @@ FabricRouting::RouteOutput(Ptr<Packet> p,
                            Ptr<NetDevice> oif,
                            Socket::SocketErrno& sockerr)
 {
-    (void)p;
-    (void)header;
     (void)oif;
-    if (!m_isHost)
+    if (m_isHost)
+    {
+        sockerr = Socket::ERROR_NOTERROR;
+        return RouteVia(1);
+    }
+    /* a switch's own packets (background traffic): as if forwarded */
+    uint32_t host = HostOfAddress(header.GetDestination());
+    int port = -1;
+
+    sockerr = Socket::ERROR_NOROUTETOHOST;
+    if (host >= m_table->downIf.size())
+        return nullptr;
+    sockerr = Socket::ERROR_NOTERROR;
+    if (m_table->downIf[host] >= 0)
+        return RouteVia(m_table->downIf[host]);
+    if (!m_table->uplinkIf.empty())
+        port = ChooseUplink(p, header, nullptr, m_table->keyOfHost[host]);
+    if (port < 0)
     {
         sockerr = Socket::ERROR_NOROUTETOHOST;
         return nullptr;
     }
-    sockerr = Socket::ERROR_NOTERROR;
-    return RouteVia(1);
+    m_uplinkPackets[port]++;
+    return RouteVia(m_table->uplinkIf[port]);
 }
 
 bool

@@ -13,6 +13,9 @@
  *	pofan	the same with a pointer per pipe of ingress ports
  *	rr	one switch-wide pointer over the base permutation
  *	rps	a uniform random valid uplink per packet
+ *	static	balanced destination routes: host i of an edge switch through
+ *		uplink i mod w, or the next valid one (leafspine.sh --routing
+ *		static, the Symphony paper's "static balanced routing")
  *
  * Destination keys are the destination's edge switch (at an edge or leaf
  * switch) or pod (at an aggregation switch), as the agent's.  Hosts send
@@ -44,6 +47,7 @@ enum class LbMode
     Pofan,
     Rr,
     Rps,
+    Static,
 };
 
 /* "ecmp", "ofan", ...; false for an unknown name */
@@ -64,6 +68,7 @@ struct SwitchTable
     std::vector<int32_t> downIf;     /* per host: the interface down to it, or -1 */
     std::vector<uint32_t> uplinkIf;  /* uplink p's interface; w = size() */
     std::vector<uint32_t> keyOfHost; /* per host: its destination key here */
+    std::vector<uint32_t> slotOfHost; /* per host: its number on its edge switch */
     std::vector<uint64_t> valid;     /* per key: bit p, uplink p reaches it */
     uint32_t nrKeys = 0;
     std::vector<uint32_t> pipeOfIf;  /* per interface: its pOfan pipe */

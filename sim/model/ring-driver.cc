@@ -11,6 +11,11 @@
 namespace ns3
 {
 
+/* Jobs start 1 ms into the run at the earliest: in ringcoll's records a
+ * time of 0 means "not yet".
+ */
+static constexpr uint64_t kFirstStartNs = 1000000;
+
 static const char* const kCollNames[] = {"allreduce", "allgather", "reducescatter"};
 
 bool
@@ -97,7 +102,7 @@ RingDriver::AddJob(const RingJobSpec& job)
             NS_ABORT_MSG_IF(r->host >= m_hosts.size(), "job " << job.job << ": no host " << r->host);
             r->steps = m_spec.coll == Collective::AllReduce ? 2 * (n - 1) : n - 1;
             r->stepSize = m_spec.sizeBytes / n;
-            r->startNs = job.startNs;
+            r->startNs = kFirstStartNs + job.startNs;
             r->nextStep.assign(C, 0);
             r->queued.assign(C * S, 0);
             r->acked.assign(C * S, 0);
@@ -125,7 +130,7 @@ RingDriver::AddJob(const RingJobSpec& job)
                 /* the next rank receives this pair's messages */
                 m_rx[{r->succ, r->host, qpn}] = RxEndpoint{ranks[(i + 1) % n], q / S, q % S, 0};
             }
-            Simulator::Schedule(NanoSeconds(job.startNs), &RingDriver::Start, this, r);
+            Simulator::Schedule(NanoSeconds(r->startNs), &RingDriver::Start, this, r);
         }
     }
 }

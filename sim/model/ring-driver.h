@@ -40,7 +40,7 @@ struct RingJobSpec
 {
     uint32_t job = 1;
     std::vector<std::vector<uint32_t>> rings; /* hosts of each ring, in order */
-    uint64_t startNs = 0;
+    uint64_t startNs = 0; /* after the run's first millisecond */
 };
 
 struct RingRunSpec

@@ -22,8 +22,6 @@ NS_OBJECT_ENSURE_REGISTERED(RoceHost);
 
 static constexpr uint8_t kUdpProtocol = 17;
 static constexpr uint32_t kUdpBytes = 8;
-/* what a point-to-point link adds to an IP packet: its PPP header */
-static constexpr uint32_t kLinkFramingBytes = 2;
 /* the UDP source port of ACKs, NAKs and CNPs (ringcoll's step base) */
 static constexpr uint16_t kControlPort = 49152;
 static constexpr uint32_t kPsnMask = 0xffffff;
@@ -252,7 +250,7 @@ RoceHost::Transmit(TxQp& qp, uint64_t now)
         qp.highSeq = qp.nextSeq;
     qp.ackDeadlineNs = now + m_cfg.rtoNs;
 
-    wire = kLinkFramingBytes + ROCE_IPV4_LEN + kUdpBytes + SYMPHONY_BTH_LEN + payload +
+    wire = m_cfg.framingBytes + ROCE_IPV4_LEN + kUdpBytes + SYMPHONY_BTH_LEN + payload +
            ROCE_ICRC_LEN;
     if (!m_cfg.fixedRate)
     {
@@ -492,9 +490,12 @@ RoceHost::Receive(Ptr<Packet> p, const Ipv4Header& header, Ptr<Ipv4Interface> in
 
     (void)incomingInterface;
     n = p->CopyData(buf, sizeof(buf));
+    /* anything else (background traffic) the NIC drops silently: no
+     * ICMP errors in the fabric
+     */
     if (n < kUdpBytes + SYMPHONY_BTH_LEN ||
         symphony_get_be16(buf + 2) != SYMPHONY_UDP_PORT_ROCEV2)
-        return RX_ENDPOINT_UNREACH;
+        return RX_OK;
     src = HostOfAddress(header.GetSource());
     const uint8_t* bth = buf + kUdpBytes;
     op = bth[SYMPHONY_BTH_OPCODE];

@@ -39,6 +39,11 @@ struct RoceConfig
     uint64_t cnpIntervalNs = 50000;   /* at most one CNP per queue pair per interval */
     uint64_t rtoNs = 0;               /* retransmission timeout */
     uint32_t ackEvery = 64;           /* packets per cumulative ACK */
+    /* bytes the link adds to an IP packet, for the NIC's pace: 2 (PPP)
+     * on point-to-point links, 18 (Ethernet header and FCS, as ringcoll
+     * counts) on the testbed's
+     */
+    uint32_t framingBytes = 2;
 };
 
 /* What the NIC counts; the names of ringcoll's "counters". */

@@ -8,6 +8,8 @@
  */
 #include "topology.h"
 
+#include "shaper-queue-disc.h"
+
 #include "ns3/abort.h"
 #include "ns3/data-rate.h"
 #include "ns3/internet-stack-helper.h"
@@ -21,6 +23,9 @@
 
 namespace ns3
 {
+
+/* the devices of the htb link model: much faster than any shaper */
+static constexpr uint64_t kHtbDeviceBps = 100000000000ULL;
 
 /* InternetStackHelper's way to put FabricRouting on every node. */
 class FabricRoutingHelper : public Ipv4RoutingHelper
@@ -68,7 +73,10 @@ Fabric::Build(const TopologySpec& spec, const RoceConfig& roce)
         for (uint32_t h = 0; h < L * H; h++)
             m_hostNodes.push_back(AddNode(0, -1, h, "h" + std::to_string(h)));
         for (uint32_t l = 0; l < L; l++)
+        {
             leaf[l] = AddNode(1, -1, l, "leaf" + std::to_string(l));
+            m_edgeNodes.push_back(leaf[l]);
+        }
         for (uint32_t s = 0; s < S; s++)
             spine[s] = AddNode(2, -1, s, "spine" + std::to_string(s));
         m_edges = L;
@@ -95,7 +103,10 @@ Fabric::Build(const TopologySpec& spec, const RoceConfig& roce)
         for (uint32_t h = 0; h < k * half * half; h++)
             m_hostNodes.push_back(AddNode(0, h / (half * half), h, "h" + std::to_string(h)));
         for (uint32_t e = 0; e < k * half; e++)
+        {
             edge[e] = AddNode(1, e / half, e, "edge" + std::to_string(e));
+            m_edgeNodes.push_back(edge[e]);
+        }
         for (uint32_t a = 0; a < k * half; a++)
             agg[a] = AddNode(2, a / half, a, "agg" + std::to_string(a));
         for (uint32_t c = 0; c < half * half; c++)
@@ -150,7 +161,10 @@ Fabric::Wire(const TopologySpec& spec, const RoceConfig& roce)
         PointToPointHelper p2p;
         Ptr<Node> a = m_nodes.Get(link.a), b = m_nodes.Get(link.b);
 
-        p2p.SetDeviceAttribute("DataRate", DataRateValue(DataRate(link.rateBps)));
+        bool htb = spec.linkModel == "htb";
+        /* htb: the device is fast; the shaper sets the pace */
+        p2p.SetDeviceAttribute("DataRate",
+                               DataRateValue(DataRate(htb ? kHtbDeviceBps : link.rateBps)));
         p2p.SetDeviceAttribute("Mtu", UintegerValue(9000));
         p2p.SetChannelAttribute("Delay", TimeValue(NanoSeconds(spec.delayNs)));
         /* the queue is the queue disc's: one packet in the device */
@@ -184,6 +198,19 @@ Fabric::Wire(const TopologySpec& spec, const RoceConfig& roce)
                 if (sym)
                     sym->AssignStreams(spec.seed * 100003 + m_ports.size());
                 m_ports.push_back({m_info[node].name + "->" + m_info[peer].name, q, link.rateBps});
+            }
+            if (htb)
+            {
+                Ptr<ShaperQueueDisc> shaper = CreateObject<ShaperQueueDisc>();
+                Ptr<QueueDiscClass> cls = CreateObject<QueueDiscClass>();
+                uint64_t burst = spec.burstBytes ? spec.burstBytes
+                                                 : std::max<uint64_t>(1600, link.rateBps / 8 / 200);
+
+                shaper->SetAttribute("Rate", DataRateValue(DataRate(link.rateBps)));
+                shaper->SetAttribute("Burst", UintegerValue(burst));
+                cls->SetQueueDisc(q);
+                shaper->AddQueueDiscClass(cls);
+                q = shaper;
             }
             m_nodes.Get(node)->GetObject<TrafficControlLayer>()->SetRootQueueDiscOnDevice(dev, q);
         }
@@ -280,6 +307,7 @@ Fabric::ComputeTables(const TopologySpec& spec)
         bool byPod = info.tier == 2 && spec.kind == "fattree";
         table->nrKeys = byPod ? spec.k : m_edges;
         table->keyOfHost.resize(H);
+        table->slotOfHost.resize(H);
         table->valid.assign(table->nrKeys, ~0ULL >> (64 - std::max<size_t>(upPeer.size(), 1)));
         if (upPeer.empty())
             table->valid.assign(table->nrKeys, 0);
@@ -289,6 +317,7 @@ Fabric::ComputeTables(const TopologySpec& spec)
             uint64_t mask = 0;
 
             table->keyOfHost[h] = key;
+            table->slotOfHost[h] = h % (H / m_edges);
             for (uint32_t p = 0; p < upPeer.size(); p++)
                 if (upPeer[p] != UINT32_MAX && any[upPeer[p]][h])
                     mask |= 1ULL << p;
@@ -336,6 +365,16 @@ uint32_t
 Fabric::NumEdges() const
 {
     return m_edges;
+}
+
+Ptr<Node>
+Fabric::EdgeSwitch(uint32_t edge, Ipv4Address* addr) const
+{
+    Ptr<Node> node = m_nodes.Get(m_edgeNodes.at(edge));
+
+    /* its first interface's: the link to its first host */
+    *addr = node->GetObject<Ipv4>()->GetAddress(1, 0).GetLocal();
+    return node;
 }
 
 uint32_t

@@ -36,6 +36,13 @@ struct TopologySpec
     uint64_t hostRateBps = 2500000;
     uint64_t uplinkRateBps = 5000000; /* switch-to-switch links */
     uint64_t delayNs = 1000;          /* every link, one way */
+    /* "p2p": point-to-point links at their rate, every packet serialised
+     * at every hop; "htb": the testbed's, fast devices shaped by an HTB
+     * class of the link's rate and @burstBytes (0: leafspine.sh's auto,
+     * 5 ms at the rate and at least 1600 bytes) over the port's queue
+     */
+    std::string linkModel = "p2p";
+    uint32_t burstBytes = 0;
     /* leaf-spine: leaf @slowLeaf's link to spine @slowSpine runs at the
      * uplink rate divided by @slowFactorPpm / 1e6 (1e6: none)
      */
@@ -69,6 +76,8 @@ class Fabric
     /* the switch number (edge or leaf) a host hangs off */
     uint32_t EdgeOf(uint32_t host) const;
     uint32_t NumEdges() const;
+    /* edge (leaf) switch @edge, and the address its own packets carry */
+    Ptr<Node> EdgeSwitch(uint32_t edge, Ipv4Address* addr) const;
     /* links on a host-to-host path through the top tier */
     uint32_t MaxHops() const;
     std::vector<Ptr<RoceHost>> Hosts() const;
@@ -103,6 +112,7 @@ class Fabric
     std::vector<uint32_t> m_switchLinks;  /* indices into m_links */
     std::vector<uint32_t> m_hostNodes;    /* host h's node */
     std::vector<uint32_t> m_edgeOf;       /* host h's edge switch node */
+    std::vector<uint32_t> m_edgeNodes;    /* edge switch e's node */
     uint32_t m_edges = 0, m_maxTier = 0;
     std::vector<SwitchPort> m_ports;
     std::vector<Ptr<RoceHost>> m_roce;
