@@ -18,6 +18,7 @@
 #include <sstream>
 
 #include "model/background.h"
+#include "model/perm-driver.h"
 #include "model/ring-driver.h"
 #include "model/topology.h"
 
@@ -32,13 +33,17 @@ extern "C" {
 using namespace ns3;
 
 static const char kUsage[] =
-    "Usage: symofan-sim ring [options]\n"
+    "Usage: symofan-sim ring|perm [options]\n"
+    "  ring: ring collectives of DCQCN senders (ringcoll's)\n"
+    "  perm: the Ofan paper's permutation, every packet ACKed (permsend's);\n"
+    "        default fabric: a k=4 fat tree of 20 Mbit/s links\n"
     "Fabric:\n"
     "  --topology leafspine|fattree  (default leafspine)\n"
     "  --leaves N --spines N --hosts-per-leaf N   leaf-spine size (default 4, 2, 4)\n"
     "  --k K                 fat tree arity, even (default 4)\n"
     "  --rate RATE           host link rate, tc units (default 2500kbit)\n"
-    "  --uplink-rate RATE    switch-to-switch link rate (default twice --rate)\n"
+    "  --uplink-rate RATE    switch-to-switch link rate (default: twice --rate in a\n"
+    "                        leaf-spine, --rate in a fat tree)\n"
     "  --delay-us US         one-way propagation of every link, microseconds (default 1)\n"
     "  --links p2p|htb       p2p (default): links serialise every packet at every hop,\n"
     "                        as switches do; htb: the testbed's veth links, shaped by\n"
@@ -72,6 +77,9 @@ static const char kUsage[] =
     "  --dcqcn-alpha-us US --dcqcn-timer-us US --dcqcn-bytes BYTES\n"
     "  --dcqcn-rai RATE --dcqcn-rhai RATE   DCQCN's timers, byte counter and steps\n"
     "                        (default: dcqcn.h's, scaled to --rate)\n"
+    "Permutation (permsend's options):\n"
+    "  --packets M           data packets per host (default 64)\n"
+    "  --load PCT            each host's pace, % of --rate (default 100)\n"
     "Run:\n"
     "  --seed N              (default 1)\n"
     "  --stop-ms MS          give up at this simulated time (default 600000)\n"
@@ -204,7 +212,7 @@ main(int argc, char** argv)
         O_TOPOLOGY = 256, O_LEAVES, O_SPINES, O_HPL, O_K, O_RATE, O_UPRATE, O_DELAY, O_IMB,
         O_FAIL, O_LB, O_PIPES, O_QDISC, O_MARKING, O_STATE, O_RING, O_JOBSTART, O_COLL,
         O_SIZE, O_CHANNELS, O_STEPQPS, O_ITER, O_STEPBASE, O_STEPFLOWS, O_FIXED, O_MTU,
-        O_RTO, O_CNP, O_DALPHA, O_DTIMER, O_DBYTES, O_DRAI, O_DRHAI, O_SEED, O_STOP, O_OUT, O_BG, O_LINKS, O_BURST,
+        O_RTO, O_CNP, O_DALPHA, O_DTIMER, O_DBYTES, O_DRAI, O_DRHAI, O_SEED, O_STOP, O_OUT, O_BG, O_LINKS, O_BURST, O_PACKETS, O_LOAD,
     };
     static const struct option opts[] = {
         {"topology", required_argument, nullptr, O_TOPOLOGY},
@@ -245,6 +253,8 @@ main(int argc, char** argv)
         {"out", required_argument, nullptr, O_OUT},
         {"background", required_argument, nullptr, O_BG},
         {"links", required_argument, nullptr, O_LINKS},
+        {"packets", required_argument, nullptr, O_PACKETS},
+        {"load", required_argument, nullptr, O_LOAD},
         {"burst", required_argument, nullptr, O_BURST},
         {"help", no_argument, nullptr, 'h'},
         {nullptr, 0, nullptr, 0},
@@ -260,11 +270,25 @@ main(int argc, char** argv)
     uint64_t dAlphaUs = 0, dTimerUs = 0, dBytes = 0, dRai = 0, dRhai = 0;
     int opt;
 
+    PermSpec perm;
+    bool isPerm;
+
     roce.lineRateBps = 2500000;
     roce.rtoNs = 20000000;
     topo.nrPipes = 2;
-    if (argc < 2 || strcmp(argv[1], "ring"))
+    if (argc < 2 || (strcmp(argv[1], "ring") && strcmp(argv[1], "perm")))
         Usage(argc < 2 ? "no command" : std::string("unknown command '") + argv[1] + "'");
+    isPerm = !strcmp(argv[1], "perm");
+    if (isPerm)
+    {
+        topo.kind = "fattree";
+        roce.lineRateBps = 20000000;
+        roce.fixedRate = true;
+        roce.unreliable = true;
+        /* a FIFO as deep as the run: queues are measured, never marked */
+        qdiscText = "limit 1000000 kmin 4000000000 kmax 4000000000 pmax 0";
+        marking = "red";
+    }
     optind = 2;
     while ((opt = getopt_long(argc, argv, "h", opts, nullptr)) != -1)
     {
@@ -358,6 +382,8 @@ main(int argc, char** argv)
             if (topo.linkModel != "p2p" && topo.linkModel != "htb")
                 Usage(std::string("--links: '") + optarg + "' is not p2p or htb");
             break;
+        case O_PACKETS: perm.packets = ArgU64("--packets", optarg, 1, 1000000); break;
+        case O_LOAD: perm.loadPct = ArgU64("--load", optarg, 1, 100); break;
         case O_BURST: topo.burstBytes = ArgSize("--burst", optarg); break;
         case O_BG: backgroundPct = ArgU64("--background", optarg, 0, 100); break;
         case 'h': std::cout << kUsage; return 0;
@@ -366,8 +392,10 @@ main(int argc, char** argv)
     }
     if (optind != argc)
         Usage(std::string("unexpected argument '") + argv[optind] + "'");
-    if (jobs.empty())
+    if (jobs.empty() && !isPerm)
         Usage("no --ring");
+    if (!jobs.empty() && isPerm)
+        Usage("--ring is for the ring command");
     if (topo.kind == "leafspine" && imbalance != "none" &&
         (topo.slowLeaf >= topo.leaves || topo.slowSpine >= topo.spines))
         Usage("--imbalance: no such leaf or spine");
@@ -379,7 +407,12 @@ main(int argc, char** argv)
         Usage("--burst applies to --links htb only");
     topo.hostRateBps = roce.lineRateBps;
     roce.framingBytes = topo.linkModel == "htb" ? 18 : 2;
-    topo.uplinkRateBps = uplinkRate ? uplinkRate : 2 * roce.lineRateBps;
+    /* a fat tree has full bisection; the leaf-spine twice the host rate */
+    topo.uplinkRateBps = uplinkRate           ? uplinkRate
+                         : topo.kind == "fattree" ? roce.lineRateBps
+                                                  : 2 * roce.lineRateBps;
+    if (isPerm)
+        roce.fixedRateBps = roce.lineRateBps * perm.loadPct / 100;
     dcqcn_params_scaled(&roce.dcqcn, roce.lineRateBps);
     if (dAlphaUs)
         roce.dcqcn.alpha_interval_ns = dAlphaUs * 1000;
@@ -430,11 +463,23 @@ main(int argc, char** argv)
     RingDriver driver(run, fabric.Hosts());
     for (const auto& [id, job] : jobs)
         driver.AddJob(job);
+    std::unique_ptr<PermDriver> permDriver;
+    if (isPerm)
+    {
+        std::vector<uint32_t> hops;
+
+        perm.seed = topo.seed;
+        permDriver = std::make_unique<PermDriver>(perm, fabric.Hosts());
+        for (uint32_t h = 0; h < fabric.NumHosts(); h++)
+            hops.push_back(fabric.Hops(h, permDriver->Partners()[h]));
+        permDriver->Start(hops, topo.delayNs, roce);
+    }
+    auto done = [&]() { return isPerm ? permDriver->Done() : driver.Done(); };
 
     auto wall0 = std::chrono::steady_clock::now();
     /* stop once every rank is done, checked every simulated millisecond */
     std::function<void()> watch = [&]() {
-        if (driver.Done())
+        if (done())
             Simulator::Stop();
         else
             Simulator::Schedule(MilliSeconds(1), watch);
@@ -479,7 +524,7 @@ main(int argc, char** argv)
        << ",\"byte_counter_bytes\":" << roce.dcqcn.byte_counter_bytes << ",\"f\":" << roce.dcqcn.f
        << ",\"rai_bps\":" << roce.dcqcn.rai_bps << ",\"rhai_bps\":" << roce.dcqcn.rhai_bps
        << ",\"min_rate_bps\":" << roce.dcqcn.min_rate_bps << "}";
-    os << ",\"sim\":{\"complete\":" << (driver.Done() ? "true" : "false")
+    os << ",\"sim\":{\"complete\":" << (done() ? "true" : "false")
        << ",\"simulated_ns\":" << simNs << ",\"events\":" << events
        << ",\"wall_s\":" << wall << ",\"events_per_s\":" << (uint64_t)(events / (wall > 0 ? wall : 1))
        << "}";
@@ -500,9 +545,18 @@ main(int argc, char** argv)
            << ",\"max_backlog_packets\":" << x.max_backlog_packets
            << ",\"max_backlog_bytes\":" << x.max_backlog_bytes << "}";
     }
-    os << "],\"ranks\":";
-    driver.WriteRanks(os, roce);
+    if (isPerm)
+    {
+        os << "],\"hosts\":";
+        permDriver->WriteHosts(os);
+    }
+    else
+    {
+        os << "],\"ranks\":";
+        driver.WriteRanks(os, roce);
+    }
     os << "}\n";
+    bool complete = done();
     Simulator::Destroy();
-    return driver.Done() ? 0 : 1;
+    return complete ? 0 : 1;
 }

@@ -148,6 +148,12 @@ RoceHost::Host() const
     return m_host;
 }
 
+uint32_t
+RoceHost::MtuBytes() const
+{
+    return m_cfg.mtuBytes;
+}
+
 /* Run the pump now, or when the NIC is next free. */
 void
 RoceHost::Kick()
@@ -259,7 +265,9 @@ RoceHost::Transmit(TxQp& qp, uint64_t now)
     }
     else
     {
-        qp.nextTxNs = now;
+        /* a fixed pace below the line rate, or back to back */
+        qp.nextTxNs = m_cfg.fixedRateBps ? qp.nextTxNs + wire * 8 * 1000000000ULL / m_cfg.fixedRateBps
+                                         : now;
     }
     if (qp.nextTxNs < now)
         qp.nextTxNs = now;
@@ -272,7 +280,7 @@ RoceHost::ArmRto(uint32_t qpIndex)
     TxQp& qp = m_qps[qpIndex];
     uint64_t now = Simulator::Now().GetNanoSeconds();
 
-    if (!qp.ackDeadlineNs || qp.rtoEvent.IsRunning())
+    if (m_cfg.unreliable || !qp.ackDeadlineNs || qp.rtoEvent.IsRunning())
         return;
     qp.rtoEvent = Simulator::Schedule(NanoSeconds(qp.ackDeadlineNs > now ? qp.ackDeadlineNs - now : 0),
                                       &RoceHost::OnRto,
@@ -365,6 +373,18 @@ RoceHost::OnData(uint32_t src, uint16_t sport, uint32_t qpn, uint32_t job, uint3
     size_t len;
 
     m_counters.packetsReceived++;
+    if (m_cfg.unreliable)
+    {
+        /* an ACK of its own for every packet; nothing is resent */
+        if (seq + 1 < rx.highestSeq)
+            m_counters.reordered++;
+        if (seq + 1 > rx.highestSeq)
+            rx.highestSeq = seq + 1;
+        len = roce_put_ack(out, job, qpn, psn, ROCE_AETH_ACK, rx.messages);
+        SendControl(src, out, len);
+        m_counters.acksSent++;
+        return;
+    }
     if (ce)
     {
         m_counters.ceReceived++;
@@ -430,6 +450,14 @@ RoceHost::OnAck(uint32_t qpn, uint32_t psn, uint8_t syndrome, uint64_t now)
 
     if (!qp)
         return;
+    if (m_cfg.unreliable)
+    {
+        m_counters.acksReceived++;
+        m_counters.lastAckNs = now;
+        if (!m_acked.IsNull())
+            m_acked(index, psn);
+        return;
+    }
     uint64_t seq = SeqOf(qp->ackedSeq, psn);
     bool nak = syndrome == ROCE_AETH_NAK_SEQ;
     /* an ACK covers its PSN, a NAK everything before its PSN */

@@ -44,6 +44,12 @@ struct RoceConfig
      * counts) on the testbed's
      */
     uint32_t framingBytes = 2;
+    /* permsend's transport (the Ofan paper's workload): every data
+     * packet ACKed with its own PSN, no NAKs, no retransmission, losses
+     * and reordering counted
+     */
+    bool unreliable = false;
+    uint64_t fixedRateBps = 0; /* --fixed-rate's pace; 0: the line rate */
 };
 
 /* What the NIC counts; the names of ringcoll's "counters". */
@@ -53,6 +59,9 @@ struct RoceCounters
     uint64_t packetsReceived = 0, ceReceived = 0, cnpsSent = 0, cnpsReceived = 0;
     uint64_t acksSent = 0, naksSent = 0, naksReceived = 0, duplicates = 0;
     uint64_t flowStarts = 0;
+    /* the unreliable transport's */
+    uint64_t acksReceived = 0, reordered = 0;
+    uint64_t lastAckNs = 0;
 };
 
 class RoceHost : public IpL4Protocol
@@ -81,6 +90,7 @@ class RoceHost : public IpL4Protocol
     uint64_t QpRateBps(uint32_t qp) const;
     const RoceCounters& Counters() const;
     uint32_t Host() const;
+    uint32_t MtuBytes() const;
 
     /* IpL4Protocol */
     int GetProtocolNumber() const override;
@@ -127,6 +137,7 @@ class RoceHost : public IpL4Protocol
         uint64_t lastNakNs = 0;
         uint64_t nakSeq = UINT64_MAX;
         uint32_t messages = 0;
+        uint64_t highestSeq = 0; /* unreliable: the highest seen + 1 */
     };
 
     void DoDispose() override;

@@ -378,8 +378,15 @@ Fabric::EdgeSwitch(uint32_t edge, Ipv4Address* addr) const
 }
 
 uint32_t
-Fabric::MaxHops() const
+Fabric::Hops(uint32_t a, uint32_t b) const
 {
+    if (a == b)
+        return 0;
+    if (m_edgeOf.at(a) == m_edgeOf.at(b))
+        return 2;
+    /* a fat tree's pod: up to an aggregation switch and back */
+    if (m_maxTier == 3 && m_info[m_hostNodes[a]].pod == m_info[m_hostNodes[b]].pod)
+        return 4;
     return 2 * m_maxTier;
 }
 

@@ -78,8 +78,8 @@ class Fabric
     uint32_t NumEdges() const;
     /* edge (leaf) switch @edge, and the address its own packets carry */
     Ptr<Node> EdgeSwitch(uint32_t edge, Ipv4Address* addr) const;
-    /* links on a host-to-host path through the top tier */
-    uint32_t MaxHops() const;
+    /* links on the path from host @a to host @b */
+    uint32_t Hops(uint32_t a, uint32_t b) const;
     std::vector<Ptr<RoceHost>> Hosts() const;
     const std::vector<SwitchPort>& Ports() const;
     std::vector<Ptr<FabricRouting>> Routers() const;

@@ -36,6 +36,7 @@
 #include <linux/errqueue.h>
 #include <linux/net_tstamp.h>
 
+#include "workload/derangement.h"
 #include "workload/pacer.h"
 #include "workload/permutation_lb.h"
 #include "workload.h"
@@ -135,40 +136,6 @@ static void usage(FILE *f)
 "  --local ADDR      this host's address (default: the local one of --hosts)\n"
 "  --out FILE        JSON result (default stdout)\n"
 "Needs CAP_NET_RAW and UDP port 4791 free in its network namespace.\n");
-}
-
-/* splitmix64: the same stream for every host of the run */
-static __u64 next_random(__u64 *state)
-{
-	__u64 z = (*state += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-/* A uniform random derangement of 0..n-1 (Fisher-Yates, redrawn while a
- * host would send to itself).
- */
-static void derangement(__u32 *perm, __u32 n, __u64 seed)
-{
-	__u64 state = seed;
-	bool fixed;
-	__u32 i, j, t;
-
-	do {
-		for (i = 0; i < n; i++)
-			perm[i] = i;
-		for (i = n - 1; i > 0; i--) {
-			j = next_random(&state) % (i + 1);
-			t = perm[i];
-			perm[i] = perm[j];
-			perm[j] = t;
-		}
-		fixed = false;
-		for (i = 0; i < n; i++)
-			fixed |= perm[i] == i;
-	} while (fixed);
 }
 
 static int parse_hosts(struct permsend *ps, char *list)

@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * perm-driver.cc - the permutation collective on the simulator's hosts
+ * (perm-driver.h).
+ */
+#include "perm-driver.h"
+
+#include "ns3/simulator.h"
+
+#include "cores.h"
+
+extern "C" {
+#include "workload/derangement.h"
+}
+
+namespace ns3
+{
+
+/* the hosts start together, 1 ms in */
+static constexpr uint64_t kStartNs = 1000000;
+/* a data packet's and an ACK's bytes past the IP header: UDP, BTH,
+ * payload or AETH, ICRC
+ */
+static constexpr uint32_t kUdp = 8;
+
+PermDriver::PermDriver(const PermSpec& spec, std::vector<Ptr<RoceHost>> hosts)
+    : m_spec(spec),
+      m_hosts(std::move(hosts)),
+      m_startNs(kStartNs),
+      m_done(0)
+{
+    uint32_t n = m_hosts.size();
+
+    m_partner.resize(n);
+    derangement(m_partner.data(), n, spec.seed);
+    m_acked.assign(n, 0);
+    m_lastAckNs.assign(n, 0);
+    for (uint32_t h = 0; h < n; h++)
+        m_hosts[h]->SetAckedCallback(MakeCallback(&PermDriver::OnAcked, this).Bind(h));
+}
+
+const std::vector<uint32_t>&
+PermDriver::Partners() const
+{
+    return m_partner;
+}
+
+void
+PermDriver::Start(const std::vector<uint32_t>& hops, uint64_t delayNs, const RoceConfig& roce)
+{
+    double bitNs = 1e9 / roce.lineRateBps;
+    uint32_t data = roce.framingBytes + ROCE_IPV4_LEN + kUdp + SYMPHONY_BTH_LEN + roce.mtuBytes +
+                    ROCE_ICRC_LEN;
+    uint32_t ack = roce.framingBytes + ROCE_IPV4_LEN + kUdp + SYMPHONY_BTH_LEN + ROCE_AETH_LEN +
+                   ROCE_ICRC_LEN;
+
+    m_hops = hops;
+    for (uint32_t h = 0; h < m_hosts.size(); h++)
+    {
+        struct permutation_lb_params lb = {};
+
+        lb.m = m_spec.packets;
+        lb.hops = hops[h];
+        lb.t_data_ns = data * 8 * bitNs;
+        lb.t_ack_ns = ack * 8 * bitNs;
+        lb.t_gap_ns = 0;
+        lb.t_prop_ns = (double)delayNs * hops[h];
+        lb.load = m_spec.loadPct / 100.0;
+        m_boundNs.push_back(permutation_lb_ns(&lb));
+        uint32_t qp = m_hosts[h]->CreateQp(m_partner[h], 1, 1);
+        Simulator::Schedule(NanoSeconds(m_startNs),
+                            [this, h, qp]() {
+                                m_hosts[h]->PostWrite(qp, 49152,
+                                                      m_spec.packets * m_hosts[h]->MtuBytes());
+                            });
+    }
+}
+
+void
+PermDriver::OnAcked(uint32_t host, uint32_t qp, uint32_t psn)
+{
+    (void)qp;
+    (void)psn;
+    m_lastAckNs[host] = Simulator::Now().GetNanoSeconds();
+    if (++m_acked[host] == m_spec.packets)
+        m_done++;
+}
+
+bool
+PermDriver::Done() const
+{
+    return m_done == m_hosts.size();
+}
+
+void
+PermDriver::WriteHosts(std::ostream& os) const
+{
+    os << "[";
+    for (uint32_t h = 0; h < m_hosts.size(); h++)
+    {
+        const RoceCounters& c = m_hosts[h]->Counters();
+        /* every host is one host's partner: what it received of them */
+        uint64_t received = c.packetsReceived;
+        uint64_t cct = m_acked[h] ? m_lastAckNs[h] - m_startNs : 0;
+
+        os << (h ? ",\n" : "\n") << "{\"tool\":\"symofan-sim\",\"index\":" << h
+           << ",\"pattern\":\"permutation\",\"seed\":" << m_spec.seed
+           << ",\"hosts\":" << m_hosts.size() << ",\"dests\":[" << m_partner[h] << "]"
+           << ",\"packets_per_dest\":" << m_spec.packets << ",\"load_pct\":" << m_spec.loadPct
+           << ",\"hops\":" << m_hops[h] << ",\"start_ns\":" << m_startNs
+           << ",\"last_ack_ns\":" << m_lastAckNs[h] << ",\"cct_ns\":" << cct
+           << ",\"lower_bound_ns\":" << (uint64_t)m_boundNs[h]
+           << ",\"cct_over_bound\":" << (m_boundNs[h] > 0 ? cct / m_boundNs[h] : 0)
+           << ",\"sent\":" << c.packetsSent << ",\"acked\":" << m_acked[h]
+           << ",\"received\":" << received << ",\"expected\":" << m_spec.packets
+           << ",\"lost\":" << (received < m_spec.packets ? m_spec.packets - received : 0)
+           << ",\"reordered\":" << c.reordered << "}";
+    }
+    os << "\n]";
+}
+
+} // namespace ns3

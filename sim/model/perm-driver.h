@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * perm-driver.h - the Ofan paper's permutation collective on the
+ * simulator's hosts, as permsend runs it on the testbed: every host sends
+ * m packets to its partner in the seed's derangement (derangement.h, the
+ * same partners as permsend's for the same seed) at a fixed fraction of
+ * the line rate, and the partner ACKs each packet; no congestion control
+ * and no retransmission.  A host's completion time runs from the common
+ * start to its last ACK; its Appendix-A bound (permutation_lb.h) takes
+ * its path's hops.
+ */
+#ifndef SYMOFAN_SIM_PERM_DRIVER_H
+#define SYMOFAN_SIM_PERM_DRIVER_H
+
+#include <ostream>
+#include <vector>
+
+#include "roce-host.h"
+
+namespace ns3
+{
+
+struct PermSpec
+{
+    uint32_t packets = 64;  /* m: data packets per host */
+    uint32_t loadPct = 100; /* of the line rate */
+    uint64_t seed = 1;
+};
+
+class PermDriver
+{
+  public:
+    /* @hops[i]: links on host i's path to its partner */
+    PermDriver(const PermSpec& spec, std::vector<Ptr<RoceHost>> hosts);
+
+    const std::vector<uint32_t>& Partners() const;
+    void Start(const std::vector<uint32_t>& hops, uint64_t delayNs, const RoceConfig& roce);
+    bool Done() const;
+    /* each host's result, permsend's names */
+    void WriteHosts(std::ostream& os) const;
+
+  private:
+    void OnAcked(uint32_t host, uint32_t qp, uint32_t psn);
+
+    PermSpec m_spec;
+    std::vector<Ptr<RoceHost>> m_hosts;
+    std::vector<uint32_t> m_partner;
+    std::vector<uint32_t> m_hops;
+    std::vector<uint64_t> m_acked, m_lastAckNs;
+    std::vector<double> m_boundNs;
+    uint64_t m_startNs;
+    uint32_t m_done;
+};
+
+} // namespace ns3
+
+#endif /* SYMOFAN_SIM_PERM_DRIVER_H */
