@@ -4,9 +4,10 @@
 # userspace tools; installs them; runs the demonstration and the tests.
 #
 #   make                 build everything (KDIR=... to pick kernel headers)
-#   make check           install dependencies, build, run all selftests: the
-#                        host tier, and the VM tier on Debian's 6.1, the 6.1
-#                        debug kernel (built on first use) and Debian's 6.12
+#   make check           install dependencies, build (the simulator too), run
+#                        all selftests: the host tier, and the VM tier on
+#                        Debian's 6.1, the 6.1 debug kernel (built on first
+#                        use) and Debian's 6.12
 #   make check-debug     the VM tier on the debug kernel only
 #   make check-matrix    the host tier, and the VM tier on every kernel:
 #                        6.1, 6.1-debug, 6.12, 6.12-rt
@@ -181,7 +182,7 @@ CHECK_MATRIX_KERNELS	:= 6.1 6.1-debug 6.12 6.12-rt
 kernel_names		 = $(foreach k,$(1),$(firstword $(subst :, ,$(k))))
 
 check: deps
-	$(MAKE) all
+	$(MAKE) all sim
 	$(MAKE) $(patsubst %,modules-%,$(call kernel_names,$(CHECK_KERNELS)))
 	$(MAKE) -C selftests run_tests KERNELS="$(CHECK_KERNELS)"
 
@@ -191,7 +192,7 @@ check-debug: deps
 	$(MAKE) -C selftests run_tests TIER=vm KERNELS=6.1-debug
 
 check-matrix: deps
-	$(MAKE) all
+	$(MAKE) all sim
 	$(MAKE) $(patsubst %,modules-%,$(CHECK_MATRIX_KERNELS))
 	$(MAKE) -C selftests run_tests KERNELS="$(CHECK_MATRIX_KERNELS)"
 

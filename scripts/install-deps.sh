@@ -67,6 +67,9 @@ ethtool
 iputils-ping
 bsdextrautils
 util-linux
+libns3-dev
+libgsl-dev
+libsqlite3-dev
 "
 
 missing=$(for p in $packages; do

@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# test_sim.sh - the ns-3 simulator's smoke test (sim/, make sim), seconds
+# in all: a small ring AllReduce completes, and on the testbed's links a
+# fixed-rate ring of two ranks takes its line-rate bound; the same seed
+# gives the same run; Symphony marks only packets of outpacing steps, and
+# none when marking RED only; a small permutation on a k=4 fat tree
+# delivers and ACKs every packet, Ofan's queues stay a few frames where
+# ECMP's grow; symphony_ring.sh --engine sim writes the evaluation's JSON;
+# bad options exit 2, naming the value.
+. "$(dirname "$0")/../lib.sh"
+
+require_cmd jq
+sim=$TOP_DIR/build/symofan-sim
+require_built "$sim"
+
+tmp=$(mktemp -d /tmp/test_sim.XXXXXX)
+on_exit rm -rf "$tmp"
+
+ktap_plan 12
+
+merge() { jq -L "$TOP_DIR/tc-scripts" -c 'include "ringmerge"; .ranks | ring_merge(null)' "$1"; }
+
+# 1: a small ring on a leaf-spine of 2 leaves, 2 spines, 2 hosts each
+"$sim" ring --leaves 2 --spines 2 --hosts-per-leaf 2 --rate 10mbit --rto 500 \
+	--ring 1=0,2,1,3 --size 256k --out "$tmp/small.json"
+check_jq "a 4-rank ring AllReduce completes (6 steps, every rank)" \
+	'.sim.complete and (.ranks | length) == 4 and .ranks[0].steps == 6' \
+	"$(jq -c '{sim, ranks: [.ranks[] | {steps}]}' "$tmp/small.json")"
+
+# 2: two ranks at a fixed rate over the testbed's links: 128 frames of
+# 4096 bytes each way, 4158 bytes on the wire apiece, at 10 Mbit/s; the
+# NIC's pace puts the last frame 127 frame times after the first, and
+# the HTB-shaped links pass it on at once
+"$sim" ring --leaves 2 --spines 1 --hosts-per-leaf 1 --rate 10mbit --links htb \
+	--fixed-rate --rto 500 --ring 1=0,1 --size 512k --out "$tmp/pair.json"
+bound_ms=$(awk 'BEGIN { printf "%.3f", 127 * 4158 * 8 / 10e6 * 1000 }')
+cct=$(merge "$tmp/pair.json" | jq '.jobs[0].cct_ms.median')
+ktap_print "two ranks at a fixed 10 Mbit/s: CCT $cct ms, bound $bound_ms ms"
+check "a fixed-rate ring of two takes its line-rate bound (within 1%)" \
+	awk -v c="$cct" -v b="$bound_ms" 'BEGIN { exit !(c >= b && c <= b * 1.01) }'
+
+# 3-4: the rings scenario of the evaluation, seeded: the same seed, the
+# same run; the ECMP hash seed moves the steps' paths
+rings=(--ring 1=0,4,8,12,1,5,9,13 --ring 1=2,6,10,14,3,7,11,15 --size 256k --rto 500
+       --imbalance 0:0:1.13 --background 10 --links htb --dcqcn-alpha-us 50000
+       --dcqcn-timer-us 50000 --cnp-interval 50000 --dcqcn-bytes 64k)
+"$sim" ring "${rings[@]}" --seed 3 --out "$tmp/a.json"
+"$sim" ring "${rings[@]}" --seed 3 --out "$tmp/b.json"
+"$sim" ring "${rings[@]}" --seed 4 --marking red --out "$tmp/red.json"
+strip() { jq -S 'del(.sim.wall_s, .sim.events_per_s)' "$1"; }
+check "the same seed gives the same run, event for event" \
+	cmp -s <(strip "$tmp/a.json") <(strip "$tmp/b.json")
+check_jq "another seed hashes the steps onto other paths" \
+	'.a != .b' "$(jq -nc --slurpfile a "$tmp/a.json" --slurpfile b "$tmp/red.json" \
+		'{a: [$a[0].ports[] | .packets], b: [$b[0].ports[] | .packets]}')"
+
+# 5-6: Symphony marks packets of outpacing steps only; RED marking none
+check_jq "Symphony marks, and only packets of outpacing steps (every port)" \
+	'(map(.symphony_marks) | add) > 0 and all(.[]; .symphony_marks <= .outpacing_packets)' \
+	"$(jq -c '.ports' "$tmp/a.json")"
+check_jq "marking red: no Symphony marks, RED marks" \
+	'(map(.symphony_marks) | add) == 0 and (map(.red_marks) | add) > 0' \
+	"$(jq -c '.ports' "$tmp/red.json")"
+
+# 7: steps in lockstep never outpace: two ranks, one step each way at once
+"$sim" ring --leaves 2 --spines 1 --hosts-per-leaf 1 --rate 10mbit --ring 1=0,1 \
+	--collective allgather --size 256k --out "$tmp/lockstep.json"
+check_jq "a ring whose ranks run one step in lockstep has no outpacing packet, no Symphony mark" \
+	'.sim.complete and (.ports | map(.outpacing_packets + .symphony_marks) | add) == 0' \
+	"$(jq -c '{sim, ports}' "$tmp/lockstep.json")"
+
+# 8-9: a permutation on a k=4 fat tree at 20 Mbit/s
+perm() { "$sim" perm --packets 128 --seed 2 --lb "$1" --out "$tmp/perm-$1.json"; }
+perm ofan && perm ecmp
+check_jq "a permutation delivers and ACKs every packet of every host" \
+	'.sim.complete and (.hosts | length) == 16 and
+	 all(.hosts[]; .acked == 128 and .received == 128 and .lost == 0)' \
+	"$(jq -c '{sim, hosts: [.hosts[] | {acked, received, lost}]}' "$tmp/perm-ofan.json")"
+q() { jq '[.ports[].max_backlog_bytes] | max / 4142' "$tmp/perm-$1.json"; }
+ktap_print "max queue, frames: ofan $(q ofan), ecmp $(q ecmp)"
+check_jq "Ofan's queues stay within 4 frames, ECMP's grow past 10" \
+	'.ofan <= 4 and .ecmp > 10' "$(jq -nc --argjson o "$(q ofan)" --argjson e "$(q ecmp)" \
+		'{ofan: $o, ecmp: $e}')"
+
+# 10: the evaluation's runs in the simulator
+"$TOP_DIR/eval/symphony_ring.sh" --engine sim --seeds 1 --scenarios rings --size 256k \
+	--out "$tmp/eval/rings.json" >"$tmp/eval.log" 2>&1
+check_jq "symphony_ring.sh --engine sim: both markings, complete, guard 'simulated'" \
+	'.engine == "sim" and (.runs | length) == 2 and all(.runs[]; .complete) and
+	 .guard.verdict == "simulated" and (.summary | length) == 2' \
+	"$(jq -c 'del(.runs[].step_overlap)' "$tmp/eval/rings.json" 2>/dev/null)"
+
+# 11-12: bad options
+r=$("$sim" ring --ring 1=0,1 --lb foo 2>&1) && rc=0 || rc=$?
+check_eq "an unknown mode exits 2, naming it" \
+	"2 symofan-sim: --lb: unknown mode 'foo' (ecmp, ofan, pofan, rr, rps, static)" \
+	"$rc $(head -1 <<<"$r")"
+r=$("$sim" ring --ring 1=0,1 --qdisc "pmax 1.5" 2>&1) && rc=0 || rc=$?
+check_eq "a qdisc option out of range exits 2, naming it and its range" \
+	"2 symofan-sim: --qdisc: pmax '1.5' is not in 0..1" "$rc $(head -1 <<<"$r")"
+
+ktap_finished
