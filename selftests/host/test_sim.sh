@@ -7,7 +7,10 @@
 # none when marking RED only; a small permutation on a k=4 fat tree
 # delivers and ACKs every packet, Ofan's queues stay a few frames where
 # ECMP's grow; symphony_ring.sh --engine sim writes the evaluation's JSON;
-# bad options exit 2, naming the value.
+# bad options exit 2, naming the value; a 20 ms minimum retransmission
+# timeout under queues of hundreds of ms does not make go-back-N resend
+# the run (vm/test_ringcoll_dcqcn.sh's step-flows case, include/workload/
+# rto.h).
 . "$(dirname "$0")/../lib.sh"
 
 require_cmd jq
@@ -17,7 +20,7 @@ require_built "$sim"
 tmp=$(mktemp -d /tmp/test_sim.XXXXXX)
 on_exit rm -rf "$tmp"
 
-ktap_plan 12
+ktap_plan 13
 
 merge() { jq -L "$TOP_DIR/tc-scripts" -c 'include "ringmerge"; .ranks | ring_merge(null)' "$1"; }
 
@@ -99,5 +102,17 @@ check_eq "an unknown mode exits 2, naming it" \
 r=$("$sim" ring --ring 1=0,1 --qdisc "pmax 1.5" 2>&1) && rc=0 || rc=$?
 check_eq "a qdisc option out of range exits 2, naming it and its range" \
 	"2 symofan-sim: --qdisc: pmax '1.5' is not in 0..1" "$rc $(head -1 <<<"$r")"
+
+# 13: two opposite 4-rank rings through 10 Mbit/s uplinks from 20 Mbit/s
+# hosts, steps as new flows on 2 queue pairs, ringcoll's default 20 ms
+# timeout: the queues outlast it
+"$sim" ring --leaves 4 --spines 1 --hosts-per-leaf 1 --rate 20mbit --uplink-rate 10mbit \
+	--links htb --qdisc "limit 2000 kmin 6kb kmax 30kb pmax 0.2" --marking red \
+	--ring 1=0,1,2,3 --ring 2=3,2,1,0 --size 256k --step-qps 2 --step-flows \
+	--out "$tmp/gbn.json"
+gbn=$(merge "$tmp/gbn.json" | jq -c '.counters | {packets_sent, retransmitted_packets}')
+ktap_print "20 ms timeout under queues: $gbn"
+check_jq "a 20 ms timeout under long queues resends under 5% of the packets" \
+	'.retransmitted_packets < 0.05 * .packets_sent' "$gbn"
 
 ktap_finished

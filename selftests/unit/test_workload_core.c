@@ -24,6 +24,8 @@
 #include "workload/roce_frame.h"
 #include "workload/pacer.h"
 #include "workload/permutation_lb.h"
+#include "workload/rto.h"
+#include "workload/derangement.h"
 #include "symphony/symphony_core.h"
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
@@ -315,6 +317,70 @@ static void test_pacer(void)
 		  "pacer: with no catch-up a 55 us late start slips 55 us, no burst");
 }
 
+/* The adaptive timeout of rto.h, with exact values in ns. */
+static void test_rto(void)
+{
+	struct rto_state r;
+	const __u64 ms = 1000000;
+
+	rto_init(&r);
+	tap_check(rto_ns(&r, 20 * ms) == 1000 * ms && rto_ns(&r, 2000 * ms) == 2000 * ms,
+		  "rto: 1 s before the first sample, or the minimum if longer");
+	rto_sent(&r, 15, 0);
+	rto_sent(&r, 31, 5 * ms);		/* one packet timed at a time */
+	rto_acked(&r, 15, 50 * ms);		/* does not cover it yet */
+	tap_check(r.timing && !r.srtt_ns, "rto: an ACK below the timed packet takes no sample");
+	rto_acked(&r, 16, 100 * ms);
+	tap_check(r.srtt_ns == 100 * ms && r.rttvar_ns == 50 * ms &&
+		  rto_ns(&r, 20 * ms) == 300 * ms,
+		  "rto: first sample 100 ms: SRTT 100, RTTVAR 50, timeout 300 ms");
+	rto_sent(&r, 47, 200 * ms);
+	rto_acked(&r, 48, 220 * ms);		/* 20 ms */
+	tap_check(r.srtt_ns == 90 * ms && r.rttvar_ns == 57500000 &&
+		  rto_ns(&r, 20 * ms) == 320 * ms,
+		  "rto: second sample 20 ms: SRTT 90, RTTVAR 57.5, timeout 320 ms");
+	tap_check(rto_ns(&r, 500 * ms) == 500 * ms, "rto: never below the minimum");
+	rto_sent(&r, 63, 300 * ms);
+	rto_timed_out(&r);
+	rto_timed_out(&r);
+	tap_check(!r.timing && rto_ns(&r, 20 * ms) == 1280 * ms,
+		  "rto: two timeouts double it twice and drop the timed packet (Karn)");
+	rto_acked(&r, 64, 900 * ms);
+	tap_check(r.srtt_ns == 90 * ms && r.backoff == 4,
+		  "rto: the ACK of a resent packet is no sample; the backoff stays");
+	rto_sent(&r, 79, 1000 * ms);
+	rto_acked(&r, 80, 1090 * ms);
+	tap_check(r.backoff == 1 && rto_ns(&r, 20 * ms) == 90 * ms + 4 * 43125000,
+		  "rto: a new sample ends the backoff");
+	for (int i = 0; i < 10; i++)
+		rto_timed_out(&r);
+	tap_check(r.backoff == RTO_MAX_BACKOFF, "rto: the backoff stops at 64");
+}
+
+/* permsend's and the simulator's partners: a derangement, the same for a
+ * seed, another for another seed
+ */
+static void test_derangement(void)
+{
+	__u32 a[16], b[16], c[16], seen[16] = { 0 };
+	bool fixed = false, same = true, differs = false;
+	__u32 i;
+
+	derangement(a, 16, 7);
+	derangement(b, 16, 7);
+	derangement(c, 16, 8);
+	for (i = 0; i < 16; i++) {
+		fixed |= a[i] == i;
+		seen[a[i]]++;
+		same &= a[i] == b[i];
+		differs |= a[i] != c[i];
+	}
+	for (i = 0; i < 16; i++)
+		fixed |= seen[i] != 1;
+	tap_check(!fixed && same && differs,
+		  "derangement: a permutation with no fixed point, the same for a seed");
+}
+
 int main(void)
 {
 	printf("TAP version 13\n");
@@ -322,5 +388,7 @@ int main(void)
 	test_frames();
 	test_permutation_lb();
 	test_pacer();
+	test_rto();
+	test_derangement();
 	return tap_finish();
 }

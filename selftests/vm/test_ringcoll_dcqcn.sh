@@ -7,7 +7,10 @@
 # at most), the senders cut their rates and recover, and both AllReduces
 # complete; a step may start at the rate its queue pair was cut to.  With
 # --step-flows each step's first packet starts a new flow at the line rate.
-# With --fixed-rate the rates never move, whatever CNPs come.
+# With --fixed-rate the rates never move, whatever CNPs come.  Queues of
+# hundreds of ms under ringcoll's 20 ms minimum timeout do not make
+# go-back-N resend the run (include/workload/rto.h): the timeout follows
+# the round trip.
 #
 #	h0 --\            /-- h2
 #	      router (rt)		hosts 20 Mbit/s, router ports 10 Mbit/s
@@ -20,7 +23,7 @@ ringrun=$TOP_DIR/tc-scripts/ringrun.sh
 tmp=$(mktemp -d /tmp/test_ringcoll_dcqcn.XXXXXX)
 on_exit rm -rf "$tmp"
 
-ktap_plan 11
+ktap_plan 12
 
 netns_create rt h0 h1 h2 h3
 ip netns exec "$rt" sysctl -qw net.ipv4.ip_forward=1
@@ -83,6 +86,9 @@ check_jq "--step-flows, 2 queue pairs: both complete, 2 jobs x 4 ranks x 6 steps
 	"$(cat "$tmp/flows/result.json")"
 check_jq "... and every step starts at the 20 Mbit/s line rate, whatever cut its queue pair had" \
 	'length == 2 * 4 * 6 and min == 20000000 and max == 20000000' "$(first_rates flows)"
+check_jq "... and under queues longer than the 20 ms minimum timeout, under 10% of the packets sent are resends" \
+	'.counters.retransmitted_packets < 0.1 * .counters.packets_sent' \
+	"$(cat "$tmp/flows/result.json")"
 
 run fixed --fixed-rate && rc=0 || rc=$?
 check_eq "with --fixed-rate they complete too" 0 "$rc"

@@ -93,6 +93,7 @@ RoceHost::CreateQp(uint32_t dst, uint32_t qpn, uint32_t job)
     qp.qpn = qpn;
     qp.job = job;
     dcqcn_init(&qp.cc, &m_cfg.dcqcn);
+    rto_init(&qp.rto);
     m_qps.push_back(std::move(qp));
     m_qpOfQpn[qpn] = m_qps.size() - 1;
     return m_qps.size() - 1;
@@ -236,12 +237,15 @@ RoceHost::Transmit(TxQp& qp, uint64_t now)
         m_counters.flowStarts++;
     }
     payload = i + 1 < m->count ? m_cfg.mtuBytes : m->bytes - (m->count - 1) * m_cfg.mtuBytes;
+    bool ackReq = i + 1 == m->count || !((qp.nextSeq + 1) % m_cfg.ackEvery);
     roce_put_bth(l4 + kUdpBytes,
                  roce_write_opcode(i, m->count),
                  qp.job,
                  qp.qpn,
                  qp.nextSeq & kPsnMask,
-                 i + 1 == m->count || !((qp.nextSeq + 1) % m_cfg.ackEvery));
+                 ackReq);
+    if (ackReq && qp.nextSeq == qp.highSeq)
+        rto_sent(&qp.rto, qp.nextSeq, now);
     PutUdp(l4, m->sport, SYMPHONY_BTH_LEN + payload + ROCE_ICRC_LEN);
     Ptr<Packet> p = Create<Packet>(l4, sizeof(l4));
     p->AddPaddingAtEnd(payload + ROCE_ICRC_LEN);
@@ -254,7 +258,7 @@ RoceHost::Transmit(TxQp& qp, uint64_t now)
     qp.nextSeq++;
     if (qp.nextSeq > qp.highSeq)
         qp.highSeq = qp.nextSeq;
-    qp.ackDeadlineNs = now + m_cfg.rtoNs;
+    qp.ackDeadlineNs = now + rto_ns(&qp.rto, m_cfg.rtoNs);
 
     wire = m_cfg.framingBytes + ROCE_IPV4_LEN + kUdpBytes + SYMPHONY_BTH_LEN + payload +
            ROCE_ICRC_LEN;
@@ -305,7 +309,8 @@ RoceHost::OnRto(uint32_t qpIndex)
         return;
     }
     qp.nextSeq = qp.ackedSeq; /* timeout: go back */
-    qp.ackDeadlineNs = now + m_cfg.rtoNs;
+    rto_timed_out(&qp.rto);
+    qp.ackDeadlineNs = now + rto_ns(&qp.rto, m_cfg.rtoNs);
     ArmRto(qpIndex);
     Kick();
 }
@@ -468,6 +473,7 @@ RoceHost::OnAck(uint32_t qpn, uint32_t psn, uint8_t syndrome, uint64_t now)
     if (upto > qp->ackedSeq && upto <= qp->highSeq)
     {
         qp->ackedSeq = upto;
+        rto_acked(&qp->rto, upto, now);
         while (qp->firstUnacked < qp->msgs.size())
         {
             Message& m = qp->msgs[qp->firstUnacked];
@@ -480,11 +486,13 @@ RoceHost::OnAck(uint32_t qpn, uint32_t psn, uint8_t syndrome, uint64_t now)
         }
         if (qp->nextSeq < qp->ackedSeq)
             qp->nextSeq = qp->ackedSeq;
-        qp->ackDeadlineNs = qp->ackedSeq < qp->highSeq ? now + m_cfg.rtoNs : 0;
+        qp->ackDeadlineNs =
+            qp->ackedSeq < qp->highSeq ? now + rto_ns(&qp->rto, m_cfg.rtoNs) : 0;
     }
     if (nak && seq >= qp->ackedSeq && seq < qp->nextSeq)
     {
         qp->nextSeq = seq; /* go back N */
+        rto_went_back(&qp->rto);
         Kick();
     }
 }

@@ -7,7 +7,8 @@
  * reserved bits, ECT(0)), each paced by its own DCQCN reaction point
  * (dcqcn.h) and all sharing the line rate round-robin, a packet at a
  * time; go-back-N with a cumulative ACK every ACK_EVERY packets and at
- * each message's end, a NAK per gap, a retransmission timeout; the
+ * each message's end, a NAK per gap, an adaptive retransmission timeout
+ * (rto.h); the
  * receiver's CNP for CE-marked packets, at most one per queue pair per
  * CNP interval.  It sits on IPv4 as protocol 17 (UDP), in place of ns-3's
  * UDP.
@@ -37,7 +38,7 @@ struct RoceConfig
     bool fixedRate = false;           /* no DCQCN: every queue pair at line rate */
     bool stepFlows = false;           /* a message's first packet starts a new flow */
     uint64_t cnpIntervalNs = 50000;   /* at most one CNP per queue pair per interval */
-    uint64_t rtoNs = 0;               /* retransmission timeout */
+    uint64_t rtoNs = 0;               /* the retransmission timeout's minimum */
     uint32_t ackEvery = 64;           /* packets per cumulative ACK */
     /* bytes the link adds to an IP packet, for the NIC's pace: 2 (PPP)
      * on point-to-point links, 18 (Ethernet header and FCS, as ringcoll
@@ -124,6 +125,7 @@ class RoceHost : public IpL4Protocol
         uint64_t nextSeq = 0, endSeq = 0, ackedSeq = 0, highSeq = 0;
         uint64_t nextTxNs = 0;
         uint64_t ackDeadlineNs = 0; /* 0: nothing awaits an ACK */
+        struct rto_state rto;       /* the adaptive timeout (rto.h) */
         uint32_t firstUnacked = 0;  /* messages before it are acked */
         std::vector<Message> msgs;
         EventId rtoEvent;

@@ -137,7 +137,8 @@ static __u64 run_job(struct ringcoll *rc, struct job *j, __u64 now)
 
 		if (ch->ack_deadline_ns && now >= ch->ack_deadline_ns) {
 			ch->next_seq = ch->acked_seq;	/* timeout: go back */
-			ch->ack_deadline_ns = now + rc->rto_ns;
+			rto_timed_out(&ch->rto);
+			ch->ack_deadline_ns = now + rto_ns(&ch->rto, rc->rto_ns);
 		}
 		if (!rc->fixed_rate)
 			dcqcn_advance(&ch->cc, &rc->cc, now);
@@ -254,6 +255,7 @@ int init_jobs(struct ringcoll *rc)
 				ch->dim = d;
 				ch->qpn = d * MAX_CHANNELS + c + 1;
 				dcqcn_init(&ch->cc, &rc->cc);
+				rto_init(&ch->rto);
 			}
 		}
 	}

@@ -40,6 +40,7 @@
 
 #include "workload/dcqcn.h"
 #include "workload/roce_frame.h"
+#include "workload/rto.h"
 #include "../workload.h"
 
 #define MAX_JOBS		8
@@ -99,6 +100,7 @@ struct channel {
 	__u64		high_seq;		/* highest transmitted + 1 */
 	__u64		next_tx_ns;
 	__u64		ack_deadline_ns;	/* retransmission timeout */
+	struct rto_state rto;			/* its length (rto.h) */
 	__u32		queued;			/* messages queued this iteration */
 	__u32		acked;
 	/* rx */
@@ -165,7 +167,7 @@ struct ringcoll {
 	bool		step_flows;		/* a step starts as a new flow */
 	bool		uec;
 	__u64		cnp_interval_ns;
-	__u64		rto_ns;
+	__u64		rto_ns;			/* the timeout's minimum */
 	__u32		step_base;
 	struct workload_common common;		/* start, timeout, local, out */
 	__u64		launch_ns;

@@ -11,7 +11,8 @@
  *
  * Reliability is RoCE's go-back-N: the receiver accepts packets in PSN
  * order, ACKs each complete message and NAKs a gap; the sender rewinds on
- * a NAK or after a retransmission timeout.  Congestion control is DCQCN
+ * a NAK or after a retransmission timeout, adaptive (rto.h) so that a
+ * queue longer than --rto does not make every timeout spurious.  Congestion control is DCQCN
  * (include/workload/dcqcn.h): the receiver sends a CNP for a CE-marked
  * packet, at most one per queue pair per --cnp-interval, and the sender
  * paces each queue pair at its DCQCN rate; --fixed-rate sends at --rate.
@@ -124,6 +125,7 @@ int transmit(struct ringcoll *rc, struct channel *ch, __u64 now)
 	struct job *j = ch->job;
 	struct message *m;
 	__u32 step, i, payload, hdr;
+	bool ack_req;
 	__u64 wire;
 	int ret;
 
@@ -141,14 +143,15 @@ int transmit(struct ringcoll *rc, struct channel *ch, __u64 now)
 			rc->fixed_rate ? rc->rate_bps : ch->cc.rc_bps;
 	}
 	payload = i + 1 < m->count ? rc->mtu : m->bytes - (m->count - 1) * rc->mtu;
+	/* the receiver ACKs every ACK_EVERY packets and a message's last */
+	ack_req = i + 1 == m->count || !((ch->next_seq + 1) % ACK_EVERY);
 	if (rc->uec) {
 		hdr = roce_put_uec(l4, (__u32)ch->next_seq, step_port(rc, j, step),
 				   j->id, ch->qpn, i == 0, i + 1 == m->count);
 	} else {
 		hdr = SYMPHONY_BTH_LEN;
 		roce_put_bth(l4, roce_write_opcode(i, m->count), j->id, ch->qpn,
-			     ch->next_seq & PSN_MASK, i + 1 == m->count ||
-			     !((ch->next_seq + 1) % ACK_EVERY));
+			     ch->next_seq & PSN_MASK, ack_req);
 	}
 	memset(l4 + hdr, 0xa5, payload);
 	ret = send_udp(rc, ch->succ, step_port(rc, j, step),
@@ -162,6 +165,8 @@ int transmit(struct ringcoll *rc, struct channel *ch, __u64 now)
 	rc->bytes_sent += hdr + payload;
 	if (ch->next_seq < ch->high_seq)
 		rc->retransmits++;
+	else if (ack_req)
+		rto_sent(&ch->rto, ch->next_seq, now);
 	ch->next_seq++;
 	if (ch->next_seq > ch->high_seq) {
 		ch->high_seq = ch->next_seq;
@@ -171,7 +176,7 @@ int transmit(struct ringcoll *rc, struct channel *ch, __u64 now)
 	/* the timeout runs from the latest packet, resent ones too: only a
 	 * sender that has stopped sending waits for it
 	 */
-	ch->ack_deadline_ns = now + rc->rto_ns;
+	ch->ack_deadline_ns = now + rto_ns(&ch->rto, rc->rto_ns);
 	if (!rc->fixed_rate) {
 		dcqcn_on_sent(&ch->cc, &rc->cc, hdr + payload, now);
 		sample_rate(rc, ch, now);
@@ -310,6 +315,7 @@ static void on_ack(struct ringcoll *rc, struct job *j, struct channel *ch,
 		rc->naks_received++;
 	if (upto > ch->acked_seq && upto <= ch->high_seq) {
 		ch->acked_seq = upto;
+		rto_acked(&ch->rto, upto, now);
 		for (k = 0; k < ch->queued; k++) {
 			struct message *m = &ch->msg[k];
 
@@ -322,10 +328,12 @@ static void on_ack(struct ringcoll *rc, struct job *j, struct channel *ch,
 		if (ch->next_seq < ch->acked_seq)
 			ch->next_seq = ch->acked_seq;
 		ch->ack_deadline_ns = ch->acked_seq < ch->high_seq ?
-				      now + rc->rto_ns : 0;
+				      now + rto_ns(&ch->rto, rc->rto_ns) : 0;
 	}
-	if (nak && seq >= ch->acked_seq && seq < ch->next_seq)
+	if (nak && seq >= ch->acked_seq && seq < ch->next_seq) {
 		ch->next_seq = seq;		/* go back N */
+		rto_went_back(&ch->rto);
+	}
 }
 
 /* The channel of @j that queue pair @qpn names, or NULL. */
