@@ -23,6 +23,8 @@
 #                        build/results/symphony_controls)
 #   --out FILE           the summary (default build/results/symphony_controls.json;
 #                        its plot next to it, .png)
+#   --engine vm|sim      where the runs go: the testbed in the VM (default)
+#                        or the ns-3 simulator (symphony_ring.sh --engine)
 # Controls (every one on the same leaf-spine, rates and DCQCN):
 #   ecmp                 the headline setting: ECMP, the 1.13x hop and 10%
 #                        background traffic
@@ -50,11 +52,12 @@ all_controls="ecmp ecmp_quiet ecmp_quiet_nored static_quiet static_imb static_bg
 seeds=10
 controls=$all_controls
 summary_only=0
+engine=vm
 dir=$top/build/results/symphony_controls
 out=$top/build/results/symphony_controls.json
 
 die() { echo "$prog: $*" >&2; exit 1; }
-usage() { sed -n '16,42s/^# \{0,1\}//p' "$0" >&2; exit 2; }
+usage() { sed -n '16,44s/^# \{0,1\}//p' "$0" >&2; exit 2; }
 
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -67,11 +70,13 @@ while [ $# -gt 0 ]; do
 	--controls) controls=$2 ;;
 	--dir) dir=$2 ;;
 	--out) out=$2 ;;
+	--engine) engine=$2 ;;
 	*) echo "$prog: unknown option '$1'" >&2; usage ;;
 	esac
 	shift 2
 done
 [[ $seeds =~ ^[1-9][0-9]*$ ]] || die "--seeds '$seeds': wants a count"
+[[ $engine =~ ^(vm|sim)$ ]] || die "--engine '$engine': vm or sim"
 
 # RED thresholds no queue of the testbed reaches (1000 packets of 4 KiB
 # are 4 MB): no RED marks
@@ -96,7 +101,7 @@ for c in $controls; do
 done
 
 if [ "$summary_only" -eq 0 ]; then
-	[ "$(id -u)" -eq 0 ] || die "must run as root"
+	[ "$engine" = sim ] || [ "$(id -u)" -eq 0 ] || die "must run as root"
 	mkdir -p "$dir"
 	args=()
 	i=0
@@ -106,8 +111,8 @@ if [ "$summary_only" -eq 0 ]; then
 		progress "$i" "$(wc -w <<<"$controls")" "control $c"
 		echo "$prog: control $c: $(control_args "$c")" >&2
 		eval "args=($(control_args "$c"))"
-		"$top/eval/symphony_ring.sh" --scenarios rings --seeds "$seeds" \
-			"${args[@]}" --out "$dir/$c.json"
+		"$top/eval/symphony_ring.sh" --engine "$engine" --scenarios rings \
+			--seeds "$seeds" "${args[@]}" --out "$dir/$c.json"
 	done
 	progress_done
 fi
