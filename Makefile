@@ -19,6 +19,8 @@
 #   make eval            install dependencies, build, run the full evaluation
 #                        (eval-symphony, eval-ofan; EVALUATION.md) into
 #                        build/results/
+#   make eval-sim        the simulator against the testbed, then the papers'
+#                        figures at their scale (EVALUATION.md section 4)
 #   make publish         summaries and plots of build/results/ into results/
 #   make install         install module, tc plugin and tools (DESTDIR, PREFIX)
 #   make uninstall       remove what install put in place
@@ -62,7 +64,7 @@ TOOL_BINS	:= $(patsubst %,$(BUILD)/%,$(TOOLS))
 PLUGIN_SOS	:= $(patsubst %,$(BUILD)/tc/%.so,$(TC_PLUGINS))
 BENCH_BINS	:= $(patsubst %,$(BUILD)/%,$(BENCH_TOOLS)) $(BUILD)/tcg_insns.so
 
-.PHONY: all module bpf userspace sim deps check check-debug check-matrix debug-kernel demo bench eval eval-symphony eval-ofan publish install uninstall \
+.PHONY: all module bpf userspace sim deps check check-debug check-matrix debug-kernel demo bench eval eval-symphony eval-ofan eval-sim publish install uninstall \
 	dkms-src dkms-install clean
 
 all: module bpf userspace
@@ -245,6 +247,15 @@ eval-symphony: deps
 	eval/symphony_ring.sh --replot --out $(RESULTS)/symphony_controls/ecmp.json
 	eval/symphony_controls.sh --summary
 	eval/ecmp_collision_model.py --out $(RESULTS)/ecmp_collision_model.json
+
+# The simulator (EVALUATION.md section 4): checked against the testbed's
+# controls, then the papers' figures at their scale.
+eval-sim: deps
+	$(MAKE) sim
+	mkdir -p $(RESULTS)
+	eval/sim_validate.sh
+	eval/sim_symphony.sh --nodes 32
+	eval/sim_ofan.sh --k 8
 
 # Ofan: permutations on a k=4 fat tree, every load-balancing mode, message
 # sizes and seeds; then at 45% load with 0, 1 and 2 failed links.

@@ -58,6 +58,11 @@
 #                        make sim) with the testbed's links (HTB-shaped,
 #                        --burst as given), whose ranks merge as the
 #                        testbed's; the guard is "simulated"
+#   --tors N --spines N  sim: the leaf-spine's size (default 4 and 2, the
+#                        testbed's; --hosts-per-tor up to 64)
+#   --links htb|p2p      sim: the testbed's HTB-shaped links (default), or
+#                        links that serialise every packet at every hop
+#   --delay-us US        sim: every link's propagation delay (default 1)
 #   --out FILE           JSON (default build/results/symphony_ring.json); plots
 #                        next to it (FILE without .json, -cct-cdf.png,
 #                        -overlap.png)
@@ -84,6 +89,10 @@ state=port
 step_qps=1
 step_flows=off
 engine=vm
+tors=4
+spines=2
+links=htb
+delay_us=1
 # DCQCN with its time constants scaled to this testbed's round trip
 # (tens of ms at a few Mbit/s, not the 10 us of a 40 Gbit/s fabric):
 # one CNP, one alpha update and one rate-increase period per 50 ms, a
@@ -97,7 +106,7 @@ inside=0
 prefix=syev
 
 die() { echo "$prog: $*" >&2; exit 1; }
-usage() { sed -n '18,59s/^# \{0,1\}//p' "$0" >&2; exit 2; }
+usage() { sed -n '18,64s/^# \{0,1\}//p' "$0" >&2; exit 2; }
 orig_args=("$@")
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -125,12 +134,28 @@ while [ $# -gt 0 ]; do
 	--ringcoll) ringcoll_args=$2 ;;
 	--out) out=$2 ;;
 	--engine) engine=$2 ;;
+	--tors) tors=$2 ;;
+	--spines) spines=$2 ;;
+	--links) links=$2 ;;
+	--delay-us) delay_us=$2 ;;
 	*) echo "$prog: unknown option '$1'" >&2; usage ;;
 	esac
 	shift 2
 done
 [[ $seeds =~ ^[1-9][0-9]*$ ]] || die "--seeds '$seeds': wants a count"
-[[ $hpt =~ ^[2-8]$ ]] || die "--hosts-per-tor '$hpt': wants 2..8"
+[[ $engine =~ ^(vm|sim)$ ]] || die "--engine '$engine': vm or sim"
+if [ "$engine" = vm ]; then
+	[[ $hpt =~ ^[2-8]$ ]] || die "--hosts-per-tor '$hpt': wants 2..8"
+	[ "$tors.$spines.$links.$delay_us" = 4.2.htb.1 ] ||
+		die "--tors, --spines, --links and --delay-us are the simulator's (--engine sim)"
+else
+	[[ $hpt =~ ^[1-9][0-9]?$ ]] && [ "$hpt" -ge 2 ] && [ "$hpt" -le 64 ] ||
+		die "--hosts-per-tor '$hpt': wants 2..64"
+	[[ $tors =~ ^[1-9][0-9]?$ ]] && [ "$tors" -ge 2 ] || die "--tors '$tors': wants 2..99"
+	[[ $spines =~ ^[1-9][0-9]?$ ]] || die "--spines '$spines': wants 1..64"
+	[[ $links =~ ^(htb|p2p)$ ]] || die "--links '$links': htb or p2p"
+	[[ $delay_us =~ ^[0-9]+$ ]] || die "--delay-us '$delay_us': wants microseconds"
+fi
 [[ $imbalance =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "--imbalance '$imbalance': wants a ratio such as 1.13"
 [[ $background =~ ^[0-9]+$ ]] && [ "$background" -le 50 ] ||
 	die "--background '$background': wants a percentage, 0..50"
@@ -140,7 +165,6 @@ done
 [[ $state =~ ^(port|switch)$ ]] || die "--state '$state': port or switch"
 [[ $step_qps =~ ^([1-9]|1[0-6])$ ]] || die "--step-qps '$step_qps': wants 1..16"
 [[ $step_flows =~ ^(on|off)$ ]] || die "--step-flows '$step_flows': on or off"
-[[ $engine =~ ^(vm|sim)$ ]] || die "--engine '$engine': vm or sim"
 for s in $scenarios; do
 	[[ $s =~ ^(rings|jobs2|ring1)$ ]] || die "--scenarios: unknown scenario '$s' (rings, jobs2, ring1)"
 done
@@ -164,8 +188,6 @@ runs=$base.runs.jsonl
 # ---- inside the VM: the runs -------------------------------------------
 
 ls_sh=$top/tc-scripts/leafspine.sh
-tors=4
-spines=2
 
 host() {	# host I: the ringrun member of host I (NS:ADDR)
 	echo "$prefix-h$1:10.1.$(($1 / hpt)).$((2 + $1 % hpt))"
@@ -328,7 +350,7 @@ run_sim() {
 	work=$(mktemp -d /tmp/symphony_ring_sim.XXXXXX)
 	trap 'rm -rf "$work"' EXIT
 	[ "$imbalance" = 1 ] || imb=(--imbalance "0:0:$imbalance")
-	[ "$burst" = auto ] || burst_arg=(--burst "$burst")
+	[ "$burst" = auto ] || [ "$links" = p2p ] || burst_arg=(--burst "$burst")
 	: >"$runs"
 	total=$((seeds * $(wc -w <<<"$scenarios") * 2))
 	progress_start "$prog"
@@ -340,7 +362,7 @@ run_sim() {
 				# shellcheck disable=SC2046,SC2086
 				"$sim" ring --leaves "$tors" --spines "$spines" --hosts-per-leaf "$hpt" \
 					--rate "$rate" --uplink-rate "$uplink_rate" "${imb[@]}" \
-					--links htb "${burst_arg[@]}" --background "$background" --lb "$routing" \
+					--links "$links" --delay-us "$delay_us" "${burst_arg[@]}" --background "$background" --lb "$routing" \
 					--qdisc "$red_args $symphony_args" --marking "$marking" \
 					--state "$state" --seed "$seed" $(sim_rings "$scenario") \
 					--size "$size" --step-base $((49152 + seed * 97)) \
@@ -451,6 +473,8 @@ if [ "$replot" -eq 1 ]; then
 	  background=\(.testbed.background_pct) size=\(.workload.size_per_rank) step_qps=\(.workload.step_qps // 1)
 	  step_flows=\(if .workload.step_flows then "on" else "off" end)
 	  ringcoll_args=\(.workload.ringcoll) red_args=\(.qdisc.red) engine=\(.engine // "vm")
+	  tors=\(.testbed.tors) spines=\(.testbed.spines) links=\(.testbed.links // "htb")
+	  delay_us=\(.testbed.delay_us // 1)
 	  symphony_args=\(.qdisc.symphony)
 	  scenarios=\([.runs[].scenario] | unique | join(" "))"' "$out")"
 elif [ "$engine" = sim ]; then
@@ -480,6 +504,8 @@ jq -s --arg rate "$rate" --arg uplink "$uplink_rate" --arg size "$size" \
 	--arg red "$red_args" --arg symphony "$symphony_args" --arg rc "$ringcoll_args" \
 	--argjson step_qps "$step_qps" --argjson step_flows "$([ "$step_flows" = on ] && echo true || echo false)" \
 	--arg state "$state" --argjson hpt "$hpt" --arg burst "$burst" \
+	--argjson tors "$tors" --argjson spines "$spines" --arg links "$links" \
+	--argjson delay_us "$delay_us" \
 	--argjson link_classes "$link_classes" --arg date "$(date -u +%FT%TZ)" --arg engine "$engine" '
   def med: sort | .[(length / 2 | floor)];
   def q(p): sort | .[((length - 1) * p | round)];
@@ -491,7 +517,8 @@ jq -s --arg rate "$rate" --arg uplink "$uplink_rate" --arg size "$size" \
     date: $date,
     engine: $engine,
     method: ((if $engine == "sim" then "the same leaf-spine, workload and qdisc options in the ns-3 simulator (sim/: point-to-point links, sch_symphony as a queue disc, ringcoll as RoCE hosts, the C cores unchanged); " else "" end) + "leaf-spine of netns in the QEMU VM (4 ToRs, 2 spines, HTB links), ECMP over the spines on the 5-tuple with the step in the UDP source port (or static balanced routes); ring AllReduces of ringcoll DCQCN senders; the same seeds and testbed with the switch ports marking RED only (baseline) and Symphony OR RED"),
-    testbed: {tors: 4, spines: 2, hosts_per_tor: $hpt, rate: $rate, uplink_rate: $uplink,
+    testbed: {tors: $tors, spines: $spines, hosts_per_tor: $hpt, rate: $rate, uplink_rate: $uplink,
+	      links: $links, delay_us: $delay_us,
 	      imbalance: $imbalance, background_pct: $background, routing: $routing,
 	      burst: $burst, mtu_bytes: 9000, roce_payload_bytes: 4096,
 	      link_classes: $link_classes},

@@ -10,7 +10,8 @@
 # bad options exit 2, naming the value; a 20 ms minimum retransmission
 # timeout under queues of hundreds of ms does not make go-back-N resend
 # the run (vm/test_ringcoll_dcqcn.sh's step-flows case, include/workload/
-# rto.h).
+# rto.h); the papers' scripts (eval/sim_ofan.sh, eval/sim_symphony.sh)
+# run small and write their summaries.
 . "$(dirname "$0")/../lib.sh"
 
 require_cmd jq
@@ -20,7 +21,7 @@ require_built "$sim"
 tmp=$(mktemp -d /tmp/test_sim.XXXXXX)
 on_exit rm -rf "$tmp"
 
-ktap_plan 13
+ktap_plan 15
 
 merge() { jq -L "$TOP_DIR/tc-scripts" -c 'include "ringmerge"; .ranks | ring_merge(null)' "$1"; }
 
@@ -114,5 +115,20 @@ gbn=$(merge "$tmp/gbn.json" | jq -c '.counters | {packets_sent, retransmitted_pa
 ktap_print "20 ms timeout under queues: $gbn"
 check_jq "a 20 ms timeout under long queues resends under 5% of the packets" \
 	'.retransmitted_packets < 0.05 * .packets_sent' "$gbn"
+
+# 14-15: the papers' scripts, small
+"$TOP_DIR/eval/sim_ofan.sh" --k 4 --sizes "32 128" --modes "ofan ecmp" --seeds 1 \
+	--rate 20mbit --out "$tmp/ofan/ofan.json" >"$tmp/ofan.log" 2>&1
+check_jq "sim_ofan.sh: every mode and size ran and completed, Ofan's queue below ECMP's" \
+	'(.summary | length) == 4 and all(.summary[]; .complete and .lost == 0) and
+	 ([.summary[] | select(.m == 128) | {(.mode): .max_queue_frames.median}] | add
+	  | .ofan < .ecmp)' \
+	"$(jq -c 'del(.runs)' "$tmp/ofan/ofan.json" 2>/dev/null)"
+"$TOP_DIR/eval/sim_symphony.sh" --nodes 32 --chunk 64k --seeds 1 \
+	--out "$tmp/sym/sym.json" >"$tmp/sym.log" 2>&1
+check_jq "sim_symphony.sh: 32 nodes at 10 Gbit/s, one job of 4 rings, both markings complete" \
+	'.engine == "sim" and .testbed.tors == 4 and .testbed.spines == 8 and
+	 .testbed.links == "p2p" and (.runs | length) == 2 and all(.runs[]; .complete)' \
+	"$(jq -c 'del(.runs[].step_overlap)' "$tmp/sym/sym.json" 2>/dev/null)"
 
 ktap_finished

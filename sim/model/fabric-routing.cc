@@ -288,7 +288,6 @@ FabricRouting::RouteInput(Ptr<const Packet> p,
                           ErrorCallback ecb)
 {
     uint32_t host = HostOfAddress(header.GetDestination());
-    uint32_t iif = m_ipv4->GetInterfaceForDevice(idev);
     int port;
 
     (void)mcb;
@@ -296,7 +295,7 @@ FabricRouting::RouteInput(Ptr<const Packet> p,
     {
         if (host != m_host)
             return false;
-        lcb(p, header, iif);
+        lcb(p, header, m_ipv4->GetInterfaceForDevice(idev));
         return true;
     }
     if (host >= m_table->downIf.size())

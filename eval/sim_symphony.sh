@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# sim_symphony.sh - the Symphony paper's Fig. 4 in the ns-3 simulator, at
+# its own scale (Table 1): a two-tier leaf-spine of 10 Gbit/s links
+# without over-subscription (a spine per host of a ToR), ECMP on the
+# 5-tuple with the step in the UDP source port, DCQCN senders, RED
+# 50/100 KB at 0.2, Symphony's k 0.01, tau 0.25, T_win 100 us, chunks
+# (steps) of 8 MB; every seed once with RED marking only (the baseline)
+# and once with Symphony OR RED.  The runs go through
+# eval/symphony_ring.sh --engine sim, so the JSON, the CCT CDF and the
+# step-overlap plot are section 1's.
+#
+# Usage: eval/sim_symphony.sh [options]       (after "make sim")
+#   --nodes 32|128     32: 4 ToRs of 8 hosts, 8 spines (default); 128:
+#                      8 ToRs of 16 hosts, 16 spines
+#   --scenarios "S ..." rings: hosts/2 rings of 2 hosts per ToR (the
+#                      paper's multiple 1D rings); ring1: one ring of every
+#                      host (default "rings")
+#   --chunk BYTES      a step's bytes per rank (default 8m)
+#   --seeds N          (default 10)
+#   --k K              Symphony's k (default 0.01)
+#   --imbalance R      one ToR-spine link at 1/R of the rate (default 1)
+#   --out FILE         (default build/results/sim_symphony_NODES.json)
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+prog=sim_symphony.sh
+nodes=32
+scenarios=rings
+chunk=8m
+seeds=10
+k=0.01
+imbalance=1
+out=
+
+die() { echo "$prog: $*" >&2; exit 1; }
+usage() { sed -n '13,24s/^# \{0,1\}//p' "$0" >&2; exit 2; }
+while [ $# -gt 0 ]; do
+	case "$1" in
+	-h|--help) usage ;;
+	esac
+	[ $# -ge 2 ] || usage
+	case "$1" in
+	--nodes) nodes=$2 ;;
+	--scenarios) scenarios=$2 ;;
+	--chunk) chunk=$2 ;;
+	--seeds) seeds=$2 ;;
+	--k) k=$2 ;;
+	--imbalance) imbalance=$2 ;;
+	--out) out=$2 ;;
+	*) echo "$prog: unknown option '$1'" >&2; usage ;;
+	esac
+	shift 2
+done
+case $nodes in
+32) tors=4 hpt=8 ;;
+128) tors=8 hpt=16 ;;
+*) die "--nodes '$nodes': 32 or 128" ;;
+esac
+[[ $chunk =~ ^([0-9]+)([km]?)$ ]] || die "--chunk '$chunk': bytes, with k or m"
+case ${BASH_REMATCH[2]} in
+k) mult=1024 ;;
+m) mult=1048576 ;;
+*) mult=1 ;;
+esac
+chunk_bytes=$((BASH_REMATCH[1] * mult))
+[ -n "$out" ] || out=$top/build/results/sim_symphony_$nodes.json
+for s in $scenarios; do
+	[[ $s =~ ^(rings|ring1)$ ]] || die "--scenarios: '$s' is not rings or ring1"
+done
+# the rank count sets the data per rank: a step moves size/N
+[ "$(wc -w <<<"$scenarios")" -eq 1 ] ||
+	die "--scenarios: one at a time (their rings differ in size, the chunk does not)"
+ranks=$([ "$scenarios" = rings ] && echo $((2 * tors)) || echo $((tors * hpt)))
+
+exec "$top/eval/symphony_ring.sh" --engine sim --links p2p --delay-us 1 \
+	--tors "$tors" --spines "$hpt" --hosts-per-tor "$hpt" \
+	--rate 10gbit --uplink-rate 10gbit --imbalance "$imbalance" --background 0 \
+	--scenarios "$scenarios" --size $((chunk_bytes * ranks)) --seeds "$seeds" \
+	--red "limit 100000 kmin 50kb kmax 100kb pmax 0.2" \
+	--symphony "k $k tau 0.25 twin 100us warmup 16 samples 16" \
+	--ringcoll "--mtu 4096 --rto 4" --out "$out"
