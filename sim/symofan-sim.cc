@@ -402,6 +402,15 @@ main(int argc, char** argv)
     for (const auto& [id, job] : jobs)
         if (job.rings.empty())
             Usage("job " + std::to_string(id) + " has a start but no --ring");
+    if (topo.kind == "fattree" && topo.k % 2)
+        Usage("--k: " + std::to_string(topo.k) + " is odd (a fat tree's k is even)");
+    /* the fabric's switch links: leaf x spine, or k^3/2 in a fat tree */
+    uint64_t switchLinks = topo.kind == "fattree" ? (uint64_t)topo.k * topo.k * topo.k / 2
+                                                  : (uint64_t)topo.leaves * topo.spines;
+    for (uint32_t l : topo.failedLinks)
+        if (l >= switchLinks)
+            Usage("--fail: no switch link " + std::to_string(l) + " (the fabric has " +
+                  std::to_string(switchLinks) + ", numbered from 0)");
 
     if (topo.burstBytes && topo.linkModel != "htb")
         Usage("--burst applies to --links htb only");

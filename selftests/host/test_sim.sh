@@ -21,7 +21,7 @@ require_built "$sim"
 tmp=$(mktemp -d /tmp/test_sim.XXXXXX)
 on_exit rm -rf "$tmp"
 
-ktap_plan 15
+ktap_plan 16
 
 merge() { jq -L "$TOP_DIR/tc-scripts" -c 'include "ringmerge"; .ranks | ring_merge(null)' "$1"; }
 
@@ -95,7 +95,7 @@ check_jq "symphony_ring.sh --engine sim: both markings, complete, guard 'simulat
 	 .guard.verdict == "simulated" and (.summary | length) == 2' \
 	"$(jq -c 'del(.runs[].step_overlap)' "$tmp/eval/rings.json" 2>/dev/null)"
 
-# 11-12: bad options
+# 11-13: bad options
 r=$("$sim" ring --ring 1=0,1 --lb foo 2>&1) && rc=0 || rc=$?
 check_eq "an unknown mode exits 2, naming it" \
 	"2 symofan-sim: --lb: unknown mode 'foo' (ecmp, ofan, pofan, rr, rps, static)" \
@@ -103,8 +103,12 @@ check_eq "an unknown mode exits 2, naming it" \
 r=$("$sim" ring --ring 1=0,1 --qdisc "pmax 1.5" 2>&1) && rc=0 || rc=$?
 check_eq "a qdisc option out of range exits 2, naming it and its range" \
 	"2 symofan-sim: --qdisc: pmax '1.5' is not in 0..1" "$rc $(head -1 <<<"$r")"
+r=$("$sim" ring --ring 1=0,1 --fail 8 2>&1) && rc=0 || rc=$?
+check_eq "a failed link the fabric does not have exits 2, naming it" \
+	"2 symofan-sim: --fail: no switch link 8 (the fabric has 8, numbered from 0)" \
+	"$rc $(head -1 <<<"$r")"
 
-# 13: two opposite 4-rank rings through 10 Mbit/s uplinks from 20 Mbit/s
+# 14: two opposite 4-rank rings through 10 Mbit/s uplinks from 20 Mbit/s
 # hosts, steps as new flows on 2 queue pairs, ringcoll's default 20 ms
 # timeout: the queues outlast it
 "$sim" ring --leaves 4 --spines 1 --hosts-per-leaf 1 --rate 20mbit --uplink-rate 10mbit \
@@ -116,7 +120,7 @@ ktap_print "20 ms timeout under queues: $gbn"
 check_jq "a 20 ms timeout under long queues resends under 5% of the packets" \
 	'.retransmitted_packets < 0.05 * .packets_sent' "$gbn"
 
-# 14-15: the papers' scripts, small
+# 15-16: the papers' scripts, small
 "$TOP_DIR/eval/sim_ofan.sh" --k 4 --sizes "32 128" --modes "ofan ecmp" --seeds 1 \
 	--rate 20mbit --out "$tmp/ofan/ofan.json" >"$tmp/ofan.log" 2>&1
 check_jq "sim_ofan.sh: every mode and size ran and completed, Ofan's queue below ECMP's" \

@@ -63,7 +63,10 @@ run() {
 		--load 50 --seed 2 --rate 20mbit >"$tmp/$name.log" 2>&1
 }
 
-# a quiet run: up to 3 tries, for a machine that is itself busy a moment
+# a quiet run: up to 3 tries, for a machine that is itself busy a moment.
+# Its busiest 500 ms window may be less busy than the whole run: a short
+# run busy at both ends (launch, teardown) weighs each end fully, while
+# every sliding window holds at most one of them.
 for try in 1 2 3; do
 	run quiet || true
 	[ "$(jq -r .guard.verdict "$tmp/quiet/result.json" 2>/dev/null)" != trustworthy ] ||
@@ -74,7 +77,7 @@ ktap_print "$(grep '^guard' "$tmp/quiet.log")"
 res=$(cat "$tmp/quiet/result.json")
 check_jq "a run's result carries the machine's load and the senders' pacing" \
 	'.guard | (.cpu_busy_pct | type == "number") and
-	 (.cpu_busy_max_window_pct >= .cpu_busy_pct) and
+	 (.cpu_busy_max_window_pct | . >= 0 and . <= 100) and
 	 (.timer_irqs_per_s > 0) and .frame_ns == 434400 and
 	 (.worst_sender_lag_ns | type == "number") and .max_burst_packets >= 1 and
 	 (.schedule_slips | type == "number") and .lag_limit_frames == 4' "$res"
