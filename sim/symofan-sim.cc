@@ -56,7 +56,9 @@ static const char kUsage[] =
     "  --background PCT      each edge switch sends UEC traffic (job 100 + its number)\n"
     "                        to the last host of the next at PCT%% of --rate (default 0)\n"
     "  --lb MODE             ecmp, ofan, pofan, rr, rps or static (default ecmp)\n"
-    "  --pipes N             pOfan: pipes of ingress ports per switch (default 2)\n"
+    "  --pipe-ports N        pOfan: a switch's downlinks, N to a pipe in port order\n"
+    "                        (default 1: each its own pipe, the paper's 1Ofan;\n"
+    "                        ofan-fattree.sh's --pipe-ports)\n"
     "  --qdisc \"OPTS\"        every switch port's sch_symphony options, tc's words\n"
     "                        (default \"limit 1000 kmin 16kb kmax 64kb pmax 0.2\n"
     "                        k 0.01 tau 0.25 twin 100ms warmup 4 samples 4\")\n"
@@ -226,7 +228,7 @@ main(int argc, char** argv)
         {"imbalance", required_argument, nullptr, O_IMB},
         {"fail", required_argument, nullptr, O_FAIL},
         {"lb", required_argument, nullptr, O_LB},
-        {"pipes", required_argument, nullptr, O_PIPES},
+        {"pipe-ports", required_argument, nullptr, O_PIPES},
         {"qdisc", required_argument, nullptr, O_QDISC},
         {"marking", required_argument, nullptr, O_MARKING},
         {"state", required_argument, nullptr, O_STATE},
@@ -275,7 +277,6 @@ main(int argc, char** argv)
 
     roce.lineRateBps = 2500000;
     roce.rtoNs = 20000000;
-    topo.nrPipes = 2;
     if (argc < 2 || (strcmp(argv[1], "ring") && strcmp(argv[1], "perm")))
         Usage(argc < 2 ? "no command" : std::string("unknown command '") + argv[1] + "'");
     isPerm = !strcmp(argv[1], "perm");
@@ -323,7 +324,7 @@ main(int argc, char** argv)
             if (!LbModeFromName(optarg, &topo.routing.mode))
                 Usage(std::string("--lb: unknown mode '") + optarg + "' (ecmp, ofan, pofan, rr, rps, static)");
             break;
-        case O_PIPES: topo.nrPipes = ArgU64("--pipes", optarg, 1, OFAN_MAX_PIPES); break;
+        case O_PIPES: topo.pipePorts = ArgU64("--pipe-ports", optarg, 1, 4096); break;
         case O_QDISC: qdiscText = optarg; break;
         case O_MARKING:
             marking = optarg;

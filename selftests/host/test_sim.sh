@@ -21,7 +21,7 @@ require_built "$sim"
 tmp=$(mktemp -d /tmp/test_sim.XXXXXX)
 on_exit rm -rf "$tmp"
 
-ktap_plan 16
+ktap_plan 17
 
 merge() { jq -L "$TOP_DIR/tc-scripts" -c 'include "ringmerge"; .ranks | ring_merge(null)' "$1"; }
 
@@ -74,7 +74,7 @@ check_jq "a ring whose ranks run one step in lockstep has no outpacing packet, n
 	'.sim.complete and (.ports | map(.outpacing_packets + .symphony_marks) | add) == 0' \
 	"$(jq -c '{sim, ports}' "$tmp/lockstep.json")"
 
-# 8-9: a permutation on a k=4 fat tree at 20 Mbit/s
+# 8-10: a permutation on a k=4 fat tree at 20 Mbit/s
 perm() { "$sim" perm --packets 128 --seed 2 --lb "$1" --out "$tmp/perm-$1.json"; }
 perm ofan && perm ecmp
 check_jq "a permutation delivers and ACKs every packet of every host" \
@@ -87,7 +87,12 @@ check_jq "Ofan's queues stay within 4 frames, ECMP's grow past 10" \
 	'.ofan <= 4 and .ecmp > 10' "$(jq -nc --argjson o "$(q ofan)" --argjson e "$(q ecmp)" \
 		'{ofan: $o, ecmp: $e}')"
 
-# 10: the evaluation's runs in the simulator
+perm pofan
+check_jq "pOfan's pointers per pipe of downlinks route otherwise than Ofan's (its queues differ)" \
+	'.ofan != .pofan' "$(jq -nc --slurpfile o "$tmp/perm-ofan.json" --slurpfile p "$tmp/perm-pofan.json" \
+		'{ofan: [$o[0].ports[].max_backlog_bytes], pofan: [$p[0].ports[].max_backlog_bytes]}')"
+
+# 11: the evaluation's runs in the simulator
 "$TOP_DIR/eval/symphony_ring.sh" --engine sim --seeds 1 --scenarios rings --size 256k \
 	--out "$tmp/eval/rings.json" >"$tmp/eval.log" 2>&1
 check_jq "symphony_ring.sh --engine sim: both markings, complete, guard 'simulated'" \
@@ -95,7 +100,7 @@ check_jq "symphony_ring.sh --engine sim: both markings, complete, guard 'simulat
 	 .guard.verdict == "simulated" and (.summary | length) == 2' \
 	"$(jq -c 'del(.runs[].step_overlap)' "$tmp/eval/rings.json" 2>/dev/null)"
 
-# 11-13: bad options
+# 12-14: bad options
 r=$("$sim" ring --ring 1=0,1 --lb foo 2>&1) && rc=0 || rc=$?
 check_eq "an unknown mode exits 2, naming it" \
 	"2 symofan-sim: --lb: unknown mode 'foo' (ecmp, ofan, pofan, rr, rps, static)" \
@@ -108,7 +113,7 @@ check_eq "a failed link the fabric does not have exits 2, naming it" \
 	"2 symofan-sim: --fail: no switch link 8 (the fabric has 8, numbered from 0)" \
 	"$rc $(head -1 <<<"$r")"
 
-# 14: two opposite 4-rank rings through 10 Mbit/s uplinks from 20 Mbit/s
+# 15: two opposite 4-rank rings through 10 Mbit/s uplinks from 20 Mbit/s
 # hosts, steps as new flows on 2 queue pairs, ringcoll's default 20 ms
 # timeout: the queues outlast it
 "$sim" ring --leaves 4 --spines 1 --hosts-per-leaf 1 --rate 20mbit --uplink-rate 10mbit \
@@ -120,7 +125,7 @@ ktap_print "20 ms timeout under queues: $gbn"
 check_jq "a 20 ms timeout under long queues resends under 5% of the packets" \
 	'.retransmitted_packets < 0.05 * .packets_sent' "$gbn"
 
-# 15-16: the papers' scripts, small
+# 16-17: the papers' scripts, small
 "$TOP_DIR/eval/sim_ofan.sh" --k 4 --sizes "32 128" --modes "ofan ecmp" --seeds 1 \
 	--rate 20mbit --out "$tmp/ofan/ofan.json" >"$tmp/ofan.log" 2>&1
 check_jq "sim_ofan.sh: every mode and size ran and completed, Ofan's queue below ECMP's" \

@@ -71,7 +71,7 @@ struct SwitchTable
     std::vector<uint32_t> slotOfHost; /* per host: its number on its edge switch */
     std::vector<uint64_t> valid;     /* per key: bit p, uplink p reaches it */
     uint32_t nrKeys = 0;
-    std::vector<uint32_t> pipeOfIf;  /* per interface: its pOfan pipe */
+    std::vector<uint32_t> pipeOfIf;  /* per interface: its pOfan pipe (downlinks) */
     uint32_t nrPipes = 1;
 };
 

@@ -324,11 +324,20 @@ Fabric::ComputeTables(const TopologySpec& spec)
             /* a key's uplinks must reach every host of it */
             table->valid[key] &= mask;
         }
-        uint32_t ifaces = m_nodes.Get(n)->GetObject<Ipv4>()->GetNInterfaces();
-        table->nrPipes = spec.nrPipes;
+        /* pOfan's pipes group the downlinks, where northbound packets
+         * come in, pipePorts to a pipe in port order (ofan-fattree.sh);
+         * packets from an uplink or the switch itself take pipe 0
+         */
+        uint32_t ifaces = m_nodes.Get(n)->GetObject<Ipv4>()->GetNInterfaces(), down = 0;
         table->pipeOfIf.assign(ifaces, 0);
-        for (uint32_t i = 1; i < ifaces; i++)
-            table->pipeOfIf[i] = (i - 1) * spec.nrPipes / (ifaces - 1);
+        for (const Link& link : m_links)
+            if (link.b == n)
+                table->pipeOfIf[link.ifB] = std::min<uint32_t>(down++ / spec.pipePorts,
+                                                               OFAN_MAX_PIPES - 1);
+        table->nrPipes = std::min<uint32_t>((down + spec.pipePorts - 1) / spec.pipePorts,
+                                            OFAN_MAX_PIPES);
+        if (!table->nrPipes)
+            table->nrPipes = 1;
         FabricRoutingConfig cfg = spec.routing;
         cfg.hashSeed = (uint32_t)(spec.seed * 2654435761ULL + n);
         m_routers[n]->SetSwitch(table, cfg);

@@ -54,7 +54,8 @@ struct TopologySpec
     bool sharedJobs = false; /* one job table per switch, not per port */
     uint32_t hostQueuePackets = 100000;
     FabricRoutingConfig routing;
-    uint32_t nrPipes = 1; /* pOfan: pipes of ingress ports per switch */
+    /* pOfan: a switch's downlinks, this many to a pipe in port order */
+    uint32_t pipePorts = 1;
     uint64_t seed = 1;
 };
 
