@@ -4,6 +4,8 @@
  */
 #include "background.h"
 
+#include "roce-host.h"
+
 #include "ns3/abort.h"
 #include "ns3/ipv4-route.h"
 #include "ns3/node.h"
@@ -75,10 +77,7 @@ BackgroundStream::Send()
     Socket::SocketErrno err;
 
     m_psn++;
-    symphony_put_be16(l4, m_sport);
-    symphony_put_be16(l4 + 2, SYMPHONY_UDP_PORT_UEC);
-    symphony_put_be16(l4 + 4, udpLen);
-    symphony_put_be16(l4 + 6, 0);
+    PutUdpHeader(l4, m_sport, SYMPHONY_UDP_PORT_UEC, hdr + m_payload);
     Ptr<Packet> p = Create<Packet>(l4, 8 + hdr);
     p->AddPaddingAtEnd(m_payload);
     h.SetSource(m_src);

@@ -192,10 +192,10 @@ int
 FabricRouting::ChooseUplink(Ptr<const Packet> p,
                             const Ipv4Header& header,
                             Ptr<const NetDevice> idev,
-                            uint32_t key)
+                            uint32_t host)
 {
     const SwitchTable& t = *m_table;
-    uint32_t w = t.uplinkIf.size();
+    uint32_t w = t.uplinkIf.size(), key = t.keyOfHost[host];
     uint64_t valid = t.valid[key];
     uint32_t cls, pipe = 0;
 
@@ -222,7 +222,7 @@ FabricRouting::ChooseUplink(Ptr<const Packet> p,
     case LbMode::Rps:
         return NthSetBit(valid, m_rng->GetInteger(0, __builtin_popcountll(valid) - 1));
     case LbMode::Static: {
-        uint32_t slot = t.slotOfHost[HostOfAddress(header.GetDestination())];
+        uint32_t slot = t.slotOfHost[host];
         for (uint32_t k = 0; k < w; k++)
             if ((valid >> ((slot + k) % w)) & 1)
                 return (slot + k) % w;
@@ -268,7 +268,7 @@ FabricRouting::RouteOutput(Ptr<Packet> p,
     if (m_table->downIf[host] >= 0)
         return RouteVia(m_table->downIf[host]);
     if (!m_table->uplinkIf.empty())
-        port = ChooseUplink(p, header, nullptr, m_table->keyOfHost[host]);
+        port = ChooseUplink(p, header, nullptr, host);
     if (port < 0)
     {
         sockerr = Socket::ERROR_NOROUTETOHOST;
@@ -309,7 +309,7 @@ FabricRouting::RouteInput(Ptr<const Packet> p,
         ucb(RouteVia(m_table->downIf[host]), p, header);
         return true;
     }
-    port = m_table->uplinkIf.empty() ? -1 : ChooseUplink(p, header, idev, m_table->keyOfHost[host]);
+    port = m_table->uplinkIf.empty() ? -1 : ChooseUplink(p, header, idev, host);
     if (port < 0)
     {
         m_noRouteDrops++;

@@ -123,11 +123,11 @@ class FabricRouting : public Ipv4RoutingProtocol
   private:
     void DoDispose() override;
     Ptr<Ipv4Route> RouteVia(uint32_t iface);
-    /* The uplink (0..w-1) for a packet to key @key, or -1. */
+    /* The uplink (0..w-1) for a packet to host @host, or -1. */
     int ChooseUplink(Ptr<const Packet> p,
                      const Ipv4Header& header,
                      Ptr<const NetDevice> idev,
-                     uint32_t key);
+                     uint32_t host);
 
     Ptr<Ipv4> m_ipv4;
     bool m_isHost;

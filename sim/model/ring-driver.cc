@@ -98,13 +98,11 @@ RingDriver::AddJob(const RingJobSpec& job)
             r->rank = i;
             r->host = ring[i];
             r->succ = ring[(i + 1) % n];
-            r->pred = ring[(i + n - 1) % n];
             NS_ABORT_MSG_IF(r->host >= m_hosts.size(), "job " << job.job << ": no host " << r->host);
             r->steps = m_spec.coll == Collective::AllReduce ? 2 * (n - 1) : n - 1;
             r->stepSize = m_spec.sizeBytes / n;
             r->startNs = kFirstStartNs + job.startNs;
             r->nextStep.assign(C, 0);
-            r->queued.assign(C * S, 0);
             r->acked.assign(C * S, 0);
             r->rec.resize(m_spec.iterations);
             for (auto& it : r->rec)
@@ -143,7 +141,6 @@ RingDriver::Start(Rank* r)
     r->running = true;
     r->rec[r->iter].startNs = now;
     std::fill(r->nextStep.begin(), r->nextStep.end(), 0);
-    std::fill(r->queued.begin(), r->queued.end(), 0);
     std::fill(r->acked.begin(), r->acked.end(), 0);
     Advance(r);
 }
@@ -158,7 +155,6 @@ RingDriver::StartStep(Rank* r, uint32_t c, uint32_t k)
     it.stepStartNs[c][k] = Simulator::Now().GetNanoSeconds();
     it.firstRateBps[c][k] = m_hosts[r->host]->QpRateBps(r->qp[q]);
     m_hosts[r->host]->PostWrite(r->qp[q], sport, StepBytes(r, c));
-    r->queued[q]++;
 }
 
 /* Start what the ring allows, and close the iteration when it is done. */

@@ -81,7 +81,7 @@ class RingDriver
     };
     struct Rank
     {
-        uint32_t job, nranks, rank, host, succ, pred;
+        uint32_t job, nranks, rank, host, succ;
         uint32_t steps;      /* per collective */
         uint64_t stepSize;   /* bytes of a step, all channels */
         uint64_t startNs;
@@ -89,7 +89,7 @@ class RingDriver
         bool running = false, done = false;
         std::vector<uint32_t> nextStep;            /* per channel */
         std::vector<uint32_t> qp;                  /* [c * S + s]: index on the host */
-        std::vector<uint32_t> queued, acked;       /* per queue pair, this iteration */
+        std::vector<uint32_t> acked;               /* per queue pair, this iteration */
         std::vector<Iteration> rec;
     };
 

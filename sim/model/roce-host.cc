@@ -26,12 +26,11 @@ static constexpr uint32_t kUdpBytes = 8;
 static constexpr uint16_t kControlPort = 49152;
 static constexpr uint32_t kPsnMask = 0xffffff;
 
-/* The UDP header a packet of @payload bytes after it starts with. */
-static void
-PutUdp(uint8_t* udp, uint16_t sport, uint32_t payload)
+void
+PutUdpHeader(uint8_t* udp, uint16_t sport, uint16_t dport, uint32_t payload)
 {
     symphony_put_be16(udp, sport);
-    symphony_put_be16(udp + 2, SYMPHONY_UDP_PORT_ROCEV2);
+    symphony_put_be16(udp + 2, dport);
     symphony_put_be16(udp + 4, kUdpBytes + payload);
     symphony_put_be16(udp + 6, 0); /* no checksum, as RoCEv2 NICs send */
 }
@@ -246,7 +245,7 @@ RoceHost::Transmit(TxQp& qp, uint64_t now)
                  ackReq);
     if (ackReq && qp.nextSeq == qp.highSeq)
         rto_sent(&qp.rto, qp.nextSeq, now);
-    PutUdp(l4, m->sport, SYMPHONY_BTH_LEN + payload + ROCE_ICRC_LEN);
+    PutUdpHeader(l4, m->sport, SYMPHONY_UDP_PORT_ROCEV2, SYMPHONY_BTH_LEN + payload + ROCE_ICRC_LEN);
     Ptr<Packet> p = Create<Packet>(l4, sizeof(l4));
     p->AddPaddingAtEnd(payload + ROCE_ICRC_LEN);
     SendIp(qp.dst, p);
@@ -344,7 +343,7 @@ RoceHost::SendControl(uint32_t dst, const uint8_t* l4, size_t len)
     uint8_t buf[kUdpBytes + SYMPHONY_BTH_LEN + ROCE_CNP_PAD + ROCE_ICRC_LEN] = {};
 
     memcpy(buf + kUdpBytes, l4, len);
-    PutUdp(buf, kControlPort, len + ROCE_ICRC_LEN);
+    PutUdpHeader(buf, kControlPort, SYMPHONY_UDP_PORT_ROCEV2, len + ROCE_ICRC_LEN);
     SendIp(dst, Create<Packet>(buf, kUdpBytes + len + ROCE_ICRC_LEN));
 }
 

@@ -65,6 +65,11 @@ struct RoceCounters
     uint64_t lastAckNs = 0;
 };
 
+/* The 8-byte UDP header at @udp of a datagram with @payload bytes after
+ * it, ports in host order, no checksum (as RoCEv2 NICs send).
+ */
+void PutUdpHeader(uint8_t* udp, uint16_t sport, uint16_t dport, uint32_t payload);
+
 class RoceHost : public IpL4Protocol
 {
   public:

@@ -231,16 +231,20 @@ SymphonyQueueDisc::MarkDequeued(Ptr<QueueDiscItem> item, uint32_t backlog)
         uint8_t nh[SYMPHONY_PARSE_MAX_BYTES];
         const struct symphony_parse_cfg cfg = {(__u8)m_jobField, (__u8)m_stepField};
         uint32_t pkt_len = ip->GetHeader().GetSerializedSize() + item->GetPacket()->GetSize();
-        Buffer hdr;
         struct symphony_pkt pkt;
 
         /* The bytes a switch's parser sees: the IP header as it would
-         * be on the wire, then the packet's first bytes.
+         * be on the wire (serialised into the queue disc's own buffer,
+         * sized once), then the packet's first bytes.
          */
-        hdr.AddAtStart(ip->GetHeader().GetSerializedSize());
-        ip->GetHeader().Serialize(hdr.Begin());
-        uint32_t hlen = hdr.GetSize();
-        hdr.CopyData(nh, hlen);
+        uint32_t hlen = ip->GetHeader().GetSerializedSize();
+        if (m_ipHeader.GetSize() != hlen)
+        {
+            m_ipHeader = Buffer();
+            m_ipHeader.AddAtStart(hlen);
+        }
+        ip->GetHeader().Serialize(m_ipHeader.Begin());
+        m_ipHeader.CopyData(nh, hlen);
         uint32_t avail =
             hlen + item->GetPacket()->CopyData(nh + hlen, SYMPHONY_PARSE_MAX_BYTES - hlen);
 

@@ -15,6 +15,7 @@
 
 #include <vector>
 
+#include "ns3/buffer.h"
 #include "ns3/queue-disc.h"
 #include "ns3/random-variable-stream.h"
 
@@ -81,6 +82,7 @@ class SymphonyQueueDisc : public QueueDisc
 
     uint32_t m_redPmaxQ32;
     uint32_t m_backlog; /* bytes as the kernel counts them: L2 frames */
+    Buffer m_ipHeader;  /* a dequeued packet's IP header, serialised */
     Ptr<SymphonyJobs> m_jobs;
     Ptr<UniformRandomVariable> m_rng;
     struct tc_symphony_xstats m_xstats;

@@ -155,9 +155,10 @@ Fabric::Wire(const TopologySpec& spec, const RoceConfig& roce)
         m_routers.push_back(
             DynamicCast<FabricRouting>(m_nodes.Get(n)->GetObject<Ipv4>()->GetRoutingProtocol()));
 
-    for (uint32_t l = 0; l < m_links.size(); l++)
+    /* switch links are numbered in the order they come */
+    uint32_t switchLink = 0;
+    for (Link& link : m_links)
     {
-        Link& link = m_links[l];
         PointToPointHelper p2p;
         Ptr<Node> a = m_nodes.Get(link.a), b = m_nodes.Get(link.b);
 
@@ -225,12 +226,9 @@ Fabric::Wire(const TopologySpec& spec, const RoceConfig& roce)
         }
         else
         {
-            uint32_t sl = m_switchLinks.size();
-            for (uint32_t i = 0; i < m_switchLinks.size(); i++)
-                if (m_switchLinks[i] == l)
-                    sl = i;
-            addrA = SwitchLinkAddress(sl, false);
-            addrB = SwitchLinkAddress(sl, true);
+            addrA = SwitchLinkAddress(switchLink, false);
+            addrB = SwitchLinkAddress(switchLink, true);
+            switchLink++;
         }
         link.ifA = ipA->AddInterface(devs.Get(0));
         link.ifB = ipB->AddInterface(devs.Get(1));
