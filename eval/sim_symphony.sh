@@ -11,30 +11,49 @@
 # step-overlap plot are section 1's.
 #
 # Usage: eval/sim_symphony.sh [options]       (after "make sim")
-#   --nodes 32|128     32: 4 ToRs of 8 hosts, 8 spines (default); 128:
-#                      8 ToRs of 16 hosts, 16 spines
-#   --scenarios "S ..." rings: hosts/2 rings of 2 hosts per ToR (the
-#                      paper's multiple 1D rings); ring1: one ring of every
-#                      host (default "rings")
+#   --nodes 32|128     32: 4 ToRs of 8 hosts (default); 128: 8 ToRs of 16
+#   --spines N         spines (default: the hosts of a ToR, no
+#                      over-subscription; Table 1's 4 over-subscribe 2:1
+#                      at 32 nodes)
+#   --scenarios S      rings: hosts/2 rings of 2 hosts per ToR, one job
+#                      (the paper's multiple 1D rings; default); jobs2:
+#                      the same rings, each its own job ID; ring1: one
+#                      ring of every host
+#   --iterations N     AllReduces back to back, each rank starting the
+#                      next when it finishes one (default 1; the paper's
+#                      Fig. 4a runs for about ten)
 #   --chunk BYTES      a step's bytes per rank (default 8m)
 #   --seeds N          (default 10)
 #   --k K              Symphony's k (default 0.01)
+#   --state port|switch  Symphony's job state per port (default) or per
+#                      switch
+#   --cc dcqcn|hpcc    dcqcn: dcqcn.h's constants scaled to the rate
+#                      (default); hpcc: HPCC's DCQCN configuration at
+#                      10 Gbit/s (alpha every 1 us, one fast-recovery
+#                      stage, 2/20 Mbit/s steps, 1 Gbit/s floor, no byte
+#                      counter, a cut at most every 4 us)
 #   --imbalance R      one ToR-spine link at 1/R of the rate (default 1)
+#   --jobs N           runs at once (default: the cores)
 #   --out FILE         (default build/results/sim_symphony_NODES.json)
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 prog=sim_symphony.sh
 nodes=32
+spines=
 scenarios=rings
+iterations=1
 chunk=8m
 seeds=10
 k=0.01
+state=port
+cc=dcqcn
 imbalance=1
+jobs=$(nproc)
 out=
 
 die() { echo "$prog: $*" >&2; exit 1; }
-usage() { sed -n '13,24s/^# \{0,1\}//p' "$0" >&2; exit 2; }
+usage() { sed -n '13,37s/^# \{0,1\}//p' "$0" >&2; exit 2; }
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-h|--help) usage ;;
@@ -42,11 +61,16 @@ while [ $# -gt 0 ]; do
 	[ $# -ge 2 ] || usage
 	case "$1" in
 	--nodes) nodes=$2 ;;
+	--spines) spines=$2 ;;
 	--scenarios) scenarios=$2 ;;
+	--iterations) iterations=$2 ;;
 	--chunk) chunk=$2 ;;
 	--seeds) seeds=$2 ;;
 	--k) k=$2 ;;
+	--state) state=$2 ;;
+	--cc) cc=$2 ;;
 	--imbalance) imbalance=$2 ;;
+	--jobs) jobs=$2 ;;
 	--out) out=$2 ;;
 	*) echo "$prog: unknown option '$1'" >&2; usage ;;
 	esac
@@ -57,6 +81,16 @@ case $nodes in
 128) tors=8 hpt=16 ;;
 *) die "--nodes '$nodes': 32 or 128" ;;
 esac
+[ -n "$spines" ] || spines=$hpt
+[[ $spines =~ ^[1-9][0-9]?$ ]] || die "--spines '$spines': wants 1..64"
+[[ $iterations =~ ^[1-9][0-9]*$ ]] || die "--iterations '$iterations': wants a count"
+case $cc in
+dcqcn) cc_args= ;;
+# HPCC's simulation/run.py at 10 Gbit/s (rates scaled as it scales them
+# from 25 Gbit/s)
+hpcc) cc_args="--dcqcn-g 256 --dcqcn-alpha-us 1 --dcqcn-timer-us 300 --dcqcn-f 1 --dcqcn-rai 2mbit --dcqcn-rhai 20mbit --dcqcn-min-rate 1gbit --dcqcn-bytes 1g --cnp-interval 4" ;;
+*) die "--cc '$cc': dcqcn or hpcc" ;;
+esac
 [[ $chunk =~ ^([0-9]+)([km]?)$ ]] || die "--chunk '$chunk': bytes, with k or m"
 case ${BASH_REMATCH[2]} in
 k) mult=1024 ;;
@@ -66,17 +100,17 @@ esac
 chunk_bytes=$((BASH_REMATCH[1] * mult))
 [ -n "$out" ] || out=$top/build/results/sim_symphony_$nodes.json
 for s in $scenarios; do
-	[[ $s =~ ^(rings|ring1)$ ]] || die "--scenarios: '$s' is not rings or ring1"
+	[[ $s =~ ^(rings|jobs2|ring1)$ ]] || die "--scenarios: '$s' is not rings, jobs2 or ring1"
 done
 # the rank count sets the data per rank: a step moves size/N
-[ "$(wc -w <<<"$scenarios")" -eq 1 ] ||
-	die "--scenarios: one at a time (their rings differ in size, the chunk does not)"
-ranks=$([ "$scenarios" = rings ] && echo $((2 * tors)) || echo $((tors * hpt)))
+[ "$(wc -w <<<"$scenarios")" -eq 1 ] || ! grep -qw ring1 <<<"$scenarios" ||
+	die "--scenarios: ring1 alone (its ring differs in size, the chunk does not)"
+ranks=$(grep -qw ring1 <<<"$scenarios" && echo $((tors * hpt)) || echo $((2 * tors)))
 
 exec "$top/eval/symphony_ring.sh" --engine sim --links p2p --delay-us 1 \
-	--tors "$tors" --spines "$hpt" --hosts-per-tor "$hpt" \
+	--tors "$tors" --spines "$spines" --hosts-per-tor "$hpt" --state "$state" --jobs "$jobs" \
 	--rate 10gbit --uplink-rate 10gbit --imbalance "$imbalance" --background 0 \
 	--scenarios "$scenarios" --size $((chunk_bytes * ranks)) --seeds "$seeds" \
 	--red "limit 100000 kmin 50kb kmax 100kb pmax 0.2" \
 	--symphony "k $k tau 0.25 twin 100us warmup 16 samples 16" \
-	--ringcoll "--mtu 4096 --rto 4" --out "$out"
+	--ringcoll "--mtu 4096 --rto 4 --iterations $iterations $cc_args" --out "$out"

@@ -63,6 +63,7 @@
 #   --links htb|p2p      sim: the testbed's HTB-shaped links (default), or
 #                        links that serialise every packet at every hop
 #   --delay-us US        sim: every link's propagation delay (default 1)
+#   --jobs N             sim: runs at once (default: the cores)
 #   --out FILE           JSON (default build/results/symphony_ring.json); plots
 #                        next to it (FILE without .json, -cct-cdf.png,
 #                        -overlap.png)
@@ -93,6 +94,7 @@ tors=4
 spines=2
 links=htb
 delay_us=1
+sim_jobs=$(nproc)
 # DCQCN with its time constants scaled to this testbed's round trip
 # (tens of ms at a few Mbit/s, not the 10 us of a 40 Gbit/s fabric):
 # one CNP, one alpha update and one rate-increase period per 50 ms, a
@@ -106,7 +108,7 @@ inside=0
 prefix=syev
 
 die() { echo "$prog: $*" >&2; exit 1; }
-usage() { sed -n '18,64s/^# \{0,1\}//p' "$0" >&2; exit 2; }
+usage() { sed -n '18,70s/^# \{0,1\}//p' "$0" >&2; exit 2; }
 orig_args=("$@")
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -138,6 +140,7 @@ while [ $# -gt 0 ]; do
 	--spines) spines=$2 ;;
 	--links) links=$2 ;;
 	--delay-us) delay_us=$2 ;;
+	--jobs) sim_jobs=$2 ;;
 	*) echo "$prog: unknown option '$1'" >&2; usage ;;
 	esac
 	shift 2
@@ -155,6 +158,7 @@ else
 	[[ $spines =~ ^[1-9][0-9]?$ ]] || die "--spines '$spines': wants 1..64"
 	[[ $links =~ ^(htb|p2p)$ ]] || die "--links '$links': htb or p2p"
 	[[ $delay_us =~ ^[0-9]+$ ]] || die "--delay-us '$delay_us': wants microseconds"
+	[[ $sim_jobs =~ ^[1-9][0-9]*$ ]] || die "--jobs '$sim_jobs': wants a count"
 fi
 [[ $imbalance =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "--imbalance '$imbalance': wants a ratio such as 1.13"
 [[ $background =~ ^[0-9]+$ ]] && [ "$background" -le 50 ] ||
@@ -305,11 +309,13 @@ run_line() {
 	     retransmitted: .retransmitted_packets,
 	     duplicate: .duplicate_packets,
 	     cnps: .cnps_received, naks: .naks_received}) as $packets
-	  | .jobs[] | .job as $job | .iterations[0]
+	  # each job over its iterations back to back (with one, that iteration)
+	  | .jobs[] | .job as $job | .iterations[0].start_skew_ms as $start_skew_ms
+	  | .whole
 	  | {scenario: $scenario, marking: $marking, seed: $seed,
 	     job: $job, step_qps: $step_qps, step_flows: $step_flows,
 	     complete, cct_ms,
-	     start_skew_ms, max_step_overlap,
+	     start_skew_ms: $start_skew_ms, max_step_overlap,
 	     final_step_span_ms, switch_ports: $ports,
 	     run_packets: $packets,
 	     guard: $guard, step_overlap}' "$5"
@@ -343,50 +349,70 @@ sim_rings() {
 # background, the qdisc's options, the seeds' step bases; ringcoll's
 # options pass through (the simulator takes them).  The guard has no
 # machine to judge: "simulated".
+# sim_one N SEED SCENARIO MARKING: one simulated run, its JSON line in
+# $work/N.line
+sim_one() {
+	local n=$1 seed=$2 scenario=$3 marking=$4 counters
+	# shellcheck disable=SC2046,SC2086
+	"$sim" ring --leaves "$tors" --spines "$spines" --hosts-per-leaf "$hpt" \
+		--rate "$rate" --uplink-rate "$uplink_rate" "${imb[@]}" \
+		--links "$links" --delay-us "$delay_us" "${burst_arg[@]}" --background "$background" --lb "$routing" \
+		--qdisc "$red_args $symphony_args" --marking "$marking" \
+		--state "$state" --seed "$seed" $(sim_rings "$scenario") \
+		--size "$size" --step-base $((49152 + seed * 97)) \
+		--step-qps "$step_qps" $([ "$step_flows" = off ] || echo --step-flows) \
+		$ringcoll_args --out "$work/$n.sim.json" ||
+		echo "$prog: seed $seed $scenario $marking: the simulation did not complete" >&2
+	jq -L "$top/tc-scripts" 'include "ringmerge";
+	  .ranks | ring_merge({verdict: "simulated"})' \
+		"$work/$n.sim.json" >"$work/$n.result.json"
+	counters=$(jq -c --arg state "$state" --argjson switches $((tors + spines)) '
+	  . as $d | .ports |
+	  {red_marks: (map(.red_marks) | add), symphony_marks: (map(.symphony_marks) | add),
+	   outpacing_packets: (map(.outpacing_packets) | add),
+	   drops: (map(.limit_drops + .red_drops) | add),
+	   collective_packets: (map(.collective_packets) | add),
+	   jobs_maps: (if $state == "switch" then $switches else 0 end),
+	   simulator: {events: $d.sim.events, wall_s: $d.sim.wall_s}}' "$work/$n.sim.json")
+	run_line "$scenario" "$marking" "$seed" "$counters" \
+		"$work/$n.result.json" >"$work/$n.line" ||
+		echo "$prog: run $n wrote no result" >&2
+	rm -f "$work/$n.sim.json" "$work/$n.result.json"
+}
+
+# The same runs in the ns-3 simulator: the leaf-spine, its imbalance and
+# background, the qdisc's options, the seeds' step bases; ringcoll's
+# options pass through (the simulator takes them).  The guard has no
+# machine to judge: "simulated".  --jobs runs at once; the JSON keeps
+# the runs' order.
 run_sim() {
-	local seed scenario marking n=0 total work counters imb=() burst_arg=()
+	local seed scenario marking n=0 i total imb=() burst_arg=()
 	local sim=$top/build/symofan-sim
 	[ -x "$sim" ] || die "no $sim: run 'make sim'"
 	work=$(mktemp -d /tmp/symphony_ring_sim.XXXXXX)
 	trap 'rm -rf "$work"' EXIT
 	[ "$imbalance" = 1 ] || imb=(--imbalance "0:0:$imbalance")
 	[ "$burst" = auto ] || [ "$links" = p2p ] || burst_arg=(--burst "$burst")
-	: >"$runs"
 	total=$((seeds * $(wc -w <<<"$scenarios") * 2))
 	progress_start "$prog"
 	for ((seed = 1; seed <= seeds; seed++)); do
 		for scenario in $scenarios; do
 			for marking in red symphony; do
 				n=$((n + 1))
+				while [ "$(jobs -rp | wc -l)" -ge "$sim_jobs" ]; do
+					wait -n || true
+				done
 				progress "$n" "$total" "seed $seed, $scenario, $marking (ns-3)"
-				# shellcheck disable=SC2046,SC2086
-				"$sim" ring --leaves "$tors" --spines "$spines" --hosts-per-leaf "$hpt" \
-					--rate "$rate" --uplink-rate "$uplink_rate" "${imb[@]}" \
-					--links "$links" --delay-us "$delay_us" "${burst_arg[@]}" --background "$background" --lb "$routing" \
-					--qdisc "$red_args $symphony_args" --marking "$marking" \
-					--state "$state" --seed "$seed" $(sim_rings "$scenario") \
-					--size "$size" --step-base $((49152 + seed * 97)) \
-					--step-qps "$step_qps" $([ "$step_flows" = off ] || echo --step-flows) \
-					$ringcoll_args --out "$work/sim.json" ||
-					echo "$prog: seed $seed $scenario $marking: the simulation did not complete" >&2
-				jq -L "$top/tc-scripts" 'include "ringmerge";
-				  .ranks | ring_merge({verdict: "simulated"})' \
-					"$work/sim.json" >"$work/result.json"
-				counters=$(jq -c --arg state "$state" --argjson switches $((tors + spines)) '
-				  . as $d | .ports |
-				  {red_marks: (map(.red_marks) | add), symphony_marks: (map(.symphony_marks) | add),
-				   outpacing_packets: (map(.outpacing_packets) | add),
-				   drops: (map(.limit_drops + .red_drops) | add),
-				   collective_packets: (map(.collective_packets) | add),
-				   jobs_maps: (if $state == "switch" then $switches else 0 end),
-				   simulator: {events: $d.sim.events, wall_s: $d.sim.wall_s}}' "$work/sim.json")
-				run_line "$scenario" "$marking" "$seed" "$counters" \
-					"$work/result.json" >>"$runs" ||
-					echo "$prog: run $n wrote no result" >&2
+				sim_one "$n" "$seed" "$scenario" "$marking" &
 			done
 		done
 	done
+	wait
 	progress_done
+	: >"$runs"
+	for ((i = 1; i <= n; i++)); do
+		[ ! -f "$work/$i.line" ] || cat "$work/$i.line" >>"$runs"
+	done
 	rm -rf "$work"
 	trap - EXIT
 }

@@ -78,6 +78,8 @@ static const char kUsage[] =
     "  --cnp-interval US     at most one CNP per queue pair per US microseconds (default 50)\n"
     "  --dcqcn-alpha-us US --dcqcn-timer-us US --dcqcn-bytes BYTES\n"
     "  --dcqcn-rai RATE --dcqcn-rhai RATE   DCQCN's timers, byte counter and steps\n"
+    "  --dcqcn-g N --dcqcn-f N --dcqcn-min-rate RATE   gain 1/N, fast-recovery\n"
+    "                        stages and the floor of a cut (ringcoll's)\n"
     "                        (default: dcqcn.h's, scaled to --rate)\n"
     "Permutation (permsend's options):\n"
     "  --packets M           data packets per host (default 64)\n"
@@ -214,7 +216,7 @@ main(int argc, char** argv)
         O_TOPOLOGY = 256, O_LEAVES, O_SPINES, O_HPL, O_K, O_RATE, O_UPRATE, O_DELAY, O_IMB,
         O_FAIL, O_LB, O_PIPES, O_QDISC, O_MARKING, O_STATE, O_RING, O_JOBSTART, O_COLL,
         O_SIZE, O_CHANNELS, O_STEPQPS, O_ITER, O_STEPBASE, O_STEPFLOWS, O_FIXED, O_MTU,
-        O_RTO, O_CNP, O_DALPHA, O_DTIMER, O_DBYTES, O_DRAI, O_DRHAI, O_SEED, O_STOP, O_OUT, O_BG, O_LINKS, O_BURST, O_PACKETS, O_LOAD,
+        O_RTO, O_CNP, O_DALPHA, O_DTIMER, O_DBYTES, O_DRAI, O_DRHAI, O_DG, O_DF, O_DMIN, O_SEED, O_STOP, O_OUT, O_BG, O_LINKS, O_BURST, O_PACKETS, O_LOAD,
     };
     static const struct option opts[] = {
         {"topology", required_argument, nullptr, O_TOPOLOGY},
@@ -250,6 +252,9 @@ main(int argc, char** argv)
         {"dcqcn-bytes", required_argument, nullptr, O_DBYTES},
         {"dcqcn-rai", required_argument, nullptr, O_DRAI},
         {"dcqcn-rhai", required_argument, nullptr, O_DRHAI},
+        {"dcqcn-g", required_argument, nullptr, O_DG},
+        {"dcqcn-f", required_argument, nullptr, O_DF},
+        {"dcqcn-min-rate", required_argument, nullptr, O_DMIN},
         {"seed", required_argument, nullptr, O_SEED},
         {"stop-ms", required_argument, nullptr, O_STOP},
         {"out", required_argument, nullptr, O_OUT},
@@ -269,7 +274,7 @@ main(int argc, char** argv)
                             "k 0.01 tau 0.25 twin 100ms warmup 4 samples 4";
     std::string marking = "symphony", state = "port", out, imbalance = "none";
     uint64_t uplinkRate = 0, stopMs = 600000, backgroundPct = 0;
-    uint64_t dAlphaUs = 0, dTimerUs = 0, dBytes = 0, dRai = 0, dRhai = 0;
+    uint64_t dAlphaUs = 0, dTimerUs = 0, dBytes = 0, dRai = 0, dRhai = 0, dG = 0, dF = 0, dMin = 0;
     int opt;
 
     PermSpec perm;
@@ -375,6 +380,9 @@ main(int argc, char** argv)
         case O_DBYTES: dBytes = ArgSize("--dcqcn-bytes", optarg); break;
         case O_DRAI: dRai = ArgRate("--dcqcn-rai", optarg); break;
         case O_DRHAI: dRhai = ArgRate("--dcqcn-rhai", optarg); break;
+        case O_DG: dG = ArgU64("--dcqcn-g", optarg, 1, 65536); break;
+        case O_DF: dF = ArgU64("--dcqcn-f", optarg, 1, 100); break;
+        case O_DMIN: dMin = ArgRate("--dcqcn-min-rate", optarg); break;
         case O_SEED: topo.seed = ArgU64("--seed", optarg, 1, 1ULL << 32); break;
         case O_STOP: stopMs = ArgU64("--stop-ms", optarg, 1, 1ULL << 32); break;
         case O_OUT: out = optarg; break;
@@ -434,6 +442,12 @@ main(int argc, char** argv)
         roce.dcqcn.rai_bps = dRai;
     if (dRhai)
         roce.dcqcn.rhai_bps = dRhai;
+    if (dG) /* g = 1/N as Q16 */
+        roce.dcqcn.g_q16 = DCQCN_ONE_Q16 / dG;
+    if (dF)
+        roce.dcqcn.f = dF;
+    if (dMin)
+        roce.dcqcn.min_rate_bps = dMin;
 
     topo.switchQueue.SetTypeId("ns3::SymphonyQueueDisc");
     ApplyQdiscOptions(topo.switchQueue, qdiscText + " marking " + marking);

@@ -10,7 +10,10 @@
 #   time (first step start to last arrival at any rank), each step's span
 #   across the ring, the step overlap over time (how many steps of the
 #   job are in flight at once: the Symphony paper's Fig. 2a/4a metric),
-#   its maximum and the final step's span; the ranks' counters summed;
+#   its maximum and the final step's span; per job, "whole": the same
+#   over all iterations back to back (first start to last arrival, every
+#   iteration's steps counted in one timeline, as the paper's Fig. 4a
+#   runs collectives one after another); the ranks' counters summed;
 #   "guard" is the filter guard run on the input (null where there is
 #   none).
 
@@ -20,6 +23,13 @@ def ring_run:
 
 def ring_merge(guard):
   def ms: . / 1000000;
+  # steps [{start_ns, end_ns}] -> [[ms since $t0, steps in flight]]
+  def overlap_timeline($t0):
+    [.[] | [.start_ns, 1], [.end_ns, -1]]
+    | sort_by(.[0], .[1])
+    | reduce .[] as $e ({n: 0, tl: []};
+	.n += $e[1] | .tl += [[(($e[0] - $t0) | ms), .n]])
+    | .tl;
   . as $ranks
   | ring_run as $run
   | [$ranks[].jobs[].job] | unique as $ids
@@ -44,11 +54,7 @@ def ring_merge(guard):
 		  | {step: $k,
 		     start_ns: ([$s[].start_ns | select(. > 0)] | min // 0),
 		     end_ns: ([$s[].end_ns] | max // 0)}] as $steps
-	      | ([$steps[] | [.start_ns, 1], [.end_ns, -1]]
-		 | sort_by(.[0], .[1])
-		 | reduce .[] as $e ({n: 0, tl: []};
-			.n += $e[1] | .tl += [[(($e[0] - $t0) | ms), .n]])
-		 | .tl) as $timeline
+	      | ($steps | overlap_timeline($t0)) as $timeline
 	      | {
 		  cct_ms: (($t1 - $t0) | ms),
 		  start_ns: $t0, end_ns: $t1,
@@ -65,5 +71,13 @@ def ring_merge(guard):
 	  }
 	| . + {cct_ms: ([.iterations[].cct_ms] | sort
 		| {median: .[(length / 2 | floor)], min: min, max: max})}
+	| .iterations[0].start_ns as $t0
+	| ([.iterations[].steps[]] | overlap_timeline($t0)) as $timeline
+	| . + {whole: {
+	    cct_ms: ((.iterations[-1].end_ns - $t0) | ms),
+	    complete: ([.iterations[].complete] | all),
+	    max_step_overlap: ([$timeline[][1]] | max),
+	    final_step_span_ms: .iterations[-1].final_step_span_ms,
+	    step_overlap: $timeline}}
       ]
     };

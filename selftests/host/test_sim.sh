@@ -11,7 +11,8 @@
 # timeout under queues of hundreds of ms does not make go-back-N resend
 # the run (vm/test_ringcoll_dcqcn.sh's step-flows case, include/workload/
 # rto.h); the papers' scripts (eval/sim_ofan.sh, eval/sim_symphony.sh)
-# run small and write their summaries.
+# run small and write their summaries; ringcoll's DCQCN options reach
+# the senders; back-to-back iterations merge into one timeline.
 . "$(dirname "$0")/../lib.sh"
 
 require_cmd jq
@@ -21,7 +22,7 @@ require_built "$sim"
 tmp=$(mktemp -d /tmp/test_sim.XXXXXX)
 on_exit rm -rf "$tmp"
 
-ktap_plan 17
+ktap_plan 19
 
 merge() { jq -L "$TOP_DIR/tc-scripts" -c 'include "ringmerge"; .ranks | ring_merge(null)' "$1"; }
 
@@ -133,11 +134,39 @@ check_jq "sim_ofan.sh: every mode and size ran and completed, Ofan's queue below
 	 ([.summary[] | select(.m == 128) | {(.mode): .max_queue_frames.median}] | add
 	  | .ofan < .ecmp)' \
 	"$(jq -c 'del(.runs)' "$tmp/ofan/ofan.json" 2>/dev/null)"
-"$TOP_DIR/eval/sim_symphony.sh" --nodes 32 --chunk 64k --seeds 1 \
+"$TOP_DIR/eval/sim_symphony.sh" --nodes 32 --chunk 64k --seeds 1 --spines 4 \
+	--scenarios "rings jobs2" --iterations 2 --cc hpcc --jobs 2 \
 	--out "$tmp/sym/sym.json" >"$tmp/sym.log" 2>&1
-check_jq "sim_symphony.sh: 32 nodes at 10 Gbit/s, one job of 4 rings, both markings complete" \
-	'.engine == "sim" and .testbed.tors == 4 and .testbed.spines == 8 and
-	 .testbed.links == "p2p" and (.runs | length) == 2 and all(.runs[]; .complete)' \
+check_jq "sim_symphony.sh: 32 nodes, 4 spines, 4 rings as one job and as 4, HPCC's DCQCN, 2 iterations, in order" \
+	'.engine == "sim" and .testbed.tors == 4 and .testbed.spines == 4 and
+	 .testbed.links == "p2p" and (.workload.ringcoll | test("--iterations 2 .*--dcqcn-min-rate 1gbit")) and
+	 ([.runs[] | [.scenario, .marking, .job]] ==
+	  [["rings", "red", 1], ["rings", "symphony", 1]] +
+	  [range(1; 5) as $j | ["jobs2", "red", $j]] + [range(1; 5) as $j | ["jobs2", "symphony", $j]]) and
+	 all(.runs[]; .complete)' \
 	"$(jq -c 'del(.runs[].step_overlap)' "$tmp/sym/sym.json" 2>/dev/null)"
+
+# 18: ringcoll's DCQCN options, in the senders' parameters; out of range
+"$sim" ring --ring 1=0,1 --size 64k --dcqcn-g 16 --dcqcn-f 1 --dcqcn-min-rate 1mbit \
+	--dcqcn-alpha-us 1 --out "$tmp/dcqcn.json"
+r=$("$sim" ring --ring 1=0,1 --dcqcn-f 0 2>&1) && rc=0 || rc=$?
+check_jq "--dcqcn-g/-f/-min-rate/-alpha-us set g 1/16, F 1, a 1 Mbit/s floor, K 1 us; F 0 exits 2" \
+	'.dcqcn == {g_q16: 4096, f: 1, min_rate_bps: 1000000, alpha_interval_ns: 1000} and
+	 .rejected == "2 symofan-sim: --dcqcn-f: '"'0'"' is not a number in 1..100"' \
+	"$(jq -c --arg r "$rc $(head -1 <<<"$r")" '{dcqcn: (.dcqcn | {g_q16, f, min_rate_bps, alpha_interval_ns}), rejected: $r}' "$tmp/dcqcn.json")"
+
+# 19: two iterations back to back: the second starts as its rank ends the
+# first, and the job's whole run counts both in one timeline (with one
+# iteration, the whole run is that iteration)
+"$sim" ring --leaves 2 --spines 2 --hosts-per-leaf 2 --rate 10mbit --rto 500 \
+	--ring 1=0,2,1,3 --size 64k --iterations 2 --out "$tmp/iter2.json"
+check_jq "two iterations overlap; the whole run spans both, its timeline every step of both" \
+	'.iterations[1].start_ns < .iterations[0].end_ns and
+	 .whole.cct_ms * 1000000 == .iterations[1].end_ns - .iterations[0].start_ns and
+	 (.whole.step_overlap | length) == 2 * 2 * 6 and
+	 .whole.max_step_overlap >= ([.iterations[].max_step_overlap] | max) and .whole.complete and
+	 .one.whole == (.one.iterations[0] | {cct_ms, complete, max_step_overlap, final_step_span_ms, step_overlap})' \
+	"$(merge "$tmp/iter2.json" | jq -c --argjson one "$(merge "$tmp/small.json" | jq -c '.jobs[0]')" \
+	   '.jobs[0] | {whole, iterations: [.iterations[] | {start_ns, end_ns, max_step_overlap}], one: $one}')"
 
 ktap_finished
