@@ -33,6 +33,9 @@
 #                      stage, 2/20 Mbit/s steps, 1 Gbit/s floor, no byte
 #                      counter, a cut at most every 4 us)
 #   --imbalance R      one ToR-spine link at 1/R of the rate (default 1)
+#   --pfc BYTES        lossless, as HPCC's configuration: PFC pauses a
+#                      sender past BYTES held from its port (default: off,
+#                      deep lossy queues)
 #   --jobs N           runs at once (default: the cores)
 #   --out FILE         (default build/results/sim_symphony_NODES.json)
 set -euo pipefail
@@ -49,11 +52,12 @@ k=0.01
 state=port
 cc=dcqcn
 imbalance=1
+pfc=
 jobs=$(nproc)
 out=
 
 die() { echo "$prog: $*" >&2; exit 1; }
-usage() { sed -n '13,37s/^# \{0,1\}//p' "$0" >&2; exit 2; }
+usage() { sed -n '13,40s/^# \{0,1\}//p' "$0" >&2; exit 2; }
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-h|--help) usage ;;
@@ -71,6 +75,7 @@ while [ $# -gt 0 ]; do
 	--cc) cc=$2 ;;
 	--imbalance) imbalance=$2 ;;
 	--jobs) jobs=$2 ;;
+	--pfc) pfc=$2 ;;
 	--out) out=$2 ;;
 	*) echo "$prog: unknown option '$1'" >&2; usage ;;
 	esac
@@ -83,6 +88,7 @@ case $nodes in
 esac
 [ -n "$spines" ] || spines=$hpt
 [[ $spines =~ ^[1-9][0-9]?$ ]] || die "--spines '$spines': wants 1..64"
+[ -z "$pfc" ] || [[ $pfc =~ ^[1-9][0-9]*[km]?$ ]] || die "--pfc '$pfc': bytes, with k or m"
 [[ $iterations =~ ^[1-9][0-9]*$ ]] || die "--iterations '$iterations': wants a count"
 case $cc in
 dcqcn) cc_args= ;;
@@ -109,6 +115,7 @@ ranks=$(grep -qw ring1 <<<"$scenarios" && echo $((tors * hpt)) || echo $((2 * to
 
 exec "$top/eval/symphony_ring.sh" --engine sim --links p2p --delay-us 1 \
 	--tors "$tors" --spines "$spines" --hosts-per-tor "$hpt" --state "$state" --jobs "$jobs" \
+	${pfc:+--pfc "$pfc"} \
 	--rate 10gbit --uplink-rate 10gbit --imbalance "$imbalance" --background 0 \
 	--scenarios "$scenarios" --size $((chunk_bytes * ranks)) --seeds "$seeds" \
 	--red "limit 100000 kmin 50kb kmax 100kb pmax 0.2" \

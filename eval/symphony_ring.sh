@@ -64,6 +64,8 @@
 #                        links that serialise every packet at every hop
 #   --delay-us US        sim: every link's propagation delay (default 1)
 #   --jobs N             sim: runs at once (default: the cores)
+#   --pfc BYTES          sim, p2p links: lossless, PFC pausing a sender
+#                        past BYTES held from its port (default: off)
 #   --out FILE           JSON (default build/results/symphony_ring.json); plots
 #                        next to it (FILE without .json, -cct-cdf.png,
 #                        -overlap.png)
@@ -95,6 +97,7 @@ spines=2
 links=htb
 delay_us=1
 sim_jobs=$(nproc)
+pfc=
 # DCQCN with its time constants scaled to this testbed's round trip
 # (tens of ms at a few Mbit/s, not the 10 us of a 40 Gbit/s fabric):
 # one CNP, one alpha update and one rate-increase period per 50 ms, a
@@ -108,7 +111,7 @@ inside=0
 prefix=syev
 
 die() { echo "$prog: $*" >&2; exit 1; }
-usage() { sed -n '18,70s/^# \{0,1\}//p' "$0" >&2; exit 2; }
+usage() { sed -n '18,72s/^# \{0,1\}//p' "$0" >&2; exit 2; }
 orig_args=("$@")
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -141,6 +144,7 @@ while [ $# -gt 0 ]; do
 	--links) links=$2 ;;
 	--delay-us) delay_us=$2 ;;
 	--jobs) sim_jobs=$2 ;;
+	--pfc) pfc=$2 ;;
 	*) echo "$prog: unknown option '$1'" >&2; usage ;;
 	esac
 	shift 2
@@ -151,6 +155,7 @@ if [ "$engine" = vm ]; then
 	[[ $hpt =~ ^[2-8]$ ]] || die "--hosts-per-tor '$hpt': wants 2..8"
 	[ "$tors.$spines.$links.$delay_us" = 4.2.htb.1 ] ||
 		die "--tors, --spines, --links and --delay-us are the simulator's (--engine sim)"
+	[ -z "$pfc" ] || die "--pfc is the simulator's (--engine sim)"
 else
 	[[ $hpt =~ ^[1-9][0-9]?$ ]] && [ "$hpt" -ge 2 ] && [ "$hpt" -le 64 ] ||
 		die "--hosts-per-tor '$hpt': wants 2..64"
@@ -159,6 +164,7 @@ else
 	[[ $links =~ ^(htb|p2p)$ ]] || die "--links '$links': htb or p2p"
 	[[ $delay_us =~ ^[0-9]+$ ]] || die "--delay-us '$delay_us': wants microseconds"
 	[[ $sim_jobs =~ ^[1-9][0-9]*$ ]] || die "--jobs '$sim_jobs': wants a count"
+	[ -z "$pfc" ] || [ "$links" = p2p ] || die "--pfc: with --links p2p only"
 fi
 [[ $imbalance =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "--imbalance '$imbalance': wants a ratio such as 1.13"
 [[ $background =~ ^[0-9]+$ ]] && [ "$background" -le 50 ] ||
@@ -361,7 +367,7 @@ sim_one() {
 		--state "$state" --seed "$seed" $(sim_rings "$scenario") \
 		--size "$size" --step-base $((49152 + seed * 97)) \
 		--step-qps "$step_qps" $([ "$step_flows" = off ] || echo --step-flows) \
-		$ringcoll_args --out "$work/$n.sim.json" ||
+		${pfc:+--pfc "$pfc"} $ringcoll_args --out "$work/$n.sim.json" ||
 		echo "$prog: seed $seed $scenario $marking: the simulation did not complete" >&2
 	jq -L "$top/tc-scripts" 'include "ringmerge";
 	  .ranks | ring_merge({verdict: "simulated"})' \
@@ -500,7 +506,7 @@ if [ "$replot" -eq 1 ]; then
 	  step_flows=\(if .workload.step_flows then "on" else "off" end)
 	  ringcoll_args=\(.workload.ringcoll) red_args=\(.qdisc.red) engine=\(.engine // "vm")
 	  tors=\(.testbed.tors) spines=\(.testbed.spines) links=\(.testbed.links // "htb")
-	  delay_us=\(.testbed.delay_us // 1)
+	  delay_us=\(.testbed.delay_us // 1) pfc=\(.testbed.pfc // "")
 	  symphony_args=\(.qdisc.symphony)
 	  scenarios=\([.runs[].scenario] | unique | join(" "))"' "$out")"
 elif [ "$engine" = sim ]; then
@@ -531,7 +537,7 @@ jq -s --arg rate "$rate" --arg uplink "$uplink_rate" --arg size "$size" \
 	--argjson step_qps "$step_qps" --argjson step_flows "$([ "$step_flows" = on ] && echo true || echo false)" \
 	--arg state "$state" --argjson hpt "$hpt" --arg burst "$burst" \
 	--argjson tors "$tors" --argjson spines "$spines" --arg links "$links" \
-	--argjson delay_us "$delay_us" \
+	--argjson delay_us "$delay_us" --arg pfc "$pfc" \
 	--argjson link_classes "$link_classes" --arg date "$(date -u +%FT%TZ)" --arg engine "$engine" '
   def med: sort | .[(length / 2 | floor)];
   def q(p): sort | .[((length - 1) * p | round)];
@@ -544,7 +550,7 @@ jq -s --arg rate "$rate" --arg uplink "$uplink_rate" --arg size "$size" \
     engine: $engine,
     method: ((if $engine == "sim" then "the same leaf-spine, workload and qdisc options in the ns-3 simulator (sim/: point-to-point links, sch_symphony as a queue disc, ringcoll as RoCE hosts, the C cores unchanged); " else "" end) + "leaf-spine of netns in the QEMU VM (4 ToRs, 2 spines, HTB links), ECMP over the spines on the 5-tuple with the step in the UDP source port (or static balanced routes); ring AllReduces of ringcoll DCQCN senders; the same seeds and testbed with the switch ports marking RED only (baseline) and Symphony OR RED"),
     testbed: {tors: $tors, spines: $spines, hosts_per_tor: $hpt, rate: $rate, uplink_rate: $uplink,
-	      links: $links, delay_us: $delay_us,
+	      links: $links, delay_us: $delay_us, pfc: (if $pfc == "" then null else $pfc end),
 	      imbalance: $imbalance, background_pct: $background, routing: $routing,
 	      burst: $burst, mtu_bytes: 9000, roce_payload_bytes: 4096,
 	      link_classes: $link_classes},

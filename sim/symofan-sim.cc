@@ -53,6 +53,9 @@ static const char kUsage[] =
     "                        at least 1600 bytes: leafspine.sh's auto)\n"
     "  --imbalance L:S:R     leaf L's link to spine S runs at the uplink rate / R\n"
     "  --fail LINK           switch link number LINK is down (repeatable)\n"
+    "  --pfc BYTES           lossless: a switch pauses the sender on an ingress port\n"
+    "                        holding more than BYTES (16k..1g) and resumes it 8 KiB\n"
+    "                        below (p2p links; default: off, deep lossy queues)\n"
     "  --background PCT      each edge switch sends UEC traffic (job 100 + its number)\n"
     "                        to the last host of the next at PCT%% of --rate (default 0)\n"
     "  --lb MODE             ecmp, ofan, pofan, rr, rps or static (default ecmp)\n"
@@ -116,6 +119,9 @@ ArgRate(const char* opt, const char* s)
         Usage(std::string(opt) + ": '" + s + "' is not a rate (e.g. 2500kbit)");
     return v;
 }
+
+/* PFC resumes a port this many bytes below its XOFF */
+static constexpr uint32_t kPfcHysteresisBytes = 8192;
 
 static uint64_t
 ArgSize(const char* opt, const char* s)
@@ -216,7 +222,7 @@ main(int argc, char** argv)
         O_TOPOLOGY = 256, O_LEAVES, O_SPINES, O_HPL, O_K, O_RATE, O_UPRATE, O_DELAY, O_IMB,
         O_FAIL, O_LB, O_PIPES, O_QDISC, O_MARKING, O_STATE, O_RING, O_JOBSTART, O_COLL,
         O_SIZE, O_CHANNELS, O_STEPQPS, O_ITER, O_STEPBASE, O_STEPFLOWS, O_FIXED, O_MTU,
-        O_RTO, O_CNP, O_DALPHA, O_DTIMER, O_DBYTES, O_DRAI, O_DRHAI, O_DG, O_DF, O_DMIN, O_SEED, O_STOP, O_OUT, O_BG, O_LINKS, O_BURST, O_PACKETS, O_LOAD,
+        O_RTO, O_CNP, O_DALPHA, O_DTIMER, O_DBYTES, O_DRAI, O_DRHAI, O_DG, O_DF, O_DMIN, O_PFC, O_SEED, O_STOP, O_OUT, O_BG, O_LINKS, O_BURST, O_PACKETS, O_LOAD,
     };
     static const struct option opts[] = {
         {"topology", required_argument, nullptr, O_TOPOLOGY},
@@ -255,6 +261,7 @@ main(int argc, char** argv)
         {"dcqcn-g", required_argument, nullptr, O_DG},
         {"dcqcn-f", required_argument, nullptr, O_DF},
         {"dcqcn-min-rate", required_argument, nullptr, O_DMIN},
+        {"pfc", required_argument, nullptr, O_PFC},
         {"seed", required_argument, nullptr, O_SEED},
         {"stop-ms", required_argument, nullptr, O_STOP},
         {"out", required_argument, nullptr, O_OUT},
@@ -383,6 +390,7 @@ main(int argc, char** argv)
         case O_DG: dG = ArgU64("--dcqcn-g", optarg, 1, 65536); break;
         case O_DF: dF = ArgU64("--dcqcn-f", optarg, 1, 100); break;
         case O_DMIN: dMin = ArgRate("--dcqcn-min-rate", optarg); break;
+        case O_PFC: topo.pfcXoffBytes = ArgSize("--pfc", optarg); break;
         case O_SEED: topo.seed = ArgU64("--seed", optarg, 1, 1ULL << 32); break;
         case O_STOP: stopMs = ArgU64("--stop-ms", optarg, 1, 1ULL << 32); break;
         case O_OUT: out = optarg; break;
@@ -423,6 +431,15 @@ main(int argc, char** argv)
 
     if (topo.burstBytes && topo.linkModel != "htb")
         Usage("--burst applies to --links htb only");
+    if (topo.pfcXoffBytes)
+    {
+        if (topo.linkModel != "p2p")
+            Usage("--pfc applies to --links p2p only");
+        if (topo.pfcXoffBytes < kPfcHysteresisBytes * 2 || topo.pfcXoffBytes > (1U << 30))
+            Usage("--pfc: '" + std::to_string(topo.pfcXoffBytes) + "' bytes is not in 16k..1g");
+        topo.pfcXonBytes = topo.pfcXoffBytes - kPfcHysteresisBytes;
+        topo.routing.tagIngress = true;
+    }
     topo.hostRateBps = roce.lineRateBps;
     roce.framingBytes = topo.linkModel == "htb" ? 18 : 2;
     /* a fat tree has full bisection; the leaf-spine twice the host rate */
@@ -552,6 +569,10 @@ main(int argc, char** argv)
        << ",\"simulated_ns\":" << simNs << ",\"events\":" << events
        << ",\"wall_s\":" << wall << ",\"events_per_s\":" << (uint64_t)(events / (wall > 0 ? wall : 1))
        << "}";
+    if (topo.pfcXoffBytes)
+        os << ",\"pfc\":{\"xoff_bytes\":" << topo.pfcXoffBytes << ",\"xon_bytes\":" << topo.pfcXonBytes
+           << ",\"pauses_sent\":" << fabric.PfcPausesSent()
+           << ",\"host_paused_ns\":" << fabric.PfcHostPausedNs() << "}";
     os << ",\"ports\":[";
     const auto& ports = fabric.Ports();
     for (size_t i = 0; i < ports.size(); i++)
@@ -567,7 +588,11 @@ main(int argc, char** argv)
            << ",\"malformed_packets\":" << x.malformed_packets
            << ",\"limit_drops\":" << x.limit_drops << ",\"red_drops\":" << x.red_drops
            << ",\"max_backlog_packets\":" << x.max_backlog_packets
-           << ",\"max_backlog_bytes\":" << x.max_backlog_bytes << "}";
+           << ",\"max_backlog_bytes\":" << x.max_backlog_bytes;
+        if (ports[i].gate)
+            os << ",\"pfc_pauses\":" << ports[i].gate->Pauses()
+               << ",\"pfc_paused_ns\":" << ports[i].gate->PausedNs();
+        os << "}";
     }
     if (isPerm)
     {

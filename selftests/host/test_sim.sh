@@ -12,7 +12,8 @@
 # the run (vm/test_ringcoll_dcqcn.sh's step-flows case, include/workload/
 # rto.h); the papers' scripts (eval/sim_ofan.sh, eval/sim_symphony.sh)
 # run small and write their summaries; ringcoll's DCQCN options reach
-# the senders; back-to-back iterations merge into one timeline.
+# the senders; back-to-back iterations merge into one timeline; PFC
+# bounds the queues by pausing senders, and loses nothing.
 . "$(dirname "$0")/../lib.sh"
 
 require_cmd jq
@@ -22,7 +23,7 @@ require_built "$sim"
 tmp=$(mktemp -d /tmp/test_sim.XXXXXX)
 on_exit rm -rf "$tmp"
 
-ktap_plan 19
+ktap_plan 21
 
 merge() { jq -L "$TOP_DIR/tc-scripts" -c 'include "ringmerge"; .ranks | ring_merge(null)' "$1"; }
 
@@ -135,10 +136,10 @@ check_jq "sim_ofan.sh: every mode and size ran and completed, Ofan's queue below
 	  | .ofan < .ecmp)' \
 	"$(jq -c 'del(.runs)' "$tmp/ofan/ofan.json" 2>/dev/null)"
 "$TOP_DIR/eval/sim_symphony.sh" --nodes 32 --chunk 64k --seeds 1 --spines 4 \
-	--scenarios "rings jobs2" --iterations 2 --cc hpcc --jobs 2 \
+	--scenarios "rings jobs2" --iterations 2 --cc hpcc --pfc 128k --jobs 2 \
 	--out "$tmp/sym/sym.json" >"$tmp/sym.log" 2>&1
-check_jq "sim_symphony.sh: 32 nodes, 4 spines, 4 rings as one job and as 4, HPCC's DCQCN, 2 iterations, in order" \
-	'.engine == "sim" and .testbed.tors == 4 and .testbed.spines == 4 and
+check_jq "sim_symphony.sh: 32 nodes, 4 spines, 4 rings as one job and as 4, HPCC's DCQCN, PFC, 2 iterations, in order" \
+	'.engine == "sim" and .testbed.tors == 4 and .testbed.spines == 4 and .testbed.pfc == "128k" and
 	 .testbed.links == "p2p" and (.workload.ringcoll | test("--iterations 2 .*--dcqcn-min-rate 1gbit")) and
 	 ([.runs[] | [.scenario, .marking, .job]] ==
 	  [["rings", "red", 1], ["rings", "symphony", 1]] +
@@ -168,5 +169,25 @@ check_jq "two iterations overlap; the whole run spans both, its timeline every s
 	 .one.whole == (.one.iterations[0] | {cct_ms, complete, max_step_overlap, final_step_span_ms, step_overlap})' \
 	"$(merge "$tmp/iter2.json" | jq -c --argjson one "$(merge "$tmp/small.json" | jq -c '.jobs[0]')" \
 	   '.jobs[0] | {whole, iterations: [.iterations[] | {start_ns, end_ns, max_step_overlap}], one: $one}')"
+
+# 20-21: PFC: point 15's rings, lossless with XOFF 32 KiB: the senders
+# are paused, the deepest queue stays within XOFF and the frames in
+# flight (3 of 4,158 bytes at most here), where it reached 92,856 bytes
+# without; nothing is lost or resent
+"$sim" ring --leaves 4 --spines 1 --hosts-per-leaf 1 --rate 20mbit --uplink-rate 10mbit \
+	--qdisc "limit 2000 kmin 6kb kmax 30kb pmax 0.2" --marking red \
+	--ring 1=0,1,2,3 --ring 2=3,2,1,0 --size 256k --step-qps 2 --step-flows --rto 500 \
+	--pfc 32k --out "$tmp/pfc.json"
+check_jq "PFC pauses senders and holds every queue within XOFF + 3 frames, losing nothing" \
+	'.complete and .pfc.pauses_sent > 0 and .pfc.host_paused_ns > 0 and
+	 .max_backlog_bytes <= 32768 + 3 * 4158 and .drops == 0 and .resent == 0' \
+	"$(jq -c '{complete: .sim.complete, pfc, max_backlog_bytes: ([.ports[].max_backlog_bytes] | max),
+		   drops: ([.ports[] | .limit_drops + .red_drops] | add)}' "$tmp/pfc.json" |
+	   jq -c --argjson c "$(merge "$tmp/pfc.json" | jq -c .counters)" '. + {resent: $c.retransmitted_packets}')"
+r=$("$sim" ring --ring 1=0,1 --links htb --pfc 32k 2>&1) && rc=0 || rc=$?
+r2=$("$sim" ring --ring 1=0,1 --pfc 8k 2>&1) && rc2=0 || rc2=$?
+check_eq "--pfc on HTB links, or below 16k, exits 2, naming it" \
+	"2 symofan-sim: --pfc applies to --links p2p only|2 symofan-sim: --pfc: '8192' bytes is not in 16k..1g" \
+	"$rc $(head -1 <<<"$r")|$rc2 $(head -1 <<<"$r2")"
 
 ktap_finished

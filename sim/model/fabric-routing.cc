@@ -6,6 +6,8 @@
  */
 #include "fabric-routing.h"
 
+#include "pfc.h"
+
 #include "ns3/ipv4-route.h"
 #include "ns3/log.h"
 #include "ns3/output-stream-wrapper.h"
@@ -297,6 +299,13 @@ FabricRouting::RouteInput(Ptr<const Packet> p,
             return false;
         lcb(p, header, m_ipv4->GetInterfaceForDevice(idev));
         return true;
+    }
+    if (m_cfg.tagIngress)
+    {
+        PfcIngressTag tag;
+
+        tag.ifIndex = idev->GetIfIndex();
+        p->AddPacketTag(tag);
     }
     if (host >= m_table->downIf.size())
     {

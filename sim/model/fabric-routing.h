@@ -80,6 +80,7 @@ struct FabricRoutingConfig
     LbMode mode = LbMode::Ecmp;
     uint32_t ackMaxBytes = 128; /* frames up to this length: ACK class */
     uint32_t hashSeed = 0;      /* ECMP's per-switch hash key */
+    bool tagIngress = false;    /* PFC: tag packets with their ingress (pfc.h) */
 };
 
 class FabricRouting : public Ipv4RoutingProtocol

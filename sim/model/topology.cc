@@ -155,6 +155,7 @@ Fabric::Wire(const TopologySpec& spec, const RoceConfig& roce)
         m_routers.push_back(
             DynamicCast<FabricRouting>(m_nodes.Get(n)->GetObject<Ipv4>()->GetRoutingProtocol()));
 
+    m_pfc.assign(m_nodes.GetN(), nullptr);
     /* switch links are numbered in the order they come */
     uint32_t switchLink = 0;
     for (Link& link : m_links)
@@ -171,6 +172,7 @@ Fabric::Wire(const TopologySpec& spec, const RoceConfig& roce)
         /* the queue is the queue disc's: one packet in the device */
         p2p.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize", QueueSizeValue(QueueSize("1p")));
         NetDeviceContainer devs = p2p.Install(a, b);
+        Ptr<PfcGate> gates[2];
 
         /* queue discs first: addresses would install ns-3's default */
         for (uint32_t side = 0; side < 2; side++)
@@ -213,7 +215,33 @@ Fabric::Wire(const TopologySpec& spec, const RoceConfig& roce)
                 shaper->AddQueueDiscClass(cls);
                 q = shaper;
             }
+            if (spec.pfcXoffBytes)
+            {
+                Ptr<QueueDiscClass> cls = CreateObject<QueueDiscClass>();
+
+                gates[side] = CreateObject<PfcGate>();
+                cls->SetQueueDisc(q);
+                gates[side]->AddQueueDiscClass(cls);
+                q = gates[side];
+                if (m_info[node].tier == 0)
+                    m_hostGates.push_back(gates[side]);
+                else
+                {
+                    if (!m_pfc[node])
+                        m_pfc[node] = CreateObject<PfcSwitch>(spec.pfcXoffBytes, spec.pfcXonBytes);
+                    gates[side]->SetSwitch(m_pfc[node]);
+                    m_ports.back().gate = gates[side];
+                }
+            }
             m_nodes.Get(node)->GetObject<TrafficControlLayer>()->SetRootQueueDiscOnDevice(dev, q);
+        }
+        /* each switch end is fed by the gate at the other end */
+        for (uint32_t side = 0; spec.pfcXoffBytes && side < 2; side++)
+        {
+            uint32_t node = side ? link.b : link.a;
+
+            if (m_pfc[node])
+                m_pfc[node]->AddIngress(devs.Get(side)->GetIfIndex(), gates[!side], spec.delayNs);
         }
 
         Ptr<Ipv4> ipA = a->GetObject<Ipv4>(), ipB = b->GetObject<Ipv4>();
@@ -413,6 +441,26 @@ std::vector<Ptr<FabricRouting>>
 Fabric::Routers() const
 {
     return m_routers;
+}
+
+uint64_t
+Fabric::PfcPausesSent() const
+{
+    uint64_t n = 0;
+
+    for (const Ptr<PfcSwitch>& sw : m_pfc)
+        n += sw ? sw->PausesSent() : 0;
+    return n;
+}
+
+uint64_t
+Fabric::PfcHostPausedNs() const
+{
+    uint64_t ns = 0;
+
+    for (const Ptr<PfcGate>& gate : m_hostGates)
+        ns += gate->PausedNs();
+    return ns;
 }
 
 } // namespace ns3

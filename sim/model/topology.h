@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "fabric-routing.h"
+#include "pfc.h"
 #include "roce-host.h"
 #include "symphony-queue-disc.h"
 
@@ -53,6 +54,11 @@ struct TopologySpec
     ObjectFactory switchQueue;
     bool sharedJobs = false; /* one job table per switch, not per port */
     uint32_t hostQueuePackets = 100000;
+    /* PFC (pfc.h): a switch pauses the sender on an ingress port holding
+     * more than @pfcXoffBytes and resumes it at @pfcXonBytes; 0: lossy
+     * (p2p links only)
+     */
+    uint32_t pfcXoffBytes = 0, pfcXonBytes = 0;
     FabricRoutingConfig routing;
     /* pOfan: a switch's downlinks, this many to a pipe in port order */
     uint32_t pipePorts = 1;
@@ -64,6 +70,7 @@ struct SwitchPort
     std::string name;   /* "leaf0->spine1", "spine1->leaf0", "leaf0->h3" */
     Ptr<QueueDisc> queue;
     uint64_t rateBps;
+    Ptr<PfcGate> gate; /* under PFC: the port's pause state */
 };
 
 class Fabric
@@ -84,6 +91,9 @@ class Fabric
     std::vector<Ptr<RoceHost>> Hosts() const;
     const std::vector<SwitchPort>& Ports() const;
     std::vector<Ptr<FabricRouting>> Routers() const;
+    /* under PFC: PAUSEs the switches sent, and the hosts' NICs' time paused */
+    uint64_t PfcPausesSent() const;
+    uint64_t PfcHostPausedNs() const;
 
   private:
     struct NodeInfo
@@ -118,6 +128,8 @@ class Fabric
     std::vector<SwitchPort> m_ports;
     std::vector<Ptr<RoceHost>> m_roce;
     std::vector<Ptr<FabricRouting>> m_routers;
+    std::vector<Ptr<PfcSwitch>> m_pfc;     /* by node, switches only */
+    std::vector<Ptr<PfcGate>> m_hostGates;
 };
 
 } // namespace ns3
