@@ -109,9 +109,13 @@ for s in $scenarios; do
 	[[ $s =~ ^(rings|jobs2|ring1)$ ]] || die "--scenarios: '$s' is not rings, jobs2 or ring1"
 done
 # the rank count sets the data per rank: a step moves size/N
-[ "$(wc -w <<<"$scenarios")" -eq 1 ] || ! grep -qw ring1 <<<"$scenarios" ||
-	die "--scenarios: ring1 alone (its ring differs in size, the chunk does not)"
-ranks=$(grep -qw ring1 <<<"$scenarios" && echo $((tors * hpt)) || echo $((2 * tors)))
+case " $scenarios " in
+*" ring1 "*)
+	[ "$(wc -w <<<"$scenarios")" -eq 1 ] ||
+		die "--scenarios: ring1 alone (its ring differs in size, the chunk does not)"
+	ranks=$((tors * hpt)) ;;
+*) ranks=$((2 * tors)) ;;
+esac
 
 exec "$top/eval/symphony_ring.sh" --engine sim --links p2p --delay-us 1 \
 	--tors "$tors" --spines "$spines" --hosts-per-tor "$hpt" --state "$state" --jobs "$jobs" \

@@ -351,10 +351,6 @@ sim_rings() {
 	done
 }
 
-# The same runs in the ns-3 simulator: the leaf-spine, its imbalance and
-# background, the qdisc's options, the seeds' step bases; ringcoll's
-# options pass through (the simulator takes them).  The guard has no
-# machine to judge: "simulated".
 # sim_one N SEED SCENARIO MARKING: one simulated run, its JSON line in
 # $work/N.line
 sim_one() {

@@ -174,12 +174,9 @@ PfcSwitch::AddIngress(uint32_t ifIndex, Ptr<PfcGate> upstream, uint64_t delayNs)
 }
 
 PfcSwitch::Ingress*
-PfcSwitch::Of(Ptr<const QueueDiscItem> item)
+PfcSwitch::Of(const PfcIngressTag& tag)
 {
-    PfcIngressTag tag;
-
-    if (!item->GetPacket()->PeekPacketTag(tag) || tag.ifIndex >= m_ingress.size() ||
-        !m_ingress[tag.ifIndex].upstream)
+    if (tag.ifIndex >= m_ingress.size() || !m_ingress[tag.ifIndex].upstream)
         return nullptr;
     return &m_ingress[tag.ifIndex];
 }
@@ -187,9 +184,10 @@ PfcSwitch::Of(Ptr<const QueueDiscItem> item)
 void
 PfcSwitch::Enqueued(Ptr<const QueueDiscItem> item)
 {
-    Ingress* in = Of(item);
+    PfcIngressTag tag;
+    Ingress* in;
 
-    if (!in)
+    if (!item->GetPacket()->PeekPacketTag(tag) || !(in = Of(tag)))
         return;
     in->bytes += item->GetSize();
     if (!in->pausing && in->bytes > m_xoff)
@@ -203,13 +201,12 @@ PfcSwitch::Enqueued(Ptr<const QueueDiscItem> item)
 void
 PfcSwitch::Dequeued(Ptr<const QueueDiscItem> item)
 {
-    Ingress* in = Of(item);
     PfcIngressTag tag;
+    Ingress* in;
 
-    if (!in)
+    /* taken off as it leaves: the next switch tags it anew */
+    if (!item->GetPacket()->RemovePacketTag(tag) || !(in = Of(tag)))
         return;
-    /* the next switch tags it anew */
-    item->GetPacket()->RemovePacketTag(tag);
     in->bytes -= item->GetSize();
     if (in->pausing && in->bytes <= m_xon)
     {

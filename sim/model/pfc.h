@@ -87,7 +87,7 @@ class PfcSwitch : public Object
         uint64_t bytes = 0;
         bool pausing = false;
     };
-    Ingress* Of(Ptr<const QueueDiscItem> item);
+    Ingress* Of(const PfcIngressTag& tag);
 
     uint32_t m_xoff, m_xon;
     std::vector<Ingress> m_ingress; /* by interface index */
