@@ -18,11 +18,18 @@
 #   --scenarios S      rings: hosts/2 rings of 2 hosts per ToR, one job
 #                      (the paper's multiple 1D rings; default); jobs2:
 #                      the same rings, each its own job ID; ring1: one
-#                      ring of every host
+#                      ring of every host; grid: every host in one 2D
+#                      ring (Table 1's logical topology, 8 x 4 at 32
+#                      nodes), its row rings the ToRs' hosts and its
+#                      column rings across the ToRs, AllReduce
+#                      hierarchically (row, column, row); gridx: rows
+#                      across the ToRs, columns inside them
 #   --iterations N     AllReduces back to back, each rank starting the
 #                      next when it finishes one (default 1; the paper's
 #                      Fig. 4a runs for about ten)
-#   --chunk BYTES      a step's bytes per rank (default 8m)
+#   --chunk BYTES      Table 1's chunk, the collective's bytes per rank
+#                      over the ranks of its ring (default 8m): a 1D
+#                      ring's step, a grid's column step
 #   --seeds N          (default 10)
 #   --k K              Symphony's k (default 0.01)
 #   --state port|switch  Symphony's job state per port (default) or per
@@ -57,7 +64,7 @@ jobs=$(nproc)
 out=
 
 die() { echo "$prog: $*" >&2; exit 1; }
-usage() { sed -n '13,40s/^# \{0,1\}//p' "$0" >&2; exit 2; }
+usage() { sed -n '13,48s/^# \{0,1\}//p' "$0" >&2; exit 2; }
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-h|--help) usage ;;
@@ -106,13 +113,15 @@ esac
 chunk_bytes=$((BASH_REMATCH[1] * mult))
 [ -n "$out" ] || out=$top/build/results/sim_symphony_$nodes.json
 for s in $scenarios; do
-	[[ $s =~ ^(rings|jobs2|ring1)$ ]] || die "--scenarios: '$s' is not rings, jobs2 or ring1"
+	[[ $s =~ ^(rings|jobs2|ring1|grid|gridx)$ ]] ||
+		die "--scenarios: '$s' is not rings, jobs2, ring1, grid or gridx"
 done
-# the rank count sets the data per rank: a step moves size/N
+# the rank count sets the data per rank: size = chunk x ranks of a ring
+# (of every host in ring1 and the grids, 2 per ToR in rings and jobs2)
 case " $scenarios " in
-*" ring1 "*)
-	[ "$(wc -w <<<"$scenarios")" -eq 1 ] ||
-		die "--scenarios: ring1 alone (its ring differs in size, the chunk does not)"
+*" ring1 "*|*" grid"*)
+	[[ " $scenarios " =~ \ (rings|jobs2)\  ]] &&
+		die "--scenarios: ring1, grid and gridx do not mix with rings and jobs2 (their rings differ in size, the chunk does not)"
 	ranks=$((tors * hpt)) ;;
 *) ranks=$((2 * tors)) ;;
 esac

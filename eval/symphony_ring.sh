@@ -11,13 +11,17 @@
 # OR RED.  Scenarios: "rings", one job of several 1D rings (the paper's
 # multiple 1D Ring AllReduce), "ring1", one ring of every host (more
 # steps: 2(N-1) = 30 with 16 hosts), and "jobs2", two co-located jobs of one
-# ring each.  Writes JSON (every run with its step-overlap timeline and
+# ring each; in the simulator also "grid" and "gridx", every host in one
+# 2D ring (the paper's Table 1 default logical topology; ringcoll's
+# --grid): "grid" runs its row rings inside the ToRs and its column rings
+# across them, "gridx" the other way round.  Writes JSON (every run with its step-overlap timeline and
 # the switches' marking counters; medians and spreads per scenario and
 # marking) and gnuplot PNGs: CDF of CCT, step overlap over time.
 #
 # Usage: eval/symphony_ring.sh [options]        (as root, after "make")
 #   --seeds N            seeded runs per scenario and marking (default 10)
-#   --scenarios "S ..."  rings, jobs2, ring1 (default "rings jobs2")
+#   --scenarios "S ..."  rings, jobs2, ring1; with --engine sim also grid,
+#                        gridx (default "rings jobs2")
 #   --hosts-per-tor H    hosts behind each of the 4 ToRs, 2..8 (default 4)
 #   --rate RATE          host link rate (default 2500kbit)
 #   --uplink-rate RATE   ToR-spine link rate (default twice --rate: no
@@ -176,7 +180,10 @@ fi
 [[ $step_qps =~ ^([1-9]|1[0-6])$ ]] || die "--step-qps '$step_qps': wants 1..16"
 [[ $step_flows =~ ^(on|off)$ ]] || die "--step-flows '$step_flows': on or off"
 for s in $scenarios; do
-	[[ $s =~ ^(rings|jobs2|ring1)$ ]] || die "--scenarios: unknown scenario '$s' (rings, jobs2, ring1)"
+	[[ $s =~ ^(rings|jobs2|ring1|grid|gridx)$ ]] ||
+		die "--scenarios: unknown scenario '$s' (rings, jobs2, ring1, grid, gridx)"
+	[[ $s != grid* ]] || [ "$engine" = sim ] ||
+		die "--scenarios: '$s' runs in the simulator only (--engine sim)"
 done
 rate_kbit() {	# rate_kbit RATE: the rate in kbit/s
 	[[ $1 =~ ^([0-9]+)(bit|kbit|mbit|gbit)$ ]] || die "rate '$1': a number with bit, kbit, mbit or gbit"
@@ -328,18 +335,26 @@ run_line() {
 }
 
 # the jobs of SCENARIO in the simulator's words: --ring JOB=H,H,...
+# (and --grid ROWSxCOLS); ring1 visits the ToRs in turn, and that order,
+# row-major, is gridx's grid of rows across the ToRs; grid's rows are the
+# ToRs' hosts in order
 sim_rings() {
 	local r t i members
-	if [ "$1" = ring1 ]; then
+	case $1 in
+	ring1|gridx)
 		members=
 		for ((i = 0; i < hpt; i++)); do
 			for ((t = 0; t < tors; t++)); do
 				members+=${members:+,}$((t * hpt + i))
 			done
 		done
+		[ "$1" = ring1 ] || echo "--grid ${hpt}x$tors"
 		echo "--ring 1=$members"
-		return
-	fi
+		return ;;
+	grid)
+		echo "--grid ${tors}x$hpt --ring 1=$(seq -s, 0 $((tors * hpt - 1)))"
+		return ;;
+	esac
 	for ((r = 0; r < hpt / 2; r++)); do
 		members=
 		for i in 0 1; do

@@ -73,6 +73,9 @@ static const char kUsage[] =
     "  --job-start JOB=US    job JOB starts at US microseconds (default 0)\n"
     "  --collective C        allreduce, allgather or reducescatter (default allreduce)\n"
     "  --size BYTES          data per rank (default 1m)\n"
+    "  --grid ROWSxCOLS      2D rings: each --ring's hosts are a grid, row-major, and\n"
+    "                        AllReduce runs hierarchically (row reduce-scatter,\n"
+    "                        column AllReduce, row all-gather; ringcoll's --grid)\n"
     "  --channels N --step-qps S --iterations N --step-base PORT\n"
     "  --step-flows          each step's transfer starts as a new flow\n"
     "  --fixed-rate          no DCQCN: queue pairs send at line rate\n"
@@ -222,7 +225,7 @@ main(int argc, char** argv)
         O_TOPOLOGY = 256, O_LEAVES, O_SPINES, O_HPL, O_K, O_RATE, O_UPRATE, O_DELAY, O_IMB,
         O_FAIL, O_LB, O_PIPES, O_QDISC, O_MARKING, O_STATE, O_RING, O_JOBSTART, O_COLL,
         O_SIZE, O_CHANNELS, O_STEPQPS, O_ITER, O_STEPBASE, O_STEPFLOWS, O_FIXED, O_MTU,
-        O_RTO, O_CNP, O_DALPHA, O_DTIMER, O_DBYTES, O_DRAI, O_DRHAI, O_DG, O_DF, O_DMIN, O_PFC, O_SEED, O_STOP, O_OUT, O_BG, O_LINKS, O_BURST, O_PACKETS, O_LOAD,
+        O_RTO, O_CNP, O_DALPHA, O_DTIMER, O_DBYTES, O_DRAI, O_DRHAI, O_DG, O_DF, O_DMIN, O_PFC, O_SEED, O_STOP, O_OUT, O_BG, O_LINKS, O_BURST, O_PACKETS, O_LOAD, O_GRID,
     };
     static const struct option opts[] = {
         {"topology", required_argument, nullptr, O_TOPOLOGY},
@@ -270,6 +273,7 @@ main(int argc, char** argv)
         {"packets", required_argument, nullptr, O_PACKETS},
         {"load", required_argument, nullptr, O_LOAD},
         {"burst", required_argument, nullptr, O_BURST},
+        {"grid", required_argument, nullptr, O_GRID},
         {"help", no_argument, nullptr, 'h'},
         {nullptr, 0, nullptr, 0},
     };
@@ -403,6 +407,16 @@ main(int argc, char** argv)
         case O_LOAD: perm.loadPct = ArgU64("--load", optarg, 1, 100); break;
         case O_BURST: topo.burstBytes = ArgSize("--burst", optarg); break;
         case O_BG: backgroundPct = ArgU64("--background", optarg, 0, 100); break;
+        case O_GRID: {
+            unsigned rows, cols;
+            char tail;
+            if (sscanf(optarg, "%ux%u%c", &rows, &cols, &tail) != 2 || rows < 2 || cols < 2 ||
+                rows > 4096 || cols > 4096)
+                Usage(std::string("--grid: '") + optarg + "' is not ROWSxCOLS, each 2..4096");
+            run.gridRows = rows;
+            run.gridCols = cols;
+            break;
+        }
         case 'h': std::cout << kUsage; return 0;
         default: Usage("bad option");
         }
@@ -417,8 +431,18 @@ main(int argc, char** argv)
         (topo.slowLeaf >= topo.leaves || topo.slowSpine >= topo.spines))
         Usage("--imbalance: no such leaf or spine");
     for (const auto& [id, job] : jobs)
+    {
         if (job.rings.empty())
             Usage("job " + std::to_string(id) + " has a start but no --ring");
+        for (const auto& ring : job.rings)
+            if (run.gridCols && ring.size() != (size_t)run.gridRows * run.gridCols)
+                Usage("--grid " + std::to_string(run.gridRows) + "x" +
+                      std::to_string(run.gridCols) + ": a ring of job " + std::to_string(id) +
+                      " has " + std::to_string(ring.size()) + " hosts, not " +
+                      std::to_string(run.gridRows * run.gridCols));
+    }
+    if (run.gridCols && (run.coll != Collective::AllReduce || run.stepQps != 1))
+        Usage("--grid runs allreduce with --step-qps 1 (ringcoll's 2D rings)");
     if (topo.kind == "fattree" && topo.k % 2)
         Usage("--k: " + std::to_string(topo.k) + " is odd (a fat tree's k is even)");
     /* the fabric's switch links: leaf x spine, or k^3/2 in a fat tree */

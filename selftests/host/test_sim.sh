@@ -13,7 +13,10 @@
 # rto.h); the papers' scripts (eval/sim_ofan.sh, eval/sim_symphony.sh)
 # run small and write their summaries; ringcoll's DCQCN options reach
 # the senders; back-to-back iterations merge into one timeline; PFC
-# bounds the queues by pausing senders, and loses nothing.
+# bounds the queues by pausing senders, and loses nothing; 2D rings
+# (--grid) run the hierarchical AllReduce, row steps inside a ToR and
+# column steps across the spines, at their line-rate bound; the Fig. 8
+# sweep runs sim_symphony.sh per value and normalises Symphony's CCT.
 . "$(dirname "$0")/../lib.sh"
 
 require_cmd jq
@@ -23,7 +26,7 @@ require_built "$sim"
 tmp=$(mktemp -d /tmp/test_sim.XXXXXX)
 on_exit rm -rf "$tmp"
 
-ktap_plan 21
+ktap_plan 25
 
 merge() { jq -L "$TOP_DIR/tc-scripts" -c 'include "ringmerge"; .ranks | ring_merge(null)' "$1"; }
 
@@ -189,5 +192,50 @@ r2=$("$sim" ring --ring 1=0,1 --pfc 8k 2>&1) && rc2=0 || rc2=$?
 check_eq "--pfc on HTB links, or below 16k, exits 2, naming it" \
 	"2 symofan-sim: --pfc applies to --links p2p only|2 symofan-sim: --pfc: '8192' bytes is not in 16k..1g" \
 	"$rc $(head -1 <<<"$r")|$rc2 $(head -1 <<<"$r2")"
+
+# 22: a 4x4 grid on 4 ToRs of 4 hosts, rows the ToRs, static routes at a
+# fixed 10 Mbit/s over the testbed's links, 256 KiB per rank: 3 row steps
+# of 64 KiB (16 frames), 6 column steps of 16 KiB (4 frames), 3 row
+# steps; the column steps alone cross the spines (16 ranks x 6 x 4
+# frames), and the NIC's pace puts the run at 119 frame times
+"$sim" ring --ring 1=0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15 --grid 4x4 --lb static \
+	--fixed-rate --rate 10mbit --links htb --size 256k --rto 500 --out "$tmp/grid.json"
+bound_ms=$(awk 'BEGIN { printf "%.3f", 119 * 4158 * 8 / 10e6 * 1000 }')
+check_jq "a 4x4 grid: row, column, row steps of size/4, size/16, size/4; only column steps cross the spines; CCT within 1% of $bound_ms ms" \
+	'.complete and .grid == "4x4" and .step_bytes == 65536 and
+	 .rings == ["row","row","row","column","column","column","column","column","column","row","row","row"] and
+	 .spine_packets == 384 and .cct >= .bound and .cct <= .bound * 1.01' \
+	"$(jq -c --argjson m "$(merge "$tmp/grid.json" | jq -c '.jobs[0].cct_ms.median')" \
+	   --argjson b "$bound_ms" '{complete: .sim.complete, grid: .ranks[5].jobs[0].grid, step_bytes: .ranks[5].jobs[0].step_bytes,
+	     rings: [.ranks[5].jobs[0].iterations[0].steps[].ring], cct: $m, bound: $b,
+	     spine_packets: ([.ports[] | select(.port | test("^leaf[0-9]+->spine")) | .collective_packets] | add)}' \
+	   "$tmp/grid.json")"
+
+# 23: a grid that is not the ring's size, or with steps on 2 queue pairs
+r=$("$sim" ring --ring 1=0,1,2,3,4,5 --grid 2x4 2>&1) && rc=0 || rc=$?
+r2=$("$sim" ring --ring 1=0,1,2,3 --grid 2x2 --step-qps 2 2>&1) && rc2=0 || rc2=$?
+check_eq "--grid that does not fit a ring, or with --step-qps 2, exits 2, naming it" \
+	"2 symofan-sim: --grid 2x4: a ring of job 1 has 6 hosts, not 8|2 symofan-sim: --grid runs allreduce with --step-qps 1 (ringcoll's 2D rings)" \
+	"$rc $(head -1 <<<"$r")|$rc2 $(head -1 <<<"$r2")"
+
+# 24-25: Fig. 8c's sweep, small: 2 chunks on the 2D ring of 32 nodes (a
+# 4x8 grid, rows the ToRs: 7 + 6 + 7 steps, 32 chunks per rank), each
+# value's runs in a sim_symphony.sh JSON;
+# the normalised CCT is Symphony's median over RED's; a grid mixed with
+# the 1D rings is refused (their data per rank differs)
+"$TOP_DIR/eval/sim_symphony_sweep.sh" --param chunk --values "32k 64k" --nodes 32 --seeds 1 \
+	--jobs 2 --out "$tmp/sweep/chunk.json" >"$tmp/sweep.log" 2>&1
+check_jq "sim_symphony_sweep.sh: a point per chunk, from its own runs on a 4x8 grid, normalised" \
+	'[.points[] | [.value, .scenario, .seeds]] == [["32k", "grid", 1], ["64k", "grid", 1]] and
+	 all(.points[]; (.normalised_cct - .symphony_cct_ms / .red_cct_ms | fabs) < 1e-9) and
+	 .parts == [{size: 1048576, steps: 20}, {size: 2097152, steps: 20}]' \
+	"$(jq -c --argjson parts "$(for v in 32k 64k; do
+		jq -c '{size: (.workload.size_per_rank | tonumber), steps: (.runs[0].step_overlap | length / 2)}' \
+			"$tmp/sweep/chunk.chunk-$v.json" 2>/dev/null; done | jq -sc .)" \
+	   '{points, parts: $parts}' "$tmp/sweep/chunk.json" 2>/dev/null)"
+r=$("$TOP_DIR/eval/sim_symphony.sh" --scenarios "rings grid" 2>&1) && rc=0 || rc=$?
+check_eq "sim_symphony.sh refuses a grid mixed with 1D rings" \
+	"1 sim_symphony.sh: --scenarios: ring1, grid and gridx do not mix with rings and jobs2 (their rings differ in size, the chunk does not)" \
+	"$rc $r"
 
 ktap_finished

@@ -5,6 +5,8 @@
  */
 #include "ring-driver.h"
 
+#include <array>
+
 #include "ns3/abort.h"
 #include "ns3/simulator.h"
 
@@ -62,48 +64,98 @@ RingDriver::Steps() const
     return m_ranks.empty() ? 0 : m_ranks[0]->steps;
 }
 
-/* Bytes of a step per channel; the first channels carry the remainder. */
+/* Bytes of step @k per channel; the first channels carry the remainder. */
 uint32_t
-RingDriver::StepBytes(const Rank* r, uint32_t c) const
+RingDriver::StepBytes(const Rank* r, uint32_t k, uint32_t c) const
 {
-    uint64_t bytes = r->stepSize / m_spec.channels + (c < r->stepSize % m_spec.channels);
+    uint64_t size = r->plan->bytes[k];
+    uint64_t bytes = size / m_spec.channels + (c < size % m_spec.channels);
 
     return bytes ? bytes : 1;
 }
 
-/* Messages per iteration on queue pair @slot of a channel. */
+/* Messages per iteration on queue pair @slot of a channel in ring @dim:
+ * that ring's steps at positions slot, slot + S, slot + 2S, ...
+ */
 uint32_t
-RingDriver::QpMessages(const Rank* r, uint32_t slot) const
+RingDriver::QpMessages(const Rank* r, uint32_t dim, uint32_t slot) const
 {
-    return slot < r->steps ? (r->steps - slot + m_spec.stepQps - 1) / m_spec.stepQps : 0;
+    uint32_t n = r->plan->dimSteps[dim].size();
+
+    return slot < n ? (n - slot + m_spec.stepQps - 1) / m_spec.stepQps : 0;
+}
+
+/* The steps of a ring of @nranks (ringcoll's plan_steps()). */
+const RingDriver::StepPlan*
+RingDriver::PlanSteps(uint32_t nranks)
+{
+    auto found = m_plans.find(nranks);
+    if (found != m_plans.end())
+        return &found->second;
+    StepPlan& p = m_plans[nranks];
+    auto add = [&p](uint32_t n, uint32_t dim, uint64_t bytes) {
+        for (uint32_t i = 0; i < n; i++)
+        {
+            p.dimSteps[dim].push_back(p.dim.size());
+            p.dim.push_back(dim);
+            p.bytes.push_back(bytes);
+        }
+    };
+    uint32_t R = m_spec.gridRows, C = m_spec.gridCols;
+    uint64_t size = m_spec.sizeBytes;
+
+    if (!C)
+    {
+        add(m_spec.coll == Collective::AllReduce ? 2 * (nranks - 1) : nranks - 1, 0, size / nranks);
+        return &p;
+    }
+    p.dims = 2;
+    add(C - 1, 0, size / C);
+    add(2 * (R - 1), 1, size / C / R);
+    add(C - 1, 0, size / C);
+    return &p;
 }
 
 void
 RingDriver::AddJob(const RingJobSpec& job)
 {
     uint32_t C = m_spec.channels, S = m_spec.stepQps;
+    uint32_t R2 = m_spec.gridRows, C2 = m_spec.gridCols;
 
     for (const auto& ring : job.rings)
     {
         uint32_t n = ring.size();
+        const StepPlan* plan;
         std::vector<Rank*> ranks;
+        std::vector<std::array<uint32_t, 2>> next(n); /* the next rank's index, per ring */
 
         NS_ABORT_MSG_IF(n < 2, "job " << job.job << ": a ring of " << n << " ranks");
+        NS_ABORT_MSG_IF(C2 && n != R2 * C2,
+                        "job " << job.job << ": " << n << " ranks are not a " << R2 << "x" << C2
+                               << " grid");
+        NS_ABORT_MSG_IF(C2 && (S != 1 || m_spec.coll != Collective::AllReduce),
+                        "a grid runs AllReduce on one queue pair per channel");
+        plan = PlanSteps(n);
         for (uint32_t i = 0; i < n; i++)
         {
             Rank* r = new Rank;
 
+            if (!C2)
+                next[i] = {(i + 1) % n, (i + 1) % n};
+            else
+                next[i] = {i / C2 * C2 + (i % C2 + 1) % C2, (i / C2 + 1) % R2 * C2 + i % C2};
             r->job = job.job;
             r->nranks = n;
             r->rank = i;
             r->host = ring[i];
-            r->succ = ring[(i + 1) % n];
+            r->succ[0] = ring[next[i][0]];
+            r->succ[1] = ring[next[i][1]];
             NS_ABORT_MSG_IF(r->host >= m_hosts.size(), "job " << job.job << ": no host " << r->host);
-            r->steps = m_spec.coll == Collective::AllReduce ? 2 * (n - 1) : n - 1;
-            r->stepSize = m_spec.sizeBytes / n;
+            r->plan = plan;
+            r->steps = plan->dim.size();
             r->startNs = kFirstStartNs + job.startNs;
             r->nextStep.assign(C, 0);
-            r->acked.assign(C * S, 0);
+            r->acked.assign(plan->dims * C * S, 0);
             r->rec.resize(m_spec.iterations);
             for (auto& it : r->rec)
             {
@@ -118,16 +170,18 @@ RingDriver::AddJob(const RingJobSpec& job)
         {
             Rank* r = ranks[i];
 
-            for (uint32_t q = 0; q < C * S; q++)
-            {
-                uint32_t qpn = m_nextQpn[r->host]++;
-                uint32_t idx = m_hosts[r->host]->CreateQp(r->succ, qpn, job.job);
+            for (uint32_t d = 0; d < plan->dims; d++)
+                for (uint32_t q = 0; q < C * S; q++)
+                {
+                    uint32_t qpn = m_nextQpn[r->host]++;
+                    uint32_t idx = m_hosts[r->host]->CreateQp(r->succ[d], qpn, job.job);
 
-                r->qp.push_back(idx);
-                m_tx[{r->host, idx}] = {r, q};
-                /* the next rank receives this pair's messages */
-                m_rx[{r->succ, r->host, qpn}] = RxEndpoint{ranks[(i + 1) % n], q / S, q % S, 0};
-            }
+                    r->qp.push_back(idx);
+                    m_tx[{r->host, idx}] = {r, d * C * S + q};
+                    /* the next rank on this ring receives the pair's messages */
+                    m_rx[{r->succ[d], r->host, qpn}] =
+                        RxEndpoint{ranks[next[i][d]], d, q / S, q % S, 0};
+                }
             Simulator::Schedule(NanoSeconds(r->startNs), &RingDriver::Start, this, r);
         }
     }
@@ -148,13 +202,13 @@ RingDriver::Start(Rank* r)
 void
 RingDriver::StartStep(Rank* r, uint32_t c, uint32_t k)
 {
-    uint32_t q = c * m_spec.stepQps + k % m_spec.stepQps;
+    uint32_t q = (r->plan->dim[k] * m_spec.channels + c) * m_spec.stepQps + k % m_spec.stepQps;
     uint16_t sport = (m_spec.stepBase + (uint64_t)r->iter * r->steps + k) & 0xffff;
     Iteration& it = r->rec[r->iter];
 
     it.stepStartNs[c][k] = Simulator::Now().GetNanoSeconds();
     it.firstRateBps[c][k] = m_hosts[r->host]->QpRateBps(r->qp[q]);
-    m_hosts[r->host]->PostWrite(r->qp[q], sport, StepBytes(r, c));
+    m_hosts[r->host]->PostWrite(r->qp[q], sport, StepBytes(r, k, c));
 }
 
 /* Start what the ring allows, and close the iteration when it is done. */
@@ -183,8 +237,8 @@ RingDriver::Advance(Rank* r)
             if (!it.stepRecvNs[c][k])
                 return;
     }
-    for (uint32_t q = 0; q < C * S; q++)
-        if (r->acked[q] < QpMessages(r, q % S))
+    for (uint32_t q = 0; q < r->plan->dims * C * S; q++)
+        if (r->acked[q] < QpMessages(r, q / (C * S), q % S))
             return;
     it.endNs = Simulator::Now().GetNanoSeconds();
     r->running = false;
@@ -206,14 +260,14 @@ RingDriver::OnArrival(uint32_t host, uint32_t src, uint32_t qpn, uint16_t sport)
         return;
     RxEndpoint& ep = found->second;
     Rank* r = ep.rank;
-    uint32_t per = QpMessages(r, ep.slot);
+    uint32_t per = QpMessages(r, ep.dim, ep.slot);
     if (!per)
         return;
-    /* this pair's n-th message of an iteration is the ring's step at
+    /* this pair's n-th message of an iteration is its ring's step at
      * position slot + n * S; the previous rank may be an iteration ahead
      */
     uint64_t iter = ep.received / per;
-    uint32_t k = ep.slot + ep.received % per * m_spec.stepQps;
+    uint32_t k = r->plan->dimSteps[ep.dim][ep.slot + ep.received % per * m_spec.stepQps];
     ep.received++;
     if (iter < m_spec.iterations)
         r->rec[iter].stepRecvNs[ep.channel][k] = Simulator::Now().GetNanoSeconds();
@@ -273,8 +327,13 @@ RingDriver::WriteRanks(std::ostream& os, const RoceConfig& roce) const
            << ",\"naks_received\":" << c.naksReceived << ",\"duplicate_packets\":" << c.duplicates
            << ",\"flow_starts\":" << c.flowStarts << "}";
         os << ",\"jobs\":[{\"job\":" << r->job << ",\"ranks\":" << r->nranks
-           << ",\"rank\":" << r->rank << ",\"step_bytes\":" << StepBytes(r, 0)
-           << ",\"grid\":\"1x" << r->nranks << "\",\"iterations\":[";
+           << ",\"rank\":" << r->rank << ",\"step_bytes\":" << StepBytes(r, 0, 0)
+           << ",\"grid\":\"";
+        if (m_spec.gridCols)
+            os << m_spec.gridRows << "x" << m_spec.gridCols;
+        else
+            os << "1x" << r->nranks;
+        os << "\",\"iterations\":[";
         for (uint32_t i = 0; i < m_spec.iterations; i++)
         {
             const Iteration& it = r->rec[i];
@@ -285,7 +344,9 @@ RingDriver::WriteRanks(std::ostream& os, const RoceConfig& roce) const
                 for (uint32_t ch = 0; ch < m_spec.channels; ch++)
                 {
                     os << (first ? "" : ",") << "{\"step\":" << k
-                       << ",\"ring\":\"ring\",\"channel\":" << ch
+                       << ",\"ring\":\""
+                       << (r->plan->dims == 1 ? "ring" : r->plan->dim[k] ? "column" : "row")
+                       << "\",\"channel\":" << ch
                        << ",\"start_ns\":" << it.stepStartNs[ch][k]
                        << ",\"end_ns\":" << it.stepRecvNs[ch][k]
                        << ",\"first_rate_bps\":" << it.firstRateBps[ch][k] << "}";

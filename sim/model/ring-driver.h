@@ -2,12 +2,17 @@
 /*
  * ring-driver.h - ring collectives on the simulator's RoCE hosts, with
  * ringcoll's schedule (userspace/workload/ringcoll/collective.c): a job
- * is one or more 1D rings; each rank runs its ring's AllReduce
+ * is one or more rings; each rank runs its ring's AllReduce
  * (reduce-scatter then all-gather, 2(N-1) steps of size/N), AllGather or
  * ReduceScatter (N-1 steps) on C channels, each channel's steps in turn
  * on its queue pair to the next rank (or on S queue pairs, step k on
  * pair k mod S); step k+1 of a channel starts when the previous rank's
- * step k has fully arrived.  Steps ride in the UDP source port (step
+ * step k has fully arrived.  With a grid of ROWS x COLS (ringcoll's
+ * --grid), each "ring" is a 2D torus of ranks in row-major order running
+ * the hierarchical AllReduce: reduce-scatter along its row ring (COLS-1
+ * steps of size/COLS), AllReduce of that share along its column ring
+ * (2(ROWS-1) steps of size/COLS/ROWS), all-gather along the row (COLS-1
+ * steps of size/COLS), as ringcoll's plan_steps() plans them.  Steps ride in the UDP source port (step
  * base + iteration * steps + step), so ECMP hashes each step anew.  What
  * it records per rank and iteration (start, end, each step's start and
  * arrival) is ringcoll's per-rank result, so that tc-scripts/ringmerge.jq
@@ -51,6 +56,7 @@ struct RingRunSpec
     uint32_t stepQps = 1;
     uint32_t iterations = 1;
     uint32_t stepBase = 49152;
+    uint32_t gridRows = 0, gridCols = 0; /* 0: 1D rings */
 };
 
 class RingDriver
@@ -71,7 +77,7 @@ class RingDriver
     struct RxEndpoint
     {
         Rank* rank;
-        uint32_t channel, slot;
+        uint32_t dim, channel, slot;
         uint64_t received = 0; /* messages, all iterations */
     };
     struct Iteration
@@ -79,16 +85,25 @@ class RingDriver
         uint64_t startNs = 0, endNs = 0;
         std::vector<std::vector<uint64_t>> stepStartNs, stepRecvNs, firstRateBps; /* [c][k] */
     };
+    /* The steps of a ring's collective, shared by its ranks. */
+    struct StepPlan
+    {
+        uint32_t dims = 1;
+        std::vector<uint32_t> dim;        /* [k]: the ring step k runs on, 0 row, 1 column */
+        std::vector<uint64_t> bytes;      /* [k]: bytes of step k, all channels */
+        std::vector<uint32_t> dimSteps[2]; /* each ring's steps, in order */
+    };
     struct Rank
     {
-        uint32_t job, nranks, rank, host, succ;
+        uint32_t job, nranks, rank, host;
+        uint32_t succ[2];    /* next rank's host on the row (1D) ring and column ring */
         uint32_t steps;      /* per collective */
-        uint64_t stepSize;   /* bytes of a step, all channels */
+        const StepPlan* plan;
         uint64_t startNs;
         uint32_t iter = 0;
         bool running = false, done = false;
         std::vector<uint32_t> nextStep;            /* per channel */
-        std::vector<uint32_t> qp;                  /* [c * S + s]: index on the host */
+        std::vector<uint32_t> qp;                  /* [(d * C + c) * S + s]: index on the host */
         std::vector<uint32_t> acked;               /* per queue pair, this iteration */
         std::vector<Iteration> rec;
     };
@@ -98,12 +113,14 @@ class RingDriver
     void StartStep(Rank* r, uint32_t c, uint32_t k);
     void OnArrival(uint32_t host, uint32_t src, uint32_t qpn, uint16_t sport);
     void OnAcked(uint32_t host, uint32_t qp, uint32_t msg);
-    uint32_t StepBytes(const Rank* r, uint32_t c) const;
-    uint32_t QpMessages(const Rank* r, uint32_t slot) const;
+    uint32_t StepBytes(const Rank* r, uint32_t k, uint32_t c) const;
+    uint32_t QpMessages(const Rank* r, uint32_t dim, uint32_t slot) const;
+    const StepPlan* PlanSteps(uint32_t nranks);
 
     RingRunSpec m_spec;
     std::vector<Ptr<RoceHost>> m_hosts;
     std::vector<Rank*> m_ranks;
+    std::map<uint32_t, StepPlan> m_plans;                  /* per ring size */
     std::vector<uint32_t> m_nextQpn;                       /* per host */
     std::map<std::tuple<uint32_t, uint32_t, uint32_t>, RxEndpoint> m_rx; /* host, src, qpn */
     std::map<std::pair<uint32_t, uint32_t>, std::pair<Rank*, uint32_t>> m_tx; /* host, qp */
