@@ -23,7 +23,9 @@
 #                      nodes), its row rings the ToRs' hosts and its
 #                      column rings across the ToRs, AllReduce
 #                      hierarchically (row, column, row); gridx: rows
-#                      across the ToRs, columns inside them
+#                      across the ToRs, columns inside them; twojobs:
+#                      the rings of "rings" as two jobs of half of them,
+#                      the second starting --job-offset later (Fig. 7)
 #   --iterations N     AllReduces back to back, each rank starting the
 #                      next when it finishes one (default 1; the paper's
 #                      Fig. 4a runs for about ten)
@@ -43,6 +45,8 @@
 #   --pfc BYTES        lossless, as HPCC's configuration: PFC pauses a
 #                      sender past BYTES held from its port (default: off,
 #                      deep lossy queues)
+#   --job-offset MS    twojobs: the second job's start, milliseconds after
+#                      the first's (default 0)
 #   --jobs N           runs at once (default: the cores)
 #   --out FILE         (default build/results/sim_symphony_NODES.json)
 set -euo pipefail
@@ -60,11 +64,12 @@ state=port
 cc=dcqcn
 imbalance=1
 pfc=
+job_offset=0
 jobs=$(nproc)
 out=
 
 die() { echo "$prog: $*" >&2; exit 1; }
-usage() { sed -n '13,48s/^# \{0,1\}//p' "$0" >&2; exit 2; }
+usage() { sed -n '/^# Usage:/,/^[^#]/s/^# \{0,1\}//p' "$0" >&2; exit 2; }
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-h|--help) usage ;;
@@ -83,6 +88,7 @@ while [ $# -gt 0 ]; do
 	--imbalance) imbalance=$2 ;;
 	--jobs) jobs=$2 ;;
 	--pfc) pfc=$2 ;;
+	--job-offset) job_offset=$2 ;;
 	--out) out=$2 ;;
 	*) echo "$prog: unknown option '$1'" >&2; usage ;;
 	esac
@@ -113,22 +119,22 @@ esac
 chunk_bytes=$((BASH_REMATCH[1] * mult))
 [ -n "$out" ] || out=$top/build/results/sim_symphony_$nodes.json
 for s in $scenarios; do
-	[[ $s =~ ^(rings|jobs2|ring1|grid|gridx)$ ]] ||
-		die "--scenarios: '$s' is not rings, jobs2, ring1, grid or gridx"
+	[[ $s =~ ^(rings|jobs2|twojobs|ring1|grid|gridx)$ ]] ||
+		die "--scenarios: '$s' is not rings, jobs2, twojobs, ring1, grid or gridx"
 done
 # the rank count sets the data per rank: size = chunk x ranks of a ring
 # (of every host in ring1 and the grids, 2 per ToR in rings and jobs2)
 case " $scenarios " in
 *" ring1 "*|*" grid"*)
-	[[ " $scenarios " =~ \ (rings|jobs2)\  ]] &&
-		die "--scenarios: ring1, grid and gridx do not mix with rings and jobs2 (their rings differ in size, the chunk does not)"
+	[[ " $scenarios " =~ \ (rings|jobs2|twojobs)\  ]] &&
+		die "--scenarios: ring1, grid and gridx do not mix with rings, jobs2 and twojobs (their rings differ in size, the chunk does not)"
 	ranks=$((tors * hpt)) ;;
 *) ranks=$((2 * tors)) ;;
 esac
 
 exec "$top/eval/symphony_ring.sh" --engine sim --links p2p --delay-us 1 \
 	--tors "$tors" --spines "$spines" --hosts-per-tor "$hpt" --state "$state" --jobs "$jobs" \
-	${pfc:+--pfc "$pfc"} \
+	${pfc:+--pfc "$pfc"} --job-offset "$job_offset" \
 	--rate 10gbit --uplink-rate 10gbit --imbalance "$imbalance" --background 0 \
 	--scenarios "$scenarios" --size $((chunk_bytes * ranks)) --seeds "$seeds" \
 	--red "limit 100000 kmin 50kb kmax 100kb pmax 0.2" \

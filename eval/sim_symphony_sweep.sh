@@ -22,8 +22,8 @@
 #   --out FILE         JSON (default build/results/sim_symphony_sweep_
 #                      PARAM.json); the plot next to it (-normalised.png)
 #   Other options (--nodes, --spines, --iterations, --chunk, --k,
-#   --imbalance, --state, --cc, --pfc, --jobs) pass to sim_symphony.sh
-#   for every value.
+#   --imbalance, --state, --cc, --pfc, --job-offset, --jobs) pass to
+#   sim_symphony.sh for every value.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -36,7 +36,7 @@ out=
 pass=()
 
 die() { echo "$prog: $*" >&2; exit 1; }
-usage() { sed -n '15,28s/^# \{0,1\}//p' "$0" >&2; exit 2; }
+usage() { sed -n '/^# Usage:/,/^[^#]/s/^# \{0,1\}//p' "$0" >&2; exit 2; }
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-h|--help) usage ;;
@@ -48,7 +48,7 @@ while [ $# -gt 0 ]; do
 	--scenarios) scenarios=$2 ;;
 	--seeds) seeds=$2 ;;
 	--out) out=$2 ;;
-	--nodes|--spines|--iterations|--chunk|--k|--imbalance|--state|--cc|--pfc|--jobs)
+	--nodes|--spines|--iterations|--chunk|--k|--imbalance|--state|--cc|--pfc|--job-offset|--jobs)
 		pass+=("$1" "$2") ;;
 	*) echo "$prog: unknown option '$1'" >&2; usage ;;
 	esac

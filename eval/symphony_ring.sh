@@ -11,17 +11,20 @@
 # OR RED.  Scenarios: "rings", one job of several 1D rings (the paper's
 # multiple 1D Ring AllReduce), "ring1", one ring of every host (more
 # steps: 2(N-1) = 30 with 16 hosts), and "jobs2", two co-located jobs of one
-# ring each; in the simulator also "grid" and "gridx", every host in one
+# ring each; in the simulator also "twojobs", the rings of "rings" in two
+# jobs of half of them each, the second starting --job-offset later (the
+# paper's Fig. 7), and "grid" and "gridx", every host in one
 # 2D ring (the paper's Table 1 default logical topology; ringcoll's
 # --grid): "grid" runs its row rings inside the ToRs and its column rings
-# across them, "gridx" the other way round.  Writes JSON (every run with its step-overlap timeline and
-# the switches' marking counters; medians and spreads per scenario and
-# marking) and gnuplot PNGs: CDF of CCT, step overlap over time.
+# across them, "gridx" the other way round.  Writes JSON (every run with
+# its step-overlap timeline and the switches' marking counters; medians
+# and spreads per scenario and marking) and gnuplot PNGs: CDF of CCT,
+# step overlap over time.
 #
 # Usage: eval/symphony_ring.sh [options]        (as root, after "make")
 #   --seeds N            seeded runs per scenario and marking (default 10)
-#   --scenarios "S ..."  rings, jobs2, ring1; with --engine sim also grid,
-#                        gridx (default "rings jobs2")
+#   --scenarios "S ..."  rings, jobs2, ring1; with --engine sim also twojobs,
+#                        grid, gridx (default "rings jobs2")
 #   --hosts-per-tor H    hosts behind each of the 4 ToRs, 2..8 (default 4)
 #   --rate RATE          host link rate (default 2500kbit)
 #   --uplink-rate RATE   ToR-spine link rate (default twice --rate: no
@@ -70,6 +73,8 @@
 #   --jobs N             sim: runs at once (default: the cores)
 #   --pfc BYTES          sim, p2p links: lossless, PFC pausing a sender
 #                        past BYTES held from its port (default: off)
+#   --job-offset MS      sim, twojobs: the second job starts MS
+#                        milliseconds after the first (default 0)
 #   --out FILE           JSON (default build/results/symphony_ring.json); plots
 #                        next to it (FILE without .json, -cct-cdf.png,
 #                        -overlap.png)
@@ -102,6 +107,7 @@ links=htb
 delay_us=1
 sim_jobs=$(nproc)
 pfc=
+job_offset=0
 # DCQCN with its time constants scaled to this testbed's round trip
 # (tens of ms at a few Mbit/s, not the 10 us of a 40 Gbit/s fabric):
 # one CNP, one alpha update and one rate-increase period per 50 ms, a
@@ -115,7 +121,7 @@ inside=0
 prefix=syev
 
 die() { echo "$prog: $*" >&2; exit 1; }
-usage() { sed -n '18,72s/^# \{0,1\}//p' "$0" >&2; exit 2; }
+usage() { sed -n '/^# Usage:/,/^[^#]/s/^# \{0,1\}//p' "$0" >&2; exit 2; }
 orig_args=("$@")
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -149,6 +155,7 @@ while [ $# -gt 0 ]; do
 	--delay-us) delay_us=$2 ;;
 	--jobs) sim_jobs=$2 ;;
 	--pfc) pfc=$2 ;;
+	--job-offset) job_offset=$2 ;;
 	*) echo "$prog: unknown option '$1'" >&2; usage ;;
 	esac
 	shift 2
@@ -160,7 +167,11 @@ if [ "$engine" = vm ]; then
 	[ "$tors.$spines.$links.$delay_us" = 4.2.htb.1 ] ||
 		die "--tors, --spines, --links and --delay-us are the simulator's (--engine sim)"
 	[ -z "$pfc" ] || die "--pfc is the simulator's (--engine sim)"
+	[ "$job_offset" = 0 ] || die "--job-offset is the simulator's (--engine sim)"
 else
+	[[ $job_offset =~ ^[0-9]+$ ]] || die "--job-offset '$job_offset': wants milliseconds"
+	[[ " $scenarios " != *" twojobs "* ]] || [ "$hpt" -ge 4 ] ||
+		die "--scenarios twojobs: wants 4 or more hosts per ToR (2 rings or more)"
 	[[ $hpt =~ ^[1-9][0-9]?$ ]] && [ "$hpt" -ge 2 ] && [ "$hpt" -le 64 ] ||
 		die "--hosts-per-tor '$hpt': wants 2..64"
 	[[ $tors =~ ^[1-9][0-9]?$ ]] && [ "$tors" -ge 2 ] || die "--tors '$tors': wants 2..99"
@@ -180,9 +191,9 @@ fi
 [[ $step_qps =~ ^([1-9]|1[0-6])$ ]] || die "--step-qps '$step_qps': wants 1..16"
 [[ $step_flows =~ ^(on|off)$ ]] || die "--step-flows '$step_flows': on or off"
 for s in $scenarios; do
-	[[ $s =~ ^(rings|jobs2|ring1|grid|gridx)$ ]] ||
-		die "--scenarios: unknown scenario '$s' (rings, jobs2, ring1, grid, gridx)"
-	[[ $s != grid* ]] || [ "$engine" = sim ] ||
+	[[ $s =~ ^(rings|jobs2|ring1|twojobs|grid|gridx)$ ]] ||
+		die "--scenarios: unknown scenario '$s' (rings, jobs2, ring1, twojobs, grid, gridx)"
+	[[ ! $s =~ ^(twojobs|grid|gridx)$ ]] || [ "$engine" = sim ] ||
 		die "--scenarios: '$s' runs in the simulator only (--engine sim)"
 done
 rate_kbit() {	# rate_kbit RATE: the rate in kbit/s
@@ -362,8 +373,13 @@ sim_rings() {
 				members+=${members:+,}$((t * hpt + 2 * r + i))
 			done
 		done
-		[ "$1" = rings ] && echo "--ring 1=$members" || echo "--ring $((r + 1))=$members"
+		case $1 in
+		rings) echo "--ring 1=$members" ;;
+		jobs2) echo "--ring $((r + 1))=$members" ;;
+		twojobs) echo "--ring $((r < hpt / 4 ? 1 : 2))=$members" ;;
+		esac
 	done
+	[ "$1" != twojobs ] || echo "--job-start 2=$((job_offset * 1000))"
 }
 
 # sim_one N SEED SCENARIO MARKING: one simulated run, its JSON line in
@@ -517,7 +533,7 @@ if [ "$replot" -eq 1 ]; then
 	  step_flows=\(if .workload.step_flows then "on" else "off" end)
 	  ringcoll_args=\(.workload.ringcoll) red_args=\(.qdisc.red) engine=\(.engine // "vm")
 	  tors=\(.testbed.tors) spines=\(.testbed.spines) links=\(.testbed.links // "htb")
-	  delay_us=\(.testbed.delay_us // 1) pfc=\(.testbed.pfc // "")
+	  delay_us=\(.testbed.delay_us // 1) pfc=\(.testbed.pfc // "") job_offset=\(.testbed.job_offset_ms // 0)
 	  symphony_args=\(.qdisc.symphony)
 	  scenarios=\([.runs[].scenario] | unique | join(" "))"' "$out")"
 elif [ "$engine" = sim ]; then
@@ -548,7 +564,7 @@ jq -s --arg rate "$rate" --arg uplink "$uplink_rate" --arg size "$size" \
 	--argjson step_qps "$step_qps" --argjson step_flows "$([ "$step_flows" = on ] && echo true || echo false)" \
 	--arg state "$state" --argjson hpt "$hpt" --arg burst "$burst" \
 	--argjson tors "$tors" --argjson spines "$spines" --arg links "$links" \
-	--argjson delay_us "$delay_us" --arg pfc "$pfc" \
+	--argjson delay_us "$delay_us" --arg pfc "$pfc" --argjson job_offset "$job_offset" \
 	--argjson link_classes "$link_classes" --arg date "$(date -u +%FT%TZ)" --arg engine "$engine" '
   def med: sort | .[(length / 2 | floor)];
   def q(p): sort | .[((length - 1) * p | round)];
@@ -562,6 +578,7 @@ jq -s --arg rate "$rate" --arg uplink "$uplink_rate" --arg size "$size" \
     method: ((if $engine == "sim" then "the same leaf-spine, workload and qdisc options in the ns-3 simulator (sim/: point-to-point links, sch_symphony as a queue disc, ringcoll as RoCE hosts, the C cores unchanged); " else "" end) + "leaf-spine of netns in the QEMU VM (4 ToRs, 2 spines, HTB links), ECMP over the spines on the 5-tuple with the step in the UDP source port (or static balanced routes); ring AllReduces of ringcoll DCQCN senders; the same seeds and testbed with the switch ports marking RED only (baseline) and Symphony OR RED"),
     testbed: {tors: $tors, spines: $spines, hosts_per_tor: $hpt, rate: $rate, uplink_rate: $uplink,
 	      links: $links, delay_us: $delay_us, pfc: (if $pfc == "" then null else $pfc end),
+	      job_offset_ms: $job_offset,
 	      imbalance: $imbalance, background_pct: $background, routing: $routing,
 	      burst: $burst, mtu_bytes: 9000, roce_payload_bytes: 4096,
 	      link_classes: $link_classes},

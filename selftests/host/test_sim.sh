@@ -16,7 +16,8 @@
 # bounds the queues by pausing senders, and loses nothing; 2D rings
 # (--grid) run the hierarchical AllReduce, row steps inside a ToR and
 # column steps across the spines, at their line-rate bound; the Fig. 8
-# sweep runs sim_symphony.sh per value and normalises Symphony's CCT.
+# sweep runs sim_symphony.sh per value and normalises Symphony's CCT;
+# Fig. 7's two jobs start their offset apart.
 . "$(dirname "$0")/../lib.sh"
 
 require_cmd jq
@@ -26,7 +27,7 @@ require_built "$sim"
 tmp=$(mktemp -d /tmp/test_sim.XXXXXX)
 on_exit rm -rf "$tmp"
 
-ktap_plan 25
+ktap_plan 26
 
 merge() { jq -L "$TOP_DIR/tc-scripts" -c 'include "ringmerge"; .ranks | ring_merge(null)' "$1"; }
 
@@ -235,7 +236,23 @@ check_jq "sim_symphony_sweep.sh: a point per chunk, from its own runs on a 4x8 g
 	   '{points, parts: $parts}' "$tmp/sweep/chunk.json" 2>/dev/null)"
 r=$("$TOP_DIR/eval/sim_symphony.sh" --scenarios "rings grid" 2>&1) && rc=0 || rc=$?
 check_eq "sim_symphony.sh refuses a grid mixed with 1D rings" \
-	"1 sim_symphony.sh: --scenarios: ring1, grid and gridx do not mix with rings and jobs2 (their rings differ in size, the chunk does not)" \
+	"1 sim_symphony.sh: --scenarios: ring1, grid and gridx do not mix with rings, jobs2 and twojobs (their rings differ in size, the chunk does not)" \
 	"$rc $r"
+
+# 26: Fig. 7's two jobs: sim_symphony.sh twojobs splits the 4 rings of 32
+# nodes into jobs 1 and 2, job 2 starting --job-offset later, each with
+# its own CCT; in the simulator's ranks, job 2's first step starts 5 ms
+# after job 1's
+"$TOP_DIR/eval/sim_symphony.sh" --nodes 32 --chunk 64k --seeds 1 --scenarios twojobs \
+	--job-offset 5 --jobs 2 --out "$tmp/two/two.json" >"$tmp/two.log" 2>&1
+"$sim" ring --leaves 4 --spines 8 --hosts-per-leaf 8 --rate 10gbit --uplink-rate 10gbit \
+	--ring 1=0,8,16,24,1,9,17,25 --ring 2=2,10,18,26,3,11,19,27 --job-start 2=5000 \
+	--size 512k --out "$tmp/jobstart.json"
+check_jq "twojobs: jobs 1 and 2 per marking, offset 5 ms; job 2 starts 5 ms after job 1" \
+	'.runs == [["red", 1], ["red", 2], ["symphony", 1], ["symphony", 2]] and .offset == 5 and
+	 .starts[1] - .starts[0] == 5000000' \
+	"$(jq -c --argjson starts "$(merge "$tmp/jobstart.json" | jq -c '[.jobs[].iterations[0].start_ns]')" \
+	   '{runs: [.runs[] | [.marking, .job]], offset: .testbed.job_offset_ms, starts: $starts}' \
+	   "$tmp/two/two.json" 2>/dev/null)"
 
 ktap_finished
