@@ -7,7 +7,12 @@
 # any switch port in 4 KiB frames (Ofan bounded, rps growing like
 # sqrt(m), rr and ECMP like m) and the CCT over the Appendix-A bound.
 # Writes JSON (every run; per mode and m the medians and maxima over the
-# seeds) and a gnuplot PNG of the largest queue against m.
+# seeds) and a gnuplot PNG of the largest queue against m.  With
+# --fail-prob, the paper's Fig. 9: every seed draws its own failed links
+# (each switch link down with probability P), hosts pace at the highest
+# rate the live links carry (--load max), and the CCT is compared with
+# the bound of the fabric without failures at the line rate; a second
+# PNG plots that CCT increase against P.
 #
 # Usage: eval/sim_ofan.sh [options]           (after "make sim")
 #   --k K              fat-tree arity (default 8: 128 hosts)
@@ -15,8 +20,12 @@
 #   --modes "L ..."    load balancing (default "ofan pofan rps rr ecmp")
 #   --seeds N          seeds per mode and size (default 3)
 #   --rate RATE        every link (default 100gbit)
-#   --load PCT         each host's pace, % of the rate (default 100)
+#   --load PCT|max     each host's pace, % of the rate (default 100; with
+#                      --fail-prob: max, the highest the live links carry
+#                      when switches split traffic evenly)
 #   --fail "L ..."     failed switch links, by number (default none)
+#   --fail-prob "P ..."  each switch link down with probability P, drawn
+#                      per seed (default 0: none)
 #   --jobs N           runs at once (default: the cores)
 #   --out FILE         JSON (default build/results/sim_ofan.json); the
 #                      plot next to it (FILE without .json, -queue.png)
@@ -31,13 +40,14 @@ sizes="64 256 1024 4096"
 modes="ofan pofan rps rr ecmp"
 seeds=3
 rate=100gbit
-load=100
+load=
 fail=
+fail_probs=0
 jobs=$(nproc)
 out=$top/build/results/sim_ofan.json
 
 die() { echo "$prog: $*" >&2; exit 1; }
-usage() { sed -n '13,23s/^# \{0,1\}//p' "$0" >&2; exit 2; }
+usage() { sed -n '/^# Usage:/,/^[^#]/s/^# \{0,1\}//p' "$0" >&2; exit 2; }
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-h|--help) usage ;;
@@ -51,6 +61,7 @@ while [ $# -gt 0 ]; do
 	--rate) rate=$2 ;;
 	--load) load=$2 ;;
 	--fail) fail=$2 ;;
+	--fail-prob) fail_probs=$2 ;;
 	--jobs) jobs=$2 ;;
 	--out) out=$2 ;;
 	*) echo "$prog: unknown option '$1'" >&2; usage ;;
@@ -62,6 +73,12 @@ sim=$top/build/symofan-sim
 [[ $seeds =~ ^[1-9][0-9]*$ ]] || die "--seeds '$seeds': wants a count"
 [[ $jobs =~ ^[1-9][0-9]*$ ]] || die "--jobs '$jobs': wants a count"
 for m in $sizes; do [[ $m =~ ^[1-9][0-9]*$ ]] || die "--sizes: '$m' is not a packet count"; done
+for p in $fail_probs; do
+	[[ $p =~ ^0?(\.[0-9]+)?$|^0$ ]] && [ -n "$p" ] || die "--fail-prob: '$p' is not a probability below 1"
+done
+# failures draw their own links: pace at what the live links carry
+[ -n "$load" ] || { [ "$fail_probs" = 0 ] && load=100 || load=max; }
+[[ $load =~ ^([1-9][0-9]?|100|max)$ ]] || die "--load '$load': 1..100 or max"
 fail_args=()
 for l in $fail; do fail_args+=(--fail "$l"); done
 
@@ -69,27 +86,35 @@ work=$(mktemp -d /tmp/sim_ofan.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$(dirname "$out")"
 
-# one line per run: mode m seed
-for m in $sizes; do
-	for mode in $modes; do
-		for ((seed = 1; seed <= seeds; seed++)); do
-			echo "$mode $m $seed"
+# one line per run: mode m seed failure-probability
+for p in $fail_probs; do
+	for m in $sizes; do
+		for mode in $modes; do
+			for ((seed = 1; seed <= seeds; seed++)); do
+				echo "$mode $m $seed $p"
+			done
 		done
 	done
 done >"$work/plan"
 total=$(wc -l <"$work/plan")
 
-run_one() {	# run_one MODE M SEED: the run's summary line on stdout
-	local f=$work/$1-$2-$3.json
+run_one() {	# run_one MODE M SEED P: the run's summary line on stdout
+	local f=$work/$1-$2-$3-$4.json
 	"$sim" perm --k "$k" --rate "$rate" --load "$load" --packets "$2" --lb "$1" \
-		--seed "$3" "${fail_args[@]}" --out "$f" || echo "$prog: $1 m=$2 seed $3 did not complete" >&2
-	jq -c --arg mode "$1" --argjson m "$2" --argjson seed "$3" '
+		--seed "$3" "${fail_args[@]}" --fail-prob "$4" --out "$f" ||
+		echo "$prog: $1 m=$2 seed $3 fail-prob $4 did not complete" >&2
+	jq -c --arg mode "$1" --argjson m "$2" --argjson seed "$3" --argjson p "$4" '
 	  (4096 + 52) as $frame
-	  | {mode: $mode, m: $m, seed: $seed, complete: .sim.complete,
+	  | {mode: $mode, m: $m, seed: $seed, fail_prob: $p,
+	     failed_links: (.topology.failed_links | length),
+	     pace_pct: .perm.load_pct, feasible_rate: .perm.feasible_rate,
+	     complete: .sim.complete,
 	     max_queue_frames: ([.ports[].max_backlog_bytes] | max / $frame),
 	     cct_ms: ([.hosts[].cct_ns] | max / 1e6),
 	     cct_over_bound: ([.hosts[].cct_over_bound] | max),
 	     cct_over_bound_median: ([.hosts[].cct_over_bound] | sort | .[length / 2 | floor]),
+	     # Fig. 9: over the bound without failures, at the line rate
+	     cct_over_full_rate_bound: (([.hosts[].cct_ns] | max) / ([.hosts[].lower_bound_full_rate_ns] | max)),
 	     lost: ([.hosts[].lost] | add), reordered: ([.hosts[].reordered] | add),
 	     drops: ([.ports[].limit_drops] | add),
 	     events: .sim.events, wall_s: .sim.wall_s}' "$f"
@@ -98,18 +123,18 @@ run_one() {	# run_one MODE M SEED: the run's summary line on stdout
 progress_start "$prog"
 n=0
 : >"$work/runs.jsonl"
-while read -r mode m seed; do
+while read -r mode m seed p; do
 	while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do
 		wait -n
 		n=$((n + 1))
 		progress "$n" "$total" "k=$k permutations"
 	done
-	run_one "$mode" "$m" "$seed" >>"$work/runs.jsonl" &
+	run_one "$mode" "$m" "$seed" "$p" >>"$work/runs.jsonl" &
 done <"$work/plan"
 wait
 progress_done
 
-jq -s --arg k "$k" --arg rate "$rate" --argjson load "$load" --arg fail "$fail" \
+jq -s --arg k "$k" --arg rate "$rate" --arg load "$load" --arg fail "$fail" \
 	--arg date "$(date -u +%FT%TZ)" '
   def med: sort | .[(length / 2 | floor)];
   {
@@ -117,24 +142,33 @@ jq -s --arg k "$k" --arg rate "$rate" --argjson load "$load" --arg fail "$fail" 
     date: $date,
     engine: "sim",
     method: "symofan-sim perm: k-ary fat tree of point-to-point links, every host sends m 4 KiB packets to its partner in the seed derangement at the load, each ACKed, no congestion control; largest queue of any switch port in frames of 4148 bytes; CCT over the Appendix-A bound (the worst host)",
-    fabric: {k: ($k | tonumber), hosts: (($k | tonumber) | . * . * . / 4), rate: $rate, load_pct: $load,
-	     failed_links: $fail},
-    summary: (group_by([.mode, .m]) | map({
-      mode: .[0].mode, m: .[0].m, runs: length, complete: ([.[].complete] | all),
+    fabric: {k: ($k | tonumber), hosts: (($k | tonumber) | . * . * . / 4), rate: $rate,
+	     load: (if $load == "max" then "max" else ($load | tonumber) end), failed_links: $fail},
+    summary: (group_by([.fail_prob, .mode, .m]) | map({
+      mode: .[0].mode, m: .[0].m, fail_prob: .[0].fail_prob, runs: length,
+      complete: ([.[].complete] | all),
+      failed_links: ([.[].failed_links] | add / length),
+      pace_pct: ([.[].pace_pct] | add / length),
       max_queue_frames: {median: ([.[].max_queue_frames] | med), max: ([.[].max_queue_frames] | max)},
       cct_over_bound: {median: ([.[].cct_over_bound] | med), max: ([.[].cct_over_bound] | max)},
+      # the paper averages the CCT over topology instances
+      cct_over_full_rate_bound: {mean: ([.[].cct_over_full_rate_bound] | add / length),
+				 median: ([.[].cct_over_full_rate_bound] | med)},
       lost: ([.[].lost] | add), reordered: ([.[].reordered] | med),
       events_per_s: ([.[] | .events / .wall_s] | med | round)})
-      | sort_by(.mode, .m)),
+      | sort_by(.fail_prob, .mode, .m)),
     runs: .
   }' "$work/runs.jsonl" >"$out.tmp" && mv "$out.tmp" "$out"
 
 base=${out%.json}
+p0=${fail_probs%% *}
+plots="$base-queue.png"
+[ "$(wc -w <<<"$fail_probs")" -le 1 ] || plots+=", $base-failures.png"
 if command -v gnuplot >/dev/null; then
 	{
 		echo "set terminal pngcairo size 800,500 noenhanced"
 		echo "set output '$base-queue.png'"
-		echo "set title 'Largest switch queue, permutation on a k=$k fat tree (median over seeds)'"
+		echo "set title 'Largest switch queue, permutation on a k=$k fat tree (median over seeds, fail-prob $p0)'"
 		echo "set xlabel 'packets per host (m)'"
 		echo "set ylabel 'largest queue (4 KiB frames)'"
 		echo "set logscale xy"
@@ -142,16 +176,38 @@ if command -v gnuplot >/dev/null; then
 		printf "plot "
 		sep=
 		for mode in $modes; do
-			jq -r --arg mode "$mode" '.summary[] | select(.mode == $mode)
-			  | "\(.m) \([.max_queue_frames.median, 0.1] | max)"' "$out" >"$work/$mode.dat"
-			cp "$work/$mode.dat" "$base.$mode.dat"
+			jq -r --arg mode "$mode" --argjson p "$p0" '.summary[]
+			  | select(.mode == $mode and .fail_prob == $p)
+			  | "\(.m) \([.max_queue_frames.median, 0.1] | max)"' "$out" >"$base.$mode.dat"
 			printf "%s'%s' using 1:2 with linespoints lw 2 title '%s'" "$sep" "$base.$mode.dat" "$mode"
 			sep=", "
 		done
 		echo
+		# Fig. 9: the CCT increase over the failure-free line-rate bound
+		# against the failure probability, at the largest m
+		if [ "$(wc -w <<<"$fail_probs")" -gt 1 ]; then
+			mmax=$(tr ' ' '\n' <<<"$sizes" | sort -n | tail -1)
+			echo "set output '$base-failures.png'"
+			echo "unset logscale"
+			echo "set title 'CCT increase with random link failures, k=$k fat tree, m = $mmax (mean over seeds)'"
+			echo "set xlabel 'probability of each switch link failing'"
+			echo "set ylabel 'CCT over the bound without failures - 1 (%)'"
+			printf "plot "
+			sep=
+			for mode in $modes; do
+				jq -r --arg mode "$mode" --argjson m "$mmax" '.summary[]
+				  | select(.mode == $mode and .m == $m)
+				  | "\(.fail_prob) \((.cct_over_full_rate_bound.mean - 1) * 100)"' "$out" \
+					>"$base.$mode.fail.dat"
+				printf "%s'%s' using 1:2 with linespoints lw 2 title '%s'" "$sep" \
+					"$base.$mode.fail.dat" "$mode"
+				sep=", "
+			done
+			echo
+		fi
 	} | gnuplot
 	rm -f "$base".*.dat
 fi
-jq -r '"mode    m      largest queue, frames: median (max)   CCT / bound: median (max)   lost",
-  (.summary[] | "\(.mode)\t\(.m)\t\(.max_queue_frames.median * 10 | round / 10) (\(.max_queue_frames.max * 10 | round / 10))\t\(.cct_over_bound.median * 1000 | round / 1000) (\(.cct_over_bound.max * 1000 | round / 1000))\t\(.lost)")' "$out"
-echo "$prog: $out, $base-queue.png"
+jq -r '"mode    m      fail-prob  failed links  pace %  largest queue, frames: median (max)   CCT / bound: median (max)   CCT / bound without failures: mean   lost",
+  (.summary[] | "\(.mode)\t\(.m)\t\(.fail_prob)\t\(.failed_links * 10 | round / 10)\t\(.pace_pct * 10 | round / 10)\t\(.max_queue_frames.median * 10 | round / 10) (\(.max_queue_frames.max * 10 | round / 10))\t\(.cct_over_bound.median * 1000 | round / 1000) (\(.cct_over_bound.max * 1000 | round / 1000))\t\(.cct_over_full_rate_bound.mean * 1000 | round / 1000)\t\(.lost)")' "$out"
+echo "$prog: $out, $plots"

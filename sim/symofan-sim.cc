@@ -53,6 +53,9 @@ static const char kUsage[] =
     "                        at least 1600 bytes: leafspine.sh's auto)\n"
     "  --imbalance L:S:R     leaf L's link to spine S runs at the uplink rate / R\n"
     "  --fail LINK           switch link number LINK is down (repeatable)\n"
+    "  --fail-prob P         and every other switch link down with probability P\n"
+    "                        (0..0.5), drawn from the seed; a draw that cuts a host\n"
+    "                        off another is drawn again\n"
     "  --pfc BYTES           lossless: a switch pauses the sender on an ingress port\n"
     "                        holding more than BYTES (16k..1g) and resumes it 8 KiB\n"
     "                        below (p2p links; default: off, deep lossy queues)\n"
@@ -89,7 +92,9 @@ static const char kUsage[] =
     "                        (default: dcqcn.h's, scaled to --rate)\n"
     "Permutation (permsend's options):\n"
     "  --packets M           data packets per host (default 64)\n"
-    "  --load PCT            each host's pace, % of --rate (default 100)\n"
+    "  --load PCT|max        each host's pace, % of --rate (default 100); max: the\n"
+    "                        highest every host can keep over the live links when\n"
+    "                        switches split each destination's traffic evenly\n"
     "Run:\n"
     "  --seed N              (default 1)\n"
     "  --stop-ms MS          give up at this simulated time (default 600000)\n"
@@ -225,7 +230,7 @@ main(int argc, char** argv)
         O_TOPOLOGY = 256, O_LEAVES, O_SPINES, O_HPL, O_K, O_RATE, O_UPRATE, O_DELAY, O_IMB,
         O_FAIL, O_LB, O_PIPES, O_QDISC, O_MARKING, O_STATE, O_RING, O_JOBSTART, O_COLL,
         O_SIZE, O_CHANNELS, O_STEPQPS, O_ITER, O_STEPBASE, O_STEPFLOWS, O_FIXED, O_MTU,
-        O_RTO, O_CNP, O_DALPHA, O_DTIMER, O_DBYTES, O_DRAI, O_DRHAI, O_DG, O_DF, O_DMIN, O_PFC, O_SEED, O_STOP, O_OUT, O_BG, O_LINKS, O_BURST, O_PACKETS, O_LOAD, O_GRID,
+        O_RTO, O_CNP, O_DALPHA, O_DTIMER, O_DBYTES, O_DRAI, O_DRHAI, O_DG, O_DF, O_DMIN, O_PFC, O_SEED, O_STOP, O_OUT, O_BG, O_LINKS, O_BURST, O_PACKETS, O_LOAD, O_GRID, O_FAILP,
     };
     static const struct option opts[] = {
         {"topology", required_argument, nullptr, O_TOPOLOGY},
@@ -274,6 +279,7 @@ main(int argc, char** argv)
         {"load", required_argument, nullptr, O_LOAD},
         {"burst", required_argument, nullptr, O_BURST},
         {"grid", required_argument, nullptr, O_GRID},
+        {"fail-prob", required_argument, nullptr, O_FAILP},
         {"help", no_argument, nullptr, 'h'},
         {nullptr, 0, nullptr, 0},
     };
@@ -289,7 +295,7 @@ main(int argc, char** argv)
     int opt;
 
     PermSpec perm;
-    bool isPerm;
+    bool isPerm, loadMax = false;
 
     roce.lineRateBps = 2500000;
     roce.rtoNs = 20000000;
@@ -404,7 +410,20 @@ main(int argc, char** argv)
                 Usage(std::string("--links: '") + optarg + "' is not p2p or htb");
             break;
         case O_PACKETS: perm.packets = ArgU64("--packets", optarg, 1, 1000000); break;
-        case O_LOAD: perm.loadPct = ArgU64("--load", optarg, 1, 100); break;
+        case O_LOAD:
+            if (!strcmp(optarg, "max"))
+                loadMax = true;
+            else
+                perm.loadPpm = ArgU64("--load", optarg, 1, 100) * 10000;
+            break;
+        case O_FAILP: {
+            double p;
+            char tail;
+            if (sscanf(optarg, "%lf%c", &p, &tail) != 1 || !(p >= 0 && p <= 0.5))
+                Usage(std::string("--fail-prob: '") + optarg + "' is not a probability in 0..0.5");
+            topo.failPpm = (uint32_t)(p * 1000000 + 0.5);
+            break;
+        }
         case O_BURST: topo.burstBytes = ArgSize("--burst", optarg); break;
         case O_BG: backgroundPct = ArgU64("--background", optarg, 0, 100); break;
         case O_GRID: {
@@ -471,7 +490,7 @@ main(int argc, char** argv)
                          : topo.kind == "fattree" ? roce.lineRateBps
                                                   : 2 * roce.lineRateBps;
     if (isPerm)
-        roce.fixedRateBps = roce.lineRateBps * perm.loadPct / 100;
+        roce.fixedRateBps = roce.lineRateBps * perm.loadPpm / 1000000;
     dcqcn_params_scaled(&roce.dcqcn, roce.lineRateBps);
     if (dAlphaUs)
         roce.dcqcn.alpha_interval_ns = dAlphaUs * 1000;
@@ -529,12 +548,22 @@ main(int argc, char** argv)
     for (const auto& [id, job] : jobs)
         driver.AddJob(job);
     std::unique_ptr<PermDriver> permDriver;
+    double feasible = 0;
     if (isPerm)
     {
         std::vector<uint32_t> hops;
 
         perm.seed = topo.seed;
         permDriver = std::make_unique<PermDriver>(perm, fabric.Hosts());
+        feasible = fabric.FeasibleRate(permDriver->Partners());
+        if (loadMax)
+        {
+            /* the pace in whole ppm, rounded down: feasible, never over */
+            perm.loadPpm = std::max<uint32_t>(1, (uint32_t)(feasible * 1e6));
+            permDriver->SetLoadPpm(perm.loadPpm);
+            for (const Ptr<RoceHost>& host : fabric.Hosts())
+                host->SetFixedRateBps(roce.lineRateBps * perm.loadPpm / 1000000);
+        }
         for (uint32_t h = 0; h < fabric.NumHosts(); h++)
             hops.push_back(fabric.Hops(h, permDriver->Partners()[h]));
         permDriver->Start(hops, topo.delayNs, roce);
@@ -578,9 +607,11 @@ main(int argc, char** argv)
     os << ",\"hosts\":" << fabric.NumHosts() << ",\"rate_bps\":" << topo.hostRateBps
        << ",\"uplink_rate_bps\":" << topo.uplinkRateBps << ",\"delay_ns\":" << topo.delayNs
        << ",\"links\":\"" << topo.linkModel << "\",\"burst_bytes\":" << topo.burstBytes
-       << ",\"background_pct\":" << backgroundPct << ",\"failed_links\":[";
-    for (size_t i = 0; i < topo.failedLinks.size(); i++)
-        os << (i ? "," : "") << "\"" << fabric.LinkName(topo.failedLinks[i]) << "\"";
+       << ",\"background_pct\":" << backgroundPct << ",\"fail_prob\":" << topo.failPpm / 1e6
+       << ",\"failed_links\":[";
+    std::vector<uint32_t> failed = fabric.FailedLinks();
+    for (size_t i = 0; i < failed.size(); i++)
+        os << (i ? "," : "") << "\"" << fabric.LinkName(failed[i]) << "\"";
     os << "]},\"lb\":\"" << LbModeName(topo.routing.mode) << "\",\"marking\":\"" << marking
        << "\",\"qdisc\":\"" << qdiscText << "\",\"state\":\"" << state << "\"";
     os << ",\"dcqcn\":{\"g_q16\":" << roce.dcqcn.g_q16
@@ -593,6 +624,9 @@ main(int argc, char** argv)
        << ",\"simulated_ns\":" << simNs << ",\"events\":" << events
        << ",\"wall_s\":" << wall << ",\"events_per_s\":" << (uint64_t)(events / (wall > 0 ? wall : 1))
        << "}";
+    if (isPerm)
+        os << ",\"perm\":{\"load_pct\":" << perm.loadPpm / 1e4
+           << ",\"feasible_rate\":" << feasible << "}";
     if (topo.pfcXoffBytes)
         os << ",\"pfc\":{\"xoff_bytes\":" << topo.pfcXoffBytes << ",\"xon_bytes\":" << topo.pfcXonBytes
            << ",\"pauses_sent\":" << fabric.PfcPausesSent()

@@ -17,7 +17,10 @@
 # (--grid) run the hierarchical AllReduce, row steps inside a ToR and
 # column steps across the spines, at their line-rate bound; the Fig. 8
 # sweep runs sim_symphony.sh per value and normalises Symphony's CCT;
-# Fig. 7's two jobs start their offset apart.
+# Fig. 7's two jobs start their offset apart; with failed links a switch
+# skips only the uplinks that cannot reach the packet's destination, and
+# random failures (Ofan's Fig. 9) are drawn per seed, connected, with the
+# hosts paced at what the live links carry.
 . "$(dirname "$0")/../lib.sh"
 
 require_cmd jq
@@ -27,7 +30,7 @@ require_built "$sim"
 tmp=$(mktemp -d /tmp/test_sim.XXXXXX)
 on_exit rm -rf "$tmp"
 
-ktap_plan 26
+ktap_plan 28
 
 merge() { jq -L "$TOP_DIR/tc-scripts" -c 'include "ringmerge"; .ranks | ring_merge(null)' "$1"; }
 
@@ -254,5 +257,41 @@ check_jq "twojobs: jobs 1 and 2 per marking, offset 5 ms; job 2 starts 5 ms afte
 	"$(jq -c --argjson starts "$(merge "$tmp/jobstart.json" | jq -c '[.jobs[].iterations[0].start_ns]')" \
 	   '{runs: [.runs[] | [.marking, .job]], offset: .testbed.job_offset_ms, starts: $starts}' \
 	   "$tmp/two/two.json" 2>/dev/null)"
+
+# 27: a k=6 fat tree with edge3-agg3 and edge4-agg4 down: every host still
+# reaches every other (agg5 serves pod 1's three edges), but no uplink of
+# agg0 (its cores lead to pod 1's agg3) reaches all of pod 1; a switch
+# that required that (the agent's per-key intersection) dropped 321
+# packets here; the paper's rule, skip a port with no path to the
+# packet's destination, loses none
+for lb in ofan ecmp; do
+	"$sim" perm --k 6 --packets 64 --lb "$lb" --fail 9 --fail 13 --seed 1 --stop-ms 2000 \
+		--out "$tmp/fail-$lb.json" || true
+done
+check_jq "two failed links that leave every host reachable: ofan and ecmp lose nothing" \
+	'. == [{complete: true, lost: 0}, {complete: true, lost: 0}]' \
+	"$(for lb in ofan ecmp; do jq -c '{complete: .sim.complete, lost: ([.hosts[].lost] | add)}' \
+		"$tmp/fail-$lb.json" 2>/dev/null; done | jq -sc .)"
+
+# 28: --fail-prob 0.1 on a k=4 fat tree: the same seed draws the same
+# links, another seed others; --load max paces at the even-split feasible
+# rate, below 1 with failures (1 without); sim_ofan.sh compares the CCT
+# with the line-rate bound without failures, per failure probability
+fp() { "$sim" perm --k 4 --packets 32 --lb ofan --fail-prob "$1" --load max --seed "$2" \
+	--out "$tmp/fp-$1-$2.json"; jq -c '{f: .topology.failed_links, perm, c: .sim.complete,
+	lost: ([.hosts[].lost] | add)}' "$tmp/fp-$1-$2.json"; }
+"$TOP_DIR/eval/sim_ofan.sh" --k 4 --sizes 32 --modes "ofan ecmp" --seeds 2 --rate 20mbit \
+	--fail-prob "0 0.1" --out "$tmp/fig9/f.json" >"$tmp/fig9.log" 2>&1
+check_jq "--fail-prob: per seed, repeatable, connected, paced at the feasible rate; sim_ofan.sh's Fig. 9" \
+	'.a == .b and .a != .c and (.a.f | length) > 0 and .a.c and .a.lost == 0 and
+	 .a.perm.feasible_rate < 1 and (.a.perm.load_pct - .a.perm.feasible_rate * 100 | fabs) < 1e-3 and
+	 .none.perm == {load_pct: 100, feasible_rate: 1} and .none.f == [] and
+	 ([.fig9.summary[] | [.fail_prob, .mode]] == [[0, "ecmp"], [0, "ofan"], [0.1, "ecmp"], [0.1, "ofan"]]) and
+	 all(.fig9.summary[]; .complete and .lost == 0 and .cct_over_full_rate_bound.mean >= 1) and
+	 ([.fig9.summary[] | select(.fail_prob == 0.1) | .pace_pct < 100] | all) and .plot' \
+	"$(jq -nc --argjson a "$(fp 0.1 3)" --argjson b "$(fp 0.1 3)" --argjson c "$(fp 0.1 4)" \
+		--argjson none "$(fp 0 3)" --argjson fig9 "$(jq -c 'del(.runs)' "$tmp/fig9/f.json" 2>/dev/null || echo null)" \
+		--argjson plot "$([ -s "$tmp/fig9/f-failures.png" ] || ! command -v gnuplot >/dev/null && echo true || echo false)" \
+		'{a: $a, b: $b, c: $c, none: $none, fig9: $fig9, plot: $plot}')"
 
 ktap_finished

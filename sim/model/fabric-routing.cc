@@ -198,7 +198,7 @@ FabricRouting::ChooseUplink(Ptr<const Packet> p,
 {
     const SwitchTable& t = *m_table;
     uint32_t w = t.uplinkIf.size(), key = t.keyOfHost[host];
-    uint64_t valid = t.valid[key];
+    uint64_t valid = t.validOfHost[host];
     uint32_t cls, pipe = 0;
 
     if (!valid)

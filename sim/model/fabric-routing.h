@@ -3,9 +3,10 @@
  * fabric-routing.h - the forwarding of the simulator's hosts and switches,
  * an ns-3 IPv4 routing protocol: a destination below a switch goes down
  * its one port; any other goes up, on an uplink chosen by the switch's
- * load-balancing mode among those valid for the destination (the uplinks
- * whose next switch still reaches it over live links, as the agent
- * derives them from the routes), in the modes of bpf/ofan.bpf.c:
+ * load-balancing mode among those valid for the destination host (the
+ * uplinks whose next switch still reaches it over live links: the Ofan
+ * paper's rule, a pointer skips a port with no path to the packet's
+ * destination), in the modes of bpf/ofan.bpf.c:
  *
  *	ecmp	hash of the 5-tuple (the step rides in the UDP source port)
  *	ofan	a pointer per destination key and size class, walking its
@@ -17,9 +18,14 @@
  *		uplink i mod w, or the next valid one (leafspine.sh --routing
  *		static, the Symphony paper's "static balanced routing")
  *
- * Destination keys are the destination's edge switch (at an edge or leaf
- * switch) or pod (at an aggregation switch), as the agent's.  Hosts send
- * everything on their one link.
+ * Destination keys (the pointers') are the destination's edge switch (at
+ * an edge or leaf switch) or pod (at an aggregation switch), as the
+ * agent's.  The agent's valid ports are per key, the intersection over
+ * the key's prefixes (symofan daemon); without failures, and with
+ * failures that leave every host of a key the same uplinks, the two
+ * agree.  Random failures need not: a pod key can then have no uplink
+ * that reaches all its hosts while each host is still reachable.  Hosts
+ * send everything on their one link.
  *
  * Addresses: host h has 10.0.0.0 + 4h + 1 on its link (its switch + 2),
  * switch-to-switch link l has 11.0.0.0 + 4l + 1 and + 2, so a host's index
@@ -69,7 +75,7 @@ struct SwitchTable
     std::vector<uint32_t> uplinkIf;  /* uplink p's interface; w = size() */
     std::vector<uint32_t> keyOfHost; /* per host: its destination key here */
     std::vector<uint32_t> slotOfHost; /* per host: its number on its edge switch */
-    std::vector<uint64_t> valid;     /* per key: bit p, uplink p reaches it */
+    std::vector<uint64_t> validOfHost; /* per host: bit p, uplink p reaches it */
     uint32_t nrKeys = 0;
     std::vector<uint32_t> pipeOfIf;  /* per interface: its pOfan pipe (downlinks) */
     uint32_t nrPipes = 1;

@@ -46,6 +46,12 @@ PermDriver::Partners() const
 }
 
 void
+PermDriver::SetLoadPpm(uint32_t ppm)
+{
+    m_spec.loadPpm = ppm;
+}
+
+void
 PermDriver::Start(const std::vector<uint32_t>& hops, uint64_t delayNs, const RoceConfig& roce)
 {
     double bitNs = 1e9 / roce.lineRateBps;
@@ -65,7 +71,9 @@ PermDriver::Start(const std::vector<uint32_t>& hops, uint64_t delayNs, const Roc
         lb.t_ack_ns = ack * 8 * bitNs;
         lb.t_gap_ns = 0;
         lb.t_prop_ns = (double)delayNs * hops[h];
-        lb.load = m_spec.loadPct / 100.0;
+        lb.load = 1.0;
+        m_fullRateBoundNs.push_back(permutation_lb_ns(&lb));
+        lb.load = m_spec.loadPpm / 1e6;
         m_boundNs.push_back(permutation_lb_ns(&lb));
         uint32_t qp = m_hosts[h]->CreateQp(m_partner[h], 1, 1);
         Simulator::Schedule(NanoSeconds(m_startNs),
@@ -106,11 +114,12 @@ PermDriver::WriteHosts(std::ostream& os) const
         os << (h ? ",\n" : "\n") << "{\"tool\":\"symofan-sim\",\"index\":" << h
            << ",\"pattern\":\"permutation\",\"seed\":" << m_spec.seed
            << ",\"hosts\":" << m_hosts.size() << ",\"dests\":[" << m_partner[h] << "]"
-           << ",\"packets_per_dest\":" << m_spec.packets << ",\"load_pct\":" << m_spec.loadPct
+           << ",\"packets_per_dest\":" << m_spec.packets << ",\"load_pct\":" << m_spec.loadPpm / 1e4
            << ",\"hops\":" << m_hops[h] << ",\"start_ns\":" << m_startNs
            << ",\"last_ack_ns\":" << m_lastAckNs[h] << ",\"cct_ns\":" << cct
            << ",\"lower_bound_ns\":" << (uint64_t)m_boundNs[h]
            << ",\"cct_over_bound\":" << (m_boundNs[h] > 0 ? cct / m_boundNs[h] : 0)
+           << ",\"lower_bound_full_rate_ns\":" << (uint64_t)m_fullRateBoundNs[h]
            << ",\"sent\":" << c.packetsSent << ",\"acked\":" << m_acked[h]
            << ",\"received\":" << received << ",\"expected\":" << m_spec.packets
            << ",\"lost\":" << (received < m_spec.packets ? m_spec.packets - received : 0)

@@ -7,7 +7,8 @@
  * the line rate, and the partner ACKs each packet; no congestion control
  * and no retransmission.  A host's completion time runs from the common
  * start to its last ACK; its Appendix-A bound (permutation_lb.h) takes
- * its path's hops.
+ * its path's hops, at the pace and at the line rate (what the Ofan
+ * paper's failure runs compare with).
  */
 #ifndef SYMOFAN_SIM_PERM_DRIVER_H
 #define SYMOFAN_SIM_PERM_DRIVER_H
@@ -23,7 +24,7 @@ namespace ns3
 struct PermSpec
 {
     uint32_t packets = 64;  /* m: data packets per host */
-    uint32_t loadPct = 100; /* of the line rate */
+    uint32_t loadPpm = 1000000; /* of the line rate, parts per million */
     uint64_t seed = 1;
 };
 
@@ -34,6 +35,8 @@ class PermDriver
     PermDriver(const PermSpec& spec, std::vector<Ptr<RoceHost>> hosts);
 
     const std::vector<uint32_t>& Partners() const;
+    /* the pace, parts per million of the line rate, before Start() */
+    void SetLoadPpm(uint32_t ppm);
     void Start(const std::vector<uint32_t>& hops, uint64_t delayNs, const RoceConfig& roce);
     bool Done() const;
     /* each host's result, permsend's names */
@@ -47,7 +50,7 @@ class PermDriver
     std::vector<uint32_t> m_partner;
     std::vector<uint32_t> m_hops;
     std::vector<uint64_t> m_acked, m_lastAckNs;
-    std::vector<double> m_boundNs;
+    std::vector<double> m_boundNs, m_fullRateBoundNs; /* at the load, at the line rate */
     uint64_t m_startNs;
     uint32_t m_done;
 };

@@ -130,6 +130,12 @@ RoceHost::SetAckedCallback(AckedCallback cb)
     m_acked = cb;
 }
 
+void
+RoceHost::SetFixedRateBps(uint64_t bps)
+{
+    m_cfg.fixedRateBps = bps;
+}
+
 uint64_t
 RoceHost::QpRateBps(uint32_t qp) const
 {

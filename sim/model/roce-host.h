@@ -92,6 +92,8 @@ class RoceHost : public IpL4Protocol
     uint32_t PostWrite(uint32_t qp, uint16_t sport, uint32_t bytes);
     void SetArrivalCallback(ArrivalCallback cb);
     void SetAckedCallback(AckedCallback cb);
+    /* --fixed-rate's pace from now on, bit/s (0: the line rate). */
+    void SetFixedRateBps(uint64_t bps);
     /* The rate queue pair @qp sends at now, bit/s. */
     uint64_t QpRateBps(uint32_t qp) const;
     const RoceCounters& Counters() const;

@@ -3,10 +3,14 @@
  * topology.cc - the simulator's fabrics (topology.h): nodes and links,
  * the IPv4 stack with FabricRouting and RoceHost in it, queue discs on
  * every port, and each switch's table worked out from the live links:
- * the port down to each host below it, and for every destination key
- * the uplinks whose next switch still reaches all the key's hosts.
+ * the port down to each host below it, each host's destination key, and
+ * the uplinks whose next switch still reaches the host.
  */
 #include "topology.h"
+
+#include <array>
+#include <functional>
+#include <random>
 
 #include "shaper-queue-disc.h"
 
@@ -136,6 +140,9 @@ Fabric::Build(const TopologySpec& spec, const RoceConfig& roce)
                         "no switch link " << l << " (there are " << m_switchLinks.size() << ")");
         m_links[m_switchLinks[l]].up = false;
     }
+    if (spec.failPpm)
+        DrawFailures(spec);
+    m_hostRateBps = spec.hostRateBps;
     Wire(spec, roce);
     ComputeTables(spec);
 }
@@ -279,15 +286,16 @@ Fabric::Wire(const TopologySpec& spec, const RoceConfig& roce)
 }
 
 void
-Fabric::ComputeTables(const TopologySpec& spec)
+Fabric::Reach(std::vector<std::vector<char>>* downOut, std::vector<std::vector<int32_t>>* downIfOut,
+              std::vector<std::vector<char>>* anyOut) const
 {
     uint32_t N = m_nodes.GetN(), H = m_hostNodes.size();
-    /* reach[n][h]: node n reaches host h going down only (down) or at
-     * all, up then down (any), over live links
-     */
-    std::vector<std::vector<char>> down(N, std::vector<char>(H, 0)), any;
-    std::vector<std::vector<int32_t>> downIf(N, std::vector<int32_t>(H, -1));
+    std::vector<std::vector<char>>& down = *downOut;
+    std::vector<std::vector<char>>& any = *anyOut;
+    std::vector<std::vector<int32_t>>& downIf = *downIfOut;
 
+    down.assign(N, std::vector<char>(H, 0));
+    downIf.assign(N, std::vector<int32_t>(H, -1));
     for (uint32_t h = 0; h < H; h++)
         down[m_hostNodes[h]][h] = 1;
     for (uint32_t tier = 1; tier <= m_maxTier; tier++)
@@ -311,7 +319,46 @@ Fabric::ComputeTables(const TopologySpec& spec)
             for (uint32_t h = 0; h < H; h++)
                 any[link.a][h] |= any[link.b][h];
         }
+}
 
+/* Each switch link not already failed fails with probability failPpm /
+ * 1e6, from a generator of the seed's own (the routers' and queues'
+ * streams are not touched); draws that disconnect two hosts are redrawn.
+ */
+void
+Fabric::DrawFailures(const TopologySpec& spec)
+{
+    std::mt19937_64 rng(spec.seed * 0x9e3779b97f4a7c15ULL + 0x0fa11);
+    std::vector<char> fixed(m_links.size(), 0);
+    std::vector<std::vector<char>> down, any;
+    std::vector<std::vector<int32_t>> downIf;
+
+    for (uint32_t l : m_switchLinks)
+        fixed[l] = !m_links[l].up;
+    for (uint32_t draw = 0; draw < 1000; draw++)
+    {
+        bool connected = true;
+
+        for (uint32_t l : m_switchLinks)
+            m_links[l].up = !fixed[l] && rng() % 1000000 >= spec.failPpm;
+        Reach(&down, &downIf, &any);
+        for (uint32_t a = 0; a < m_hostNodes.size() && connected; a++)
+            for (uint32_t b = 0; b < m_hostNodes.size() && connected; b++)
+                connected = any[m_hostNodes[a]][b];
+        if (connected)
+            return;
+    }
+    NS_ABORT_MSG("--fail-prob: 1000 draws all cut some host off another");
+}
+
+void
+Fabric::ComputeTables(const TopologySpec& spec)
+{
+    uint32_t N = m_nodes.GetN(), H = m_hostNodes.size();
+    std::vector<std::vector<char>> down, any;
+    std::vector<std::vector<int32_t>> downIf;
+
+    Reach(&down, &downIf, &any);
     for (uint32_t n = 0; n < N; n++)
     {
         const NodeInfo& info = m_info[n];
@@ -334,21 +381,14 @@ Fabric::ComputeTables(const TopologySpec& spec)
         table->nrKeys = byPod ? spec.k : m_edges;
         table->keyOfHost.resize(H);
         table->slotOfHost.resize(H);
-        table->valid.assign(table->nrKeys, ~0ULL >> (64 - std::max<size_t>(upPeer.size(), 1)));
-        if (upPeer.empty())
-            table->valid.assign(table->nrKeys, 0);
+        table->validOfHost.assign(H, 0);
         for (uint32_t h = 0; h < H; h++)
         {
-            uint32_t key = byPod ? m_info[m_hostNodes[h]].pod : m_info[m_edgeOf[h]].index;
-            uint64_t mask = 0;
-
-            table->keyOfHost[h] = key;
+            table->keyOfHost[h] = byPod ? m_info[m_hostNodes[h]].pod : m_info[m_edgeOf[h]].index;
             table->slotOfHost[h] = h % (H / m_edges);
             for (uint32_t p = 0; p < upPeer.size(); p++)
                 if (upPeer[p] != UINT32_MAX && any[upPeer[p]][h])
-                    mask |= 1ULL << p;
-            /* a key's uplinks must reach every host of it */
-            table->valid[key] &= mask;
+                    table->validOfHost[h] |= 1ULL << p;
         }
         /* pOfan's pipes group the downlinks, where northbound packets
          * come in, pipePorts to a pipe in port order (ofan-fattree.sh);
@@ -423,6 +463,72 @@ Fabric::Hops(uint32_t a, uint32_t b) const
     if (m_maxTier == 3 && m_info[m_hostNodes[a]].pod == m_info[m_hostNodes[b]].pod)
         return 4;
     return 2 * m_maxTier;
+}
+
+std::vector<uint32_t>
+Fabric::FailedLinks() const
+{
+    std::vector<uint32_t> failed;
+
+    for (uint32_t l = 0; l < m_switchLinks.size(); l++)
+        if (!m_links[m_switchLinks[l]].up)
+            failed.push_back(l);
+    return failed;
+}
+
+double
+Fabric::FeasibleRate(const std::vector<uint32_t>& partner) const
+{
+    std::vector<std::vector<char>> down, any;
+    std::vector<std::vector<int32_t>> downIf;
+    /* each link's load each way, in host rates: [l][0] up (a to b), [l][1] down */
+    std::vector<std::array<double, 2>> load(m_links.size(), {0, 0});
+    bool reachable = true;
+
+    Reach(&down, &downIf, &any);
+    /* frac of host d's traffic at node n: down if it can, else evenly
+     * over the live uplinks that reach d
+     */
+    std::function<void(uint32_t, uint32_t, double)> spread = [&](uint32_t n, uint32_t d,
+                                                                 double frac) {
+        if (down[n][d])
+        {
+            while (n != m_hostNodes[d])
+                for (uint32_t l = 0; l < m_links.size(); l++)
+                    if (m_links[l].b == n && (int32_t)m_links[l].ifB == downIf[n][d])
+                    {
+                        load[l][1] += frac;
+                        n = m_links[l].a;
+                        break;
+                    }
+            return;
+        }
+        std::vector<uint32_t> ups;
+        for (uint32_t l = 0; l < m_links.size(); l++)
+            if (m_links[l].a == n && m_links[l].up && any[m_links[l].b][d])
+                ups.push_back(l);
+        if (ups.empty())
+        {
+            reachable = false;
+            return;
+        }
+        for (uint32_t l : ups)
+        {
+            load[l][0] += frac / ups.size();
+            spread(m_links[l].b, d, frac / ups.size());
+        }
+    };
+    for (uint32_t h = 0; h < partner.size() && h < m_hostNodes.size(); h++)
+        if (partner[h] != h)
+            spread(m_hostNodes[h], partner[h], 1.0);
+    if (!reachable)
+        return 0;
+    double rate = 1.0;
+    for (uint32_t l = 0; l < m_links.size(); l++)
+        for (double f : load[l])
+            if (f > 0)
+                rate = std::min(rate, (double)m_links[l].rateBps / m_hostRateBps / f);
+    return rate;
 }
 
 std::vector<Ptr<RoceHost>>

@@ -50,6 +50,11 @@ struct TopologySpec
     uint32_t slowLeaf = 0, slowSpine = 0, slowFactorPpm = 1000000;
     /* failed switch-to-switch links, by their number (LinkName()) */
     std::vector<uint32_t> failedLinks;
+    /* and each other switch link failed with probability failPpm / 1e6,
+     * drawn from the seed; a draw that leaves a host unable to reach
+     * another is drawn again (the Ofan paper's Fig. 9)
+     */
+    uint32_t failPpm = 0;
     /* the queue disc of every switch port: its TypeId and attributes */
     ObjectFactory switchQueue;
     bool sharedJobs = false; /* one job table per switch, not per port */
@@ -88,6 +93,16 @@ class Fabric
     Ptr<Node> EdgeSwitch(uint32_t edge, Ipv4Address* addr) const;
     /* links on the path from host @a to host @b */
     uint32_t Hops(uint32_t a, uint32_t b) const;
+    /* the switch links that are down, by number */
+    std::vector<uint32_t> FailedLinks() const;
+    /* The highest fraction of the host rate at which every host can send
+     * to its @partner at once when each switch splits a destination's
+     * traffic evenly over its live uplinks towards it (at most 1): the
+     * feasible pace of the Ofan paper's failure runs, with an even split
+     * standing for its "balanced perfectly across all valid shortest
+     * paths".  0 if a host cannot reach its partner.
+     */
+    double FeasibleRate(const std::vector<uint32_t>& partner) const;
     std::vector<Ptr<RoceHost>> Hosts() const;
     const std::vector<SwitchPort>& Ports() const;
     std::vector<Ptr<FabricRouting>> Routers() const;
@@ -116,6 +131,12 @@ class Fabric
     void AddLink(uint32_t a, uint32_t b, uint64_t rateBps, bool hostLink);
     void Wire(const TopologySpec& spec, const RoceConfig& roce);
     void ComputeTables(const TopologySpec& spec);
+    /* over live links, whether node n reaches host h going down only
+     * (@down, by interface @downIf) or at all, up then down (@any)
+     */
+    void Reach(std::vector<std::vector<char>>* down, std::vector<std::vector<int32_t>>* downIf,
+               std::vector<std::vector<char>>* any) const;
+    void DrawFailures(const TopologySpec& spec);
 
     NodeContainer m_nodes;
     std::vector<NodeInfo> m_info;
@@ -125,6 +146,7 @@ class Fabric
     std::vector<uint32_t> m_edgeOf;       /* host h's edge switch node */
     std::vector<uint32_t> m_edgeNodes;    /* edge switch e's node */
     uint32_t m_edges = 0, m_maxTier = 0;
+    uint64_t m_hostRateBps = 0;
     std::vector<SwitchPort> m_ports;
     std::vector<Ptr<RoceHost>> m_roce;
     std::vector<Ptr<FabricRouting>> m_routers;
