@@ -64,7 +64,7 @@ TOOL_BINS	:= $(patsubst %,$(BUILD)/%,$(TOOLS))
 PLUGIN_SOS	:= $(patsubst %,$(BUILD)/tc/%.so,$(TC_PLUGINS))
 BENCH_BINS	:= $(patsubst %,$(BUILD)/%,$(BENCH_TOOLS)) $(BUILD)/tcg_insns.so
 
-.PHONY: all module bpf userspace sim deps check check-debug check-matrix debug-kernel demo bench eval eval-symphony eval-ofan eval-sim publish install uninstall \
+.PHONY: all module bpf userspace sim sim-mpi deps check check-debug check-matrix debug-kernel demo bench eval eval-symphony eval-ofan eval-sim publish install uninstall \
 	dkms-src dkms-install clean
 
 all: module bpf userspace
@@ -171,6 +171,26 @@ $(BUILD)/sim/%.o: sim/%.cc $(wildcard sim/model/*.h) $(ALL_HDRS)
 $(SIM_BIN): $(SIM_OBJS) $(SIM_LIB_OBJS)
 	$(CXX) $(SIM_CXXFLAGS) $(SIM_OBJS) $(SIM_LIB_OBJS) -o $@ \
 		$(shell pkg-config --libs $(NS3_MODULES) 2>/dev/null)
+
+# The same simulator over ns-3's distributed engine (partition.h), against
+# the ns-3 with MPI that scripts/build-ns3-mpi.sh caches: run it with
+# mpirun (docs/sim.md).  Objects of its own, compiled with SYMOFAN_MPI.
+NS3_MPI_DIR	 = $(shell . scripts/lib.sh && ns3_mpi_dir)
+NS3_MPI_PC	 = PKG_CONFIG_PATH=$(NS3_MPI_DIR)/lib/pkgconfig:$(NS3_MPI_DIR)/lib64/pkgconfig
+SIM_MPI_OBJS	:= $(patsubst sim/%.cc,$(BUILD)/sim-mpi/%.o,$(SIM_SRCS))
+SIM_MPI_BIN	:= $(BUILD)/symofan-sim-mpi
+
+sim-mpi: $(SIM_MPI_BIN)
+
+$(BUILD)/sim-mpi/%.o: sim/%.cc $(wildcard sim/model/*.h) $(ALL_HDRS)
+	@[ -f "$(NS3_MPI_DIR)/.complete" ] || { echo "no ns-3 with MPI: run scripts/build-ns3-mpi.sh" >&2; exit 1; }
+	@mkdir -p $(dir $@)
+	mpicxx $(SIM_CXXFLAGS) -DSYMOFAN_MPI $$($(NS3_MPI_PC) pkg-config --cflags $(NS3_MODULES) ns3-mpi | tr ' ' '\n' | grep '^-I/' | grep -v '^-I/usr;' | tr '\n' ' ') -c $< -o $@
+
+$(SIM_MPI_BIN): $(SIM_MPI_OBJS) $(SIM_LIB_OBJS)
+	mpicxx $(SIM_CXXFLAGS) $(SIM_MPI_OBJS) $(SIM_LIB_OBJS) -o $@ \
+		$$($(NS3_MPI_PC) pkg-config --libs $(NS3_MODULES) ns3-mpi) \
+		-Wl,-rpath,$(NS3_MPI_DIR)/lib
 
 deps:
 	scripts/install-deps.sh

@@ -102,6 +102,15 @@ debug_kernel_dir() {
 	echo "$(symofan_cache)/linux-debug-$ver-$sum"
 }
 
+# Where ns-3 with MPI (scripts/build-ns3-mpi.sh) is installed: named by
+# the version of Debian's ns3 it is built from.
+ns3_mpi_dir() {
+	local ver
+
+	ver=$(dpkg-query -W -f='${Version}' libns3-dev 2>/dev/null) || return 1
+	echo "$(symofan_cache)/ns3-mpi-$ver"
+}
+
 # The kernel build folder the module is built against: the running
 # kernel's when its headers are installed, else the headers of the
 # linux-headers-amd64 metapackage (the VM's kernel).

@@ -19,6 +19,7 @@
 
 #include "model/background.h"
 #include "model/perm-driver.h"
+#include "model/partition.h"
 #include "model/ring-driver.h"
 #include "model/topology.h"
 
@@ -297,6 +298,7 @@ main(int argc, char** argv)
     PermSpec perm;
     bool isPerm, loadMax = false;
 
+    Partition::Init(&argc, &argv);
     roce.lineRateBps = 2500000;
     roce.rtoNs = 20000000;
     if (argc < 2 || (strcmp(argv[1], "ring") && strcmp(argv[1], "perm")))
@@ -515,8 +517,17 @@ main(int argc, char** argv)
     RngSeedManager::SetSeed(1);
     RngSeedManager::SetRun(topo.seed);
 
+    if (Partition::Distributed() && (topo.pfcXoffBytes || backgroundPct))
+        Usage("--pfc and --background are not for distributed runs (a PAUSE does not cross "
+              "processes; background traffic never ends)");
+    topo.partitions = Partition::Count();
+    topo.self = Partition::Self();
+
     Fabric fabric;
     fabric.Build(topo, roce);
+    std::vector<bool> localHosts(fabric.NumHosts());
+    for (uint32_t h = 0; h < fabric.NumHosts(); h++)
+        localHosts[h] = fabric.HostIsLocal(h);
     for (const auto& [id, job] : jobs)
         for (const auto& ring : job.rings)
             for (uint32_t h : ring)
@@ -545,6 +556,7 @@ main(int argc, char** argv)
         }
     }
     RingDriver driver(run, fabric.Hosts());
+    driver.SetLocalHosts(localHosts);
     for (const auto& [id, job] : jobs)
         driver.AddJob(job);
     std::unique_ptr<PermDriver> permDriver;
@@ -555,6 +567,7 @@ main(int argc, char** argv)
 
         perm.seed = topo.seed;
         permDriver = std::make_unique<PermDriver>(perm, fabric.Hosts());
+        permDriver->SetLocalHosts(localHosts);
         feasible = fabric.FeasibleRate(permDriver->Partners());
         if (loadMax)
         {
@@ -571,19 +584,65 @@ main(int argc, char** argv)
     auto done = [&]() { return isPerm ? permDriver->Done() : driver.Done(); };
 
     auto wall0 = std::chrono::steady_clock::now();
-    /* stop once every rank is done, checked every simulated millisecond */
+    /* stop once every rank is done, checked every simulated millisecond;
+     * a distributed run ends when all its processes run out of events
+     * (one process stopping alone would leave the others waiting)
+     */
     std::function<void()> watch = [&]() {
         if (done())
             Simulator::Stop();
         else
             Simulator::Schedule(MilliSeconds(1), watch);
     };
-    Simulator::Schedule(MilliSeconds(1), watch);
+    if (!Partition::Distributed())
+        Simulator::Schedule(MilliSeconds(1), watch);
     Simulator::Stop(MilliSeconds(stopMs));
     Simulator::Run();
-    double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
-    uint64_t events = Simulator::GetEventCount();
+    double wall = Partition::Max(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count());
+    uint64_t events = Partition::Sum(Simulator::GetEventCount());
     uint64_t simNs = Simulator::Now().GetNanoSeconds();
+    bool complete = Partition::All(done());
+    /* every process's own items, gathered at process 0 in order */
+    auto gather = [](const std::vector<std::pair<bool, std::string>>& items) {
+        std::vector<std::pair<uint32_t, std::string>> local;
+        for (uint32_t i = 0; i < items.size(); i++)
+            if (items[i].first)
+                local.emplace_back(i, items[i].second);
+        return Partition::Gather(local, items.size());
+    };
+    std::vector<std::pair<bool, std::string>> portItems;
+    for (const SwitchPort& port : fabric.Ports())
+    {
+        Ptr<SymphonyQueueDisc> q = DynamicCast<SymphonyQueueDisc>(port.queue);
+        const struct tc_symphony_xstats& x = q->GetXstats();
+        std::ostringstream o;
+
+        o << "{\"port\":\"" << port.name << "\",\"rate_bps\":" << port.rateBps
+          << ",\"packets\":" << x.packets << ",\"bytes\":" << x.bytes
+          << ",\"red_marks\":" << x.red_marks << ",\"symphony_marks\":" << x.symphony_marks
+          << ",\"outpacing_packets\":" << x.outpacing_packets
+          << ",\"collective_packets\":" << x.collective_packets
+          << ",\"unclassified_packets\":" << x.unclassified_packets
+          << ",\"malformed_packets\":" << x.malformed_packets
+          << ",\"limit_drops\":" << x.limit_drops << ",\"red_drops\":" << x.red_drops
+          << ",\"max_backlog_packets\":" << x.max_backlog_packets
+          << ",\"max_backlog_bytes\":" << x.max_backlog_bytes;
+        if (port.gate)
+            o << ",\"pfc_pauses\":" << port.gate->Pauses()
+              << ",\"pfc_paused_ns\":" << port.gate->PausedNs();
+        o << "}";
+        portItems.emplace_back(fabric.IsLocal(port.node), o.str());
+    }
+    std::vector<std::string> portsJson = gather(portItems);
+    std::vector<std::string> endsJson =
+        gather(isPerm ? permDriver->HostItems() : driver.RankItems(roce));
+    if (Partition::Self())
+    {
+        Simulator::Destroy();
+        Partition::Finish();
+        return complete ? 0 : 1;
+    }
 
     std::ofstream file;
     if (!out.empty())
@@ -620,7 +679,8 @@ main(int argc, char** argv)
        << ",\"byte_counter_bytes\":" << roce.dcqcn.byte_counter_bytes << ",\"f\":" << roce.dcqcn.f
        << ",\"rai_bps\":" << roce.dcqcn.rai_bps << ",\"rhai_bps\":" << roce.dcqcn.rhai_bps
        << ",\"min_rate_bps\":" << roce.dcqcn.min_rate_bps << "}";
-    os << ",\"sim\":{\"complete\":" << (done() ? "true" : "false")
+    os << ",\"sim\":{\"complete\":" << (complete ? "true" : "false")
+       << ",\"processes\":" << Partition::Count()
        << ",\"simulated_ns\":" << simNs << ",\"events\":" << events
        << ",\"wall_s\":" << wall << ",\"events_per_s\":" << (uint64_t)(events / (wall > 0 ? wall : 1))
        << "}";
@@ -632,38 +692,14 @@ main(int argc, char** argv)
            << ",\"pauses_sent\":" << fabric.PfcPausesSent()
            << ",\"host_paused_ns\":" << fabric.PfcHostPausedNs() << "}";
     os << ",\"ports\":[";
-    const auto& ports = fabric.Ports();
-    for (size_t i = 0; i < ports.size(); i++)
-    {
-        Ptr<SymphonyQueueDisc> q = DynamicCast<SymphonyQueueDisc>(ports[i].queue);
-        const struct tc_symphony_xstats& x = q->GetXstats();
-        os << (i ? "," : "") << "\n{\"port\":\"" << ports[i].name << "\",\"rate_bps\":"
-           << ports[i].rateBps << ",\"packets\":" << x.packets << ",\"bytes\":" << x.bytes
-           << ",\"red_marks\":" << x.red_marks << ",\"symphony_marks\":" << x.symphony_marks
-           << ",\"outpacing_packets\":" << x.outpacing_packets
-           << ",\"collective_packets\":" << x.collective_packets
-           << ",\"unclassified_packets\":" << x.unclassified_packets
-           << ",\"malformed_packets\":" << x.malformed_packets
-           << ",\"limit_drops\":" << x.limit_drops << ",\"red_drops\":" << x.red_drops
-           << ",\"max_backlog_packets\":" << x.max_backlog_packets
-           << ",\"max_backlog_bytes\":" << x.max_backlog_bytes;
-        if (ports[i].gate)
-            os << ",\"pfc_pauses\":" << ports[i].gate->Pauses()
-               << ",\"pfc_paused_ns\":" << ports[i].gate->PausedNs();
-        os << "}";
-    }
-    if (isPerm)
-    {
-        os << "],\"hosts\":";
-        permDriver->WriteHosts(os);
-    }
-    else
-    {
-        os << "],\"ranks\":";
-        driver.WriteRanks(os, roce);
-    }
+    for (size_t i = 0; i < portsJson.size(); i++)
+        os << (i ? "," : "") << "\n" << portsJson[i];
+    os << "],\"" << (isPerm ? "hosts" : "ranks") << "\":[";
+    for (size_t i = 0; i < endsJson.size(); i++)
+        os << (i ? "," : "") << "\n" << endsJson[i];
+    os << "\n]";
     os << "}\n";
-    bool complete = done();
     Simulator::Destroy();
+    Partition::Finish();
     return complete ? 0 : 1;
 }

@@ -5,6 +5,9 @@
  */
 #include "perm-driver.h"
 
+#include <algorithm>
+#include <sstream>
+
 #include "ns3/simulator.h"
 
 #include "cores.h"
@@ -26,6 +29,7 @@ static constexpr uint32_t kUdp = 8;
 PermDriver::PermDriver(const PermSpec& spec, std::vector<Ptr<RoceHost>> hosts)
     : m_spec(spec),
       m_hosts(std::move(hosts)),
+      m_local(m_hosts.size(), true),
       m_startNs(kStartNs),
       m_done(0)
 {
@@ -43,6 +47,13 @@ const std::vector<uint32_t>&
 PermDriver::Partners() const
 {
     return m_partner;
+}
+
+void
+PermDriver::SetLocalHosts(std::vector<bool> local)
+{
+    m_local = std::move(local);
+    m_local.resize(m_hosts.size(), false);
 }
 
 void
@@ -75,6 +86,8 @@ PermDriver::Start(const std::vector<uint32_t>& hops, uint64_t delayNs, const Roc
         m_fullRateBoundNs.push_back(permutation_lb_ns(&lb));
         lb.load = m_spec.loadPpm / 1e6;
         m_boundNs.push_back(permutation_lb_ns(&lb));
+        if (!m_local[h])
+            continue;
         uint32_t qp = m_hosts[h]->CreateQp(m_partner[h], 1, 1);
         Simulator::Schedule(NanoSeconds(m_startNs),
                             [this, h, qp]() {
@@ -97,21 +110,23 @@ PermDriver::OnAcked(uint32_t host, uint32_t qp, uint32_t psn)
 bool
 PermDriver::Done() const
 {
-    return m_done == m_hosts.size();
+    return m_done == (uint32_t)std::count(m_local.begin(), m_local.end(), true);
 }
 
-void
-PermDriver::WriteHosts(std::ostream& os) const
+std::vector<std::pair<bool, std::string>>
+PermDriver::HostItems() const
 {
-    os << "[";
+    std::vector<std::pair<bool, std::string>> items;
+
     for (uint32_t h = 0; h < m_hosts.size(); h++)
     {
+        std::ostringstream os;
         const RoceCounters& c = m_hosts[h]->Counters();
         /* every host is one host's partner: what it received of them */
         uint64_t received = c.packetsReceived;
         uint64_t cct = m_acked[h] ? m_lastAckNs[h] - m_startNs : 0;
 
-        os << (h ? ",\n" : "\n") << "{\"tool\":\"symofan-sim\",\"index\":" << h
+        os << "{\"tool\":\"symofan-sim\",\"index\":" << h
            << ",\"pattern\":\"permutation\",\"seed\":" << m_spec.seed
            << ",\"hosts\":" << m_hosts.size() << ",\"dests\":[" << m_partner[h] << "]"
            << ",\"packets_per_dest\":" << m_spec.packets << ",\"load_pct\":" << m_spec.loadPpm / 1e4
@@ -124,8 +139,9 @@ PermDriver::WriteHosts(std::ostream& os) const
            << ",\"received\":" << received << ",\"expected\":" << m_spec.packets
            << ",\"lost\":" << (received < m_spec.packets ? m_spec.packets - received : 0)
            << ",\"reordered\":" << c.reordered << "}";
+        items.emplace_back(m_local[h], os.str());
     }
-    os << "\n]";
+    return items;
 }
 
 } // namespace ns3

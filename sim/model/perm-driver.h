@@ -13,7 +13,8 @@
 #ifndef SYMOFAN_SIM_PERM_DRIVER_H
 #define SYMOFAN_SIM_PERM_DRIVER_H
 
-#include <ostream>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "roce-host.h"
@@ -37,10 +38,17 @@ class PermDriver
     const std::vector<uint32_t>& Partners() const;
     /* the pace, parts per million of the line rate, before Start() */
     void SetLoadPpm(uint32_t ppm);
+    /* Distributed runs: the hosts this process simulates (default all);
+     * before Start(), which starts only theirs.
+     */
+    void SetLocalHosts(std::vector<bool> local);
     void Start(const std::vector<uint32_t>& hops, uint64_t delayNs, const RoceConfig& roce);
+    /* every host of this process's has its ACKs */
     bool Done() const;
-    /* each host's result, permsend's names */
-    void WriteHosts(std::ostream& os) const;
+    /* each host's result, permsend's names, with whether it is this
+     * process's (the others' texts are not results)
+     */
+    std::vector<std::pair<bool, std::string>> HostItems() const;
 
   private:
     void OnAcked(uint32_t host, uint32_t qp, uint32_t psn);
@@ -49,6 +57,7 @@ class PermDriver
     std::vector<Ptr<RoceHost>> m_hosts;
     std::vector<uint32_t> m_partner;
     std::vector<uint32_t> m_hops;
+    std::vector<bool> m_local;
     std::vector<uint64_t> m_acked, m_lastAckNs;
     std::vector<double> m_boundNs, m_fullRateBoundNs; /* at the load, at the line rate */
     uint64_t m_startNs;

@@ -6,6 +6,7 @@
 #include "ring-driver.h"
 
 #include <array>
+#include <sstream>
 
 #include "ns3/abort.h"
 #include "ns3/simulator.h"
@@ -43,6 +44,7 @@ CollectiveName(Collective coll)
 RingDriver::RingDriver(const RingRunSpec& spec, std::vector<Ptr<RoceHost>> hosts)
     : m_spec(spec),
       m_hosts(std::move(hosts)),
+      m_local(m_hosts.size(), true),
       m_nextQpn(m_hosts.size(), 1)
 {
     for (uint32_t h = 0; h < m_hosts.size(); h++)
@@ -56,6 +58,13 @@ RingDriver::~RingDriver()
 {
     for (Rank* r : m_ranks)
         delete r;
+}
+
+void
+RingDriver::SetLocalHosts(std::vector<bool> local)
+{
+    m_local = std::move(local);
+    m_local.resize(m_hosts.size(), false);
 }
 
 uint32_t
@@ -182,7 +191,8 @@ RingDriver::AddJob(const RingJobSpec& job)
                     m_rx[{r->succ[d], r->host, qpn}] =
                         RxEndpoint{ranks[next[i][d]], d, q / S, q % S, 0};
                 }
-            Simulator::Schedule(NanoSeconds(r->startNs), &RingDriver::Start, this, r);
+            if (m_local[r->host])
+                Simulator::Schedule(NanoSeconds(r->startNs), &RingDriver::Start, this, r);
         }
     }
 }
@@ -291,27 +301,28 @@ bool
 RingDriver::Done() const
 {
     for (const Rank* r : m_ranks)
-        if (!r->done)
+        if (m_local[r->host] && !r->done)
             return false;
     return true;
 }
 
-/* One rank's result as ringcoll prints it (the parts ringmerge.jq reads). */
-void
-RingDriver::WriteRanks(std::ostream& os, const RoceConfig& roce) const
+/* Each rank's result as ringcoll prints it (the parts ringmerge.jq reads). */
+std::vector<std::pair<bool, std::string>>
+RingDriver::RankItems(const RoceConfig& roce) const
 {
     std::vector<bool> counted(m_hosts.size(), false);
+    std::vector<std::pair<bool, std::string>> items;
     const RoceCounters none;
 
-    os << "[";
     for (size_t n = 0; n < m_ranks.size(); n++)
     {
         const Rank* r = m_ranks[n];
         /* a host's NIC counts for all its ranks: once, with its first */
         const RoceCounters& c = counted[r->host] ? none : m_hosts[r->host]->Counters();
+        std::ostringstream os;
 
         counted[r->host] = true;
-        os << (n ? ",\n" : "\n") << "{\"tool\":\"symofan-sim\",\"host\":" << r->host
+        os << "{\"tool\":\"symofan-sim\",\"host\":" << r->host
            << ",\"collective\":\"" << CollectiveName(m_spec.coll) << "\",\"proto\":\"rocev2\""
            << ",\"size_bytes\":" << m_spec.sizeBytes << ",\"channels\":" << m_spec.channels
            << ",\"step_qps\":" << m_spec.stepQps
@@ -355,8 +366,9 @@ RingDriver::WriteRanks(std::ostream& os, const RoceConfig& roce) const
             os << "]}";
         }
         os << "]}]}";
+        items.emplace_back(m_local[r->host], os.str());
     }
-    os << "\n]\n";
+    return items;
 }
 
 } // namespace ns3

@@ -23,6 +23,7 @@
 
 #include <map>
 #include <ostream>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -65,12 +66,18 @@ class RingDriver
     RingDriver(const RingRunSpec& spec, std::vector<Ptr<RoceHost>> hosts);
     ~RingDriver();
 
+    /* Distributed runs: the hosts this process simulates (default all);
+     * before AddJob(), which starts only theirs.
+     */
+    void SetLocalHosts(std::vector<bool> local);
     void AddJob(const RingJobSpec& job);
-    /* Every rank completed every iteration. */
+    /* Every rank of this process's hosts completed every iteration. */
     bool Done() const;
     uint32_t Steps() const;
-    /* Each rank's result, ringcoll's JSON, one document per rank. */
-    void WriteRanks(std::ostream& os, const RoceConfig& roce) const;
+    /* Each rank's result, ringcoll's JSON document, with whether its host
+     * is this process's (the others' texts are not results).
+     */
+    std::vector<std::pair<bool, std::string>> RankItems(const RoceConfig& roce) const;
 
   private:
     struct Rank;
@@ -119,6 +126,7 @@ class RingDriver
 
     RingRunSpec m_spec;
     std::vector<Ptr<RoceHost>> m_hosts;
+    std::vector<bool> m_local;                             /* per host */
     std::vector<Rank*> m_ranks;
     std::map<uint32_t, StepPlan> m_plans;                  /* per ring size */
     std::vector<uint32_t> m_nextQpn;                       /* per host */

@@ -48,9 +48,14 @@ class FabricRoutingHelper : public Ipv4RoutingHelper
 };
 
 uint32_t
-Fabric::AddNode(uint32_t tier, int32_t pod, uint32_t index, const std::string& name)
+Fabric::AddNode(uint32_t tier,
+                int32_t pod,
+                uint32_t index,
+                const std::string& name,
+                uint32_t group)
 {
-    m_nodes.Create(1);
+    /* distributed runs: a leaf or pod and its hosts share a process */
+    m_nodes.Create(1, group % m_partitions);
     m_info.push_back({tier, pod, index, name});
     if (tier > m_maxTier)
         m_maxTier = tier;
@@ -68,6 +73,8 @@ Fabric::AddLink(uint32_t a, uint32_t b, uint64_t rateBps, bool hostLink)
 void
 Fabric::Build(const TopologySpec& spec, const RoceConfig& roce)
 {
+    m_partitions = spec.partitions ? spec.partitions : 1;
+    m_self = spec.self;
     if (spec.kind == "leafspine")
     {
         uint32_t L = spec.leaves, S = spec.spines, H = spec.hostsPerLeaf;
@@ -75,14 +82,14 @@ Fabric::Build(const TopologySpec& spec, const RoceConfig& roce)
 
         NS_ABORT_MSG_IF(!L || !S || !H, "a leaf-spine needs leaves, spines and hosts");
         for (uint32_t h = 0; h < L * H; h++)
-            m_hostNodes.push_back(AddNode(0, -1, h, "h" + std::to_string(h)));
+            m_hostNodes.push_back(AddNode(0, -1, h, "h" + std::to_string(h), h / H));
         for (uint32_t l = 0; l < L; l++)
         {
-            leaf[l] = AddNode(1, -1, l, "leaf" + std::to_string(l));
+            leaf[l] = AddNode(1, -1, l, "leaf" + std::to_string(l), l);
             m_edgeNodes.push_back(leaf[l]);
         }
         for (uint32_t s = 0; s < S; s++)
-            spine[s] = AddNode(2, -1, s, "spine" + std::to_string(s));
+            spine[s] = AddNode(2, -1, s, "spine" + std::to_string(s), s);
         m_edges = L;
         for (uint32_t h = 0; h < L * H; h++)
         {
@@ -105,16 +112,17 @@ Fabric::Build(const TopologySpec& spec, const RoceConfig& roce)
 
         NS_ABORT_MSG_IF(k < 2 || k % 2, "a fat tree needs an even k >= 2, not " << k);
         for (uint32_t h = 0; h < k * half * half; h++)
-            m_hostNodes.push_back(AddNode(0, h / (half * half), h, "h" + std::to_string(h)));
+            m_hostNodes.push_back(AddNode(0, h / (half * half), h, "h" + std::to_string(h),
+                                         h / (half * half)));
         for (uint32_t e = 0; e < k * half; e++)
         {
-            edge[e] = AddNode(1, e / half, e, "edge" + std::to_string(e));
+            edge[e] = AddNode(1, e / half, e, "edge" + std::to_string(e), e / half);
             m_edgeNodes.push_back(edge[e]);
         }
         for (uint32_t a = 0; a < k * half; a++)
-            agg[a] = AddNode(2, a / half, a, "agg" + std::to_string(a));
+            agg[a] = AddNode(2, a / half, a, "agg" + std::to_string(a), a / half);
         for (uint32_t c = 0; c < half * half; c++)
-            core[c] = AddNode(3, -1, c, "core" + std::to_string(c));
+            core[c] = AddNode(3, -1, c, "core" + std::to_string(c), c);
         m_edges = k * half;
         for (uint32_t h = 0; h < k * half * half; h++)
         {
@@ -207,7 +215,8 @@ Fabric::Wire(const TopologySpec& spec, const RoceConfig& roce)
                 }
                 if (sym)
                     sym->AssignStreams(spec.seed * 100003 + m_ports.size());
-                m_ports.push_back({m_info[node].name + "->" + m_info[peer].name, q, link.rateBps});
+                m_ports.push_back(
+                    {m_info[node].name + "->" + m_info[peer].name, q, link.rateBps, nullptr, node});
             }
             if (htb)
             {
@@ -463,6 +472,18 @@ Fabric::Hops(uint32_t a, uint32_t b) const
     if (m_maxTier == 3 && m_info[m_hostNodes[a]].pod == m_info[m_hostNodes[b]].pod)
         return 4;
     return 2 * m_maxTier;
+}
+
+bool
+Fabric::IsLocal(uint32_t node) const
+{
+    return m_nodes.Get(node)->GetSystemId() == m_self;
+}
+
+bool
+Fabric::HostIsLocal(uint32_t host) const
+{
+    return IsLocal(m_hostNodes.at(host));
 }
 
 std::vector<uint32_t>

@@ -68,6 +68,8 @@ struct TopologySpec
     /* pOfan: a switch's downlinks, this many to a pipe in port order */
     uint32_t pipePorts = 1;
     uint64_t seed = 1;
+    /* distributed runs (partition.h): the processes, and this one */
+    uint32_t partitions = 1, self = 0;
 };
 
 struct SwitchPort
@@ -76,6 +78,7 @@ struct SwitchPort
     Ptr<QueueDisc> queue;
     uint64_t rateBps;
     Ptr<PfcGate> gate; /* under PFC: the port's pause state */
+    uint32_t node;     /* the switch's, for IsLocal() */
 };
 
 class Fabric
@@ -93,6 +96,9 @@ class Fabric
     Ptr<Node> EdgeSwitch(uint32_t edge, Ipv4Address* addr) const;
     /* links on the path from host @a to host @b */
     uint32_t Hops(uint32_t a, uint32_t b) const;
+    /* distributed runs: whether this process simulates @node or @host */
+    bool IsLocal(uint32_t node) const;
+    bool HostIsLocal(uint32_t host) const;
     /* the switch links that are down, by number */
     std::vector<uint32_t> FailedLinks() const;
     /* The highest fraction of the host rate at which every host can send
@@ -127,7 +133,11 @@ class Fabric
         bool hostLink;
     };
 
-    uint32_t AddNode(uint32_t tier, int32_t pod, uint32_t index, const std::string& name);
+    uint32_t AddNode(uint32_t tier,
+                     int32_t pod,
+                     uint32_t index,
+                     const std::string& name,
+                     uint32_t group);
     void AddLink(uint32_t a, uint32_t b, uint64_t rateBps, bool hostLink);
     void Wire(const TopologySpec& spec, const RoceConfig& roce);
     void ComputeTables(const TopologySpec& spec);
@@ -147,6 +157,7 @@ class Fabric
     std::vector<uint32_t> m_edgeNodes;    /* edge switch e's node */
     uint32_t m_edges = 0, m_maxTier = 0;
     uint64_t m_hostRateBps = 0;
+    uint32_t m_partitions = 1, m_self = 0;
     std::vector<SwitchPort> m_ports;
     std::vector<Ptr<RoceHost>> m_roce;
     std::vector<Ptr<FabricRouting>> m_routers;

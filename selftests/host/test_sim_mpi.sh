@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# test_sim_mpi.sh - the simulator over ns-3's distributed engine
+# (build/symofan-sim-mpi: scripts/build-ns3-mpi.sh, then make sim-mpi),
+# as two MPI processes on this machine: a ring AllReduce on a leaf-spine
+# and a permutation on a fat tree, each split over the two processes
+# (leaves or pods and their hosts to one, spines or cores shared out),
+# give the same result as the one-process simulator on the same seed:
+# every rank's step times and counters, every switch port's counters,
+# every host's completion.  Skips when the MPI build is absent.
+. "$(dirname "$0")/../lib.sh"
+
+require_cmd jq
+sim=$TOP_DIR/build/symofan-sim
+mpi_sim=$TOP_DIR/build/symofan-sim-mpi
+require_built "$sim"
+[ -x "$mpi_sim" ] ||
+	ktap_skip_all "no $mpi_sim (scripts/build-ns3-mpi.sh, then make sim-mpi)"
+require_cmd mpirun
+
+tmp=$(mktemp -d /tmp/test_sim_mpi.XXXXXX)
+on_exit rm -rf "$tmp"
+
+ktap_plan 4
+
+# Open MPI refuses root unless told; a machine of 2 cores runs 2 ranks
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+mpi() { mpirun --oversubscribe -np 2 "$mpi_sim" "$@"; }
+# what must match: everything but wall time, event rate and process count
+# (the distributed run ends when its events run out, the sequential one
+# at the next millisecond after the last rank: simulated_ns differs)
+same() { jq -S 'del(.sim)' "$1"; }
+
+# 1-2: two 8-rank rings of one job on 4 leaves and 2 spines, ECMP,
+# Symphony, at 10 Gbit/s
+ring=(ring --leaves 4 --spines 2 --hosts-per-leaf 4 --rate 10gbit --uplink-rate 10gbit
+      --ring "1=0,4,8,12,1,5,9,13" --ring "1=2,6,10,14,3,7,11,15" --size 2m --rto 4 --seed 5)
+"$sim" "${ring[@]}" --out "$tmp/seq.json"
+mpi "${ring[@]}" --out "$tmp/mpi.json" >"$tmp/mpi.log" 2>&1 || true
+check_jq "two MPI processes run the ring to completion" \
+	'.sim.complete and .sim.processes == 2 and (.ranks | length) == 16' \
+	"$(jq -c '{sim, ranks: [.ranks[] | .host]}' "$tmp/mpi.json" 2>/dev/null)"
+check "the ring's ranks and ports equal the one-process run's" \
+	cmp -s <(same "$tmp/seq.json") <(same "$tmp/mpi.json")
+
+ktap_print "events: one process $(jq '.sim.events' "$tmp/seq.json"), two $(jq '.sim.events' "$tmp/mpi.json" 2>/dev/null)"
+
+# 3-4: a permutation on a k=4 fat tree with Ofan, pods split over the
+# processes
+perm=(perm --k 4 --packets 128 --lb ofan --seed 2)
+"$sim" "${perm[@]}" --out "$tmp/pseq.json"
+mpi "${perm[@]}" --out "$tmp/pmpi.json" >"$tmp/pmpi.log" 2>&1 || true
+check_jq "two MPI processes run the permutation to completion" \
+	'.sim.complete and .sim.processes == 2 and (.hosts | length) == 16' \
+	"$(jq -c '{sim, hosts: [.hosts[] | .index]}' "$tmp/pmpi.json" 2>/dev/null)"
+check "the permutation's hosts and ports equal the one-process run's" \
+	cmp -s <(same "$tmp/pseq.json") <(same "$tmp/pmpi.json")
+
+ktap_finished
