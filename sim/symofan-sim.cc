@@ -75,6 +75,8 @@ static const char kUsage[] =
     "  --ring JOB=H,H,...    a ring of job JOB over hosts H (repeatable; several\n"
     "                        rings of one job run side by side)\n"
     "  --job-start JOB=US    job JOB starts at US microseconds (default 0)\n"
+    "  --job-size JOB=BYTES --job-iterations JOB=N   job JOB's own --size and\n"
+    "                        --iterations (default: the run's)\n"
     "  --collective C        allreduce, allgather or reducescatter (default allreduce)\n"
     "  --size BYTES          data per rank (default 1m)\n"
     "  --grid ROWSxCOLS      2D rings: each --ring's hosts are a grid, row-major, and\n"
@@ -231,7 +233,7 @@ main(int argc, char** argv)
         O_TOPOLOGY = 256, O_LEAVES, O_SPINES, O_HPL, O_K, O_RATE, O_UPRATE, O_DELAY, O_IMB,
         O_FAIL, O_LB, O_PIPES, O_QDISC, O_MARKING, O_STATE, O_RING, O_JOBSTART, O_COLL,
         O_SIZE, O_CHANNELS, O_STEPQPS, O_ITER, O_STEPBASE, O_STEPFLOWS, O_FIXED, O_MTU,
-        O_RTO, O_CNP, O_DALPHA, O_DTIMER, O_DBYTES, O_DRAI, O_DRHAI, O_DG, O_DF, O_DMIN, O_PFC, O_SEED, O_STOP, O_OUT, O_BG, O_LINKS, O_BURST, O_PACKETS, O_LOAD, O_GRID, O_FAILP,
+        O_RTO, O_CNP, O_DALPHA, O_DTIMER, O_DBYTES, O_DRAI, O_DRHAI, O_DG, O_DF, O_DMIN, O_PFC, O_SEED, O_STOP, O_OUT, O_BG, O_LINKS, O_BURST, O_PACKETS, O_LOAD, O_GRID, O_FAILP, O_JOBSIZE, O_JOBITER,
     };
     static const struct option opts[] = {
         {"topology", required_argument, nullptr, O_TOPOLOGY},
@@ -281,6 +283,8 @@ main(int argc, char** argv)
         {"burst", required_argument, nullptr, O_BURST},
         {"grid", required_argument, nullptr, O_GRID},
         {"fail-prob", required_argument, nullptr, O_FAILP},
+        {"job-size", required_argument, nullptr, O_JOBSIZE},
+        {"job-iterations", required_argument, nullptr, O_JOBITER},
         {"help", no_argument, nullptr, 'h'},
         {nullptr, 0, nullptr, 0},
     };
@@ -380,6 +384,20 @@ main(int argc, char** argv)
             jobs[job].startNs = ArgU64("--job-start", rest.c_str(), 0, 1ULL << 40) * 1000;
             break;
         }
+        case O_JOBSIZE: {
+            std::string rest;
+            uint32_t job = SplitJob("--job-size", optarg, &rest);
+            jobs[job].job = job;
+            jobs[job].sizeBytes = ArgSize("--job-size", rest.c_str());
+            break;
+        }
+        case O_JOBITER: {
+            std::string rest;
+            uint32_t job = SplitJob("--job-iterations", optarg, &rest);
+            jobs[job].job = job;
+            jobs[job].iterations = ArgU64("--job-iterations", rest.c_str(), 1, 100000);
+            break;
+        }
         case O_COLL:
             if (!CollectiveFromName(optarg, &run.coll))
                 Usage(std::string("--collective: unknown '") + optarg + "'");
@@ -454,7 +472,7 @@ main(int argc, char** argv)
     for (const auto& [id, job] : jobs)
     {
         if (job.rings.empty())
-            Usage("job " + std::to_string(id) + " has a start but no --ring");
+            Usage("job " + std::to_string(id) + " has a start, size or iterations but no --ring");
         for (const auto& ring : job.rings)
             if (run.gridCols && ring.size() != (size_t)run.gridRows * run.gridCols)
                 Usage("--grid " + std::to_string(run.gridRows) + "x" +

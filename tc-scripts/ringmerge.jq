@@ -45,11 +45,12 @@ def ring_merge(guard):
 	    job: $id,
 	    ranks: ($rs[0].ranks),
 	    step_bytes: ($rs[0].step_bytes),
-	    iterations: [ range($run.iterations) as $it
+	    # a job's own iterations and steps: jobs may differ in both
+	    iterations: [ range($rs[0].iterations | length) as $it
 	      | [$rs[] | .iterations[$it]] as $ri
 	      | ([$ri[] | .steps[] | select(.start_ns > 0) | .start_ns] | min // 0) as $t0
 	      | ([$ri[] | .end_ns] | max) as $t1
-	      | [range($run.steps) as $k
+	      | [range($ri[0].steps | map(.step) | max + 1) as $k
 		  | [$ri[] | .steps[] | select(.step == $k)] as $s
 		  | {step: $k,
 		     start_ns: ([$s[].start_ns | select(. > 0)] | min // 0),

@@ -20,7 +20,8 @@
 # Fig. 7's two jobs start their offset apart; with failed links a switch
 # skips only the uplinks that cannot reach the packet's destination, and
 # random failures (Ofan's Fig. 9) are drawn per seed, connected, with the
-# hosts paced at what the live links carry.
+# hosts paced at what the live links carry; jobs of their own sizes and
+# passes arrive at random (Symphony's Fig. 7c), each paired with itself.
 . "$(dirname "$0")/../lib.sh"
 
 require_cmd jq
@@ -30,7 +31,7 @@ require_built "$sim"
 tmp=$(mktemp -d /tmp/test_sim.XXXXXX)
 on_exit rm -rf "$tmp"
 
-ktap_plan 28
+ktap_plan 30
 
 merge() { jq -L "$TOP_DIR/tc-scripts" -c 'include "ringmerge"; .ranks | ring_merge(null)' "$1"; }
 
@@ -293,5 +294,28 @@ check_jq "--fail-prob: per seed, repeatable, connected, paced at the feasible ra
 		--argjson none "$(fp 0 3)" --argjson fig9 "$(jq -c 'del(.runs)' "$tmp/fig9/f.json" 2>/dev/null || echo null)" \
 		--argjson plot "$([ -s "$tmp/fig9/f-failures.png" ] || ! command -v gnuplot >/dev/null && echo true || echo false)" \
 		'{a: $a, b: $b, c: $c, none: $none, fig9: $fig9, plot: $plot}')"
+
+# 29: Fig. 7c, small: 4 jobs of 16 or 32 random hosts of 128, each with
+# its own size and passes, arriving 2 ms apart on average; every job of
+# the RED run paired with the same job under Symphony
+"$TOP_DIR/eval/sim_symphony_arrivals.sh" --seeds 1 --jobs-per-run 4 --scales "16 32" \
+	--sizes "64k 128k" --passes "1 2" --gap-ms 2 --jobs 2 --out "$tmp/arr/a.json" >"$tmp/arr.log" 2>&1
+check_jq "sim_symphony_arrivals.sh: 4 jobs per marking, paired, each its drawn scale and passes, complete" \
+	'.complete and (.runs | length) == 8 and (.pairs | length) == 4 and
+	 ([.runs[] | [.marking, .job]] | sort) == ([["red", "symphony"][] as $m | range(1; 5) | [$m, .]] | sort) and
+	 all(.runs[]; .scale == 16 or .scale == 32) and (.summary | map(.jobs) | add) == 4 and
+	 ([.runs[] | .start_us] | unique | length) >= 3 and .peak_concurrent_jobs.max >= 1' \
+	"$(jq -c 'del(.runs[].first_start_ns, .runs[].end_ns)' "$tmp/arr/a.json" 2>/dev/null)"
+
+# 30: jobs of their own size and passes: a 4-rank job of 256 KiB once and
+# an 8-rank job of 512 KiB three times, both steps of 64 KiB; ringmerge
+# takes each job's own iterations and steps
+"$sim" ring --ring 1=0,4,8,12 --ring 2=1,5,9,13,2,6,10,14 --job-size 2=512k \
+	--job-iterations 2=3 --job-start 2=2000 --size 256k --rate 10mbit --out "$tmp/jobsize.json"
+check_jq "--job-size and --job-iterations: each job its own steps and passes, merged per job" \
+	'. == [{job: 1, step_bytes: 65536, iterations: 1, steps: 6, complete: true},
+	       {job: 2, step_bytes: 65536, iterations: 3, steps: 14, complete: true}]' \
+	"$(merge "$tmp/jobsize.json" | jq -c '[.jobs[] | {job, step_bytes, iterations: (.iterations | length),
+		steps: (.iterations[0].steps | length), complete: .whole.complete}]')"
 
 ktap_finished

@@ -96,12 +96,12 @@ RingDriver::QpMessages(const Rank* r, uint32_t dim, uint32_t slot) const
 
 /* The steps of a ring of @nranks (ringcoll's plan_steps()). */
 const RingDriver::StepPlan*
-RingDriver::PlanSteps(uint32_t nranks)
+RingDriver::PlanSteps(uint32_t nranks, uint64_t size)
 {
-    auto found = m_plans.find(nranks);
+    auto found = m_plans.find({nranks, size});
     if (found != m_plans.end())
         return &found->second;
-    StepPlan& p = m_plans[nranks];
+    StepPlan& p = m_plans[{nranks, size}];
     auto add = [&p](uint32_t n, uint32_t dim, uint64_t bytes) {
         for (uint32_t i = 0; i < n; i++)
         {
@@ -111,7 +111,6 @@ RingDriver::PlanSteps(uint32_t nranks)
         }
     };
     uint32_t R = m_spec.gridRows, C = m_spec.gridCols;
-    uint64_t size = m_spec.sizeBytes;
 
     if (!C)
     {
@@ -144,7 +143,9 @@ RingDriver::AddJob(const RingJobSpec& job)
                                << " grid");
         NS_ABORT_MSG_IF(C2 && (S != 1 || m_spec.coll != Collective::AllReduce),
                         "a grid runs AllReduce on one queue pair per channel");
-        plan = PlanSteps(n);
+        uint64_t size = job.sizeBytes ? job.sizeBytes : m_spec.sizeBytes;
+        uint32_t iterations = job.iterations ? job.iterations : m_spec.iterations;
+        plan = PlanSteps(n, size);
         for (uint32_t i = 0; i < n; i++)
         {
             Rank* r = new Rank;
@@ -162,10 +163,12 @@ RingDriver::AddJob(const RingJobSpec& job)
             NS_ABORT_MSG_IF(r->host >= m_hosts.size(), "job " << job.job << ": no host " << r->host);
             r->plan = plan;
             r->steps = plan->dim.size();
+            r->iterations = iterations;
+            r->sizeBytes = size;
             r->startNs = kFirstStartNs + job.startNs;
             r->nextStep.assign(C, 0);
             r->acked.assign(plan->dims * C * S, 0);
-            r->rec.resize(m_spec.iterations);
+            r->rec.resize(iterations);
             for (auto& it : r->rec)
             {
                 it.stepStartNs.assign(C, std::vector<uint64_t>(r->steps, 0));
@@ -252,7 +255,7 @@ RingDriver::Advance(Rank* r)
             return;
     it.endNs = Simulator::Now().GetNanoSeconds();
     r->running = false;
-    if (++r->iter == m_spec.iterations)
+    if (++r->iter == r->iterations)
     {
         r->done = true;
         return;
@@ -279,7 +282,7 @@ RingDriver::OnArrival(uint32_t host, uint32_t src, uint32_t qpn, uint16_t sport)
     uint64_t iter = ep.received / per;
     uint32_t k = r->plan->dimSteps[ep.dim][ep.slot + ep.received % per * m_spec.stepQps];
     ep.received++;
-    if (iter < m_spec.iterations)
+    if (iter < r->iterations)
         r->rec[iter].stepRecvNs[ep.channel][k] = Simulator::Now().GetNanoSeconds();
     Advance(r);
 }
@@ -324,10 +327,10 @@ RingDriver::RankItems(const RoceConfig& roce) const
         counted[r->host] = true;
         os << "{\"tool\":\"symofan-sim\",\"host\":" << r->host
            << ",\"collective\":\"" << CollectiveName(m_spec.coll) << "\",\"proto\":\"rocev2\""
-           << ",\"size_bytes\":" << m_spec.sizeBytes << ",\"channels\":" << m_spec.channels
+           << ",\"size_bytes\":" << r->sizeBytes << ",\"channels\":" << m_spec.channels
            << ",\"step_qps\":" << m_spec.stepQps
            << ",\"step_flows\":" << (roce.stepFlows ? "true" : "false")
-           << ",\"iterations\":" << m_spec.iterations << ",\"steps\":" << r->steps
+           << ",\"iterations\":" << r->iterations << ",\"steps\":" << r->steps
            << ",\"mtu_bytes\":" << roce.mtuBytes << ",\"rate_bps\":" << roce.lineRateBps
            << ",\"congestion_control\":\"" << (roce.fixedRate ? "fixed" : "dcqcn") << "\"";
         os << ",\"counters\":{\"packets_sent\":" << c.packetsSent
@@ -345,7 +348,7 @@ RingDriver::RankItems(const RoceConfig& roce) const
         else
             os << "1x" << r->nranks;
         os << "\",\"iterations\":[";
-        for (uint32_t i = 0; i < m_spec.iterations; i++)
+        for (uint32_t i = 0; i < r->iterations; i++)
         {
             const Iteration& it = r->rec[i];
             os << (i ? "," : "") << "{\"start_ns\":" << it.startNs << ",\"end_ns\":" << it.endNs

@@ -47,6 +47,8 @@ struct RingJobSpec
     uint32_t job = 1;
     std::vector<std::vector<uint32_t>> rings; /* hosts of each ring, in order */
     uint64_t startNs = 0; /* after the run's first millisecond */
+    uint64_t sizeBytes = 0;  /* per rank and collective; 0: the run's */
+    uint32_t iterations = 0; /* collectives back to back; 0: the run's */
 };
 
 struct RingRunSpec
@@ -105,6 +107,8 @@ class RingDriver
         uint32_t job, nranks, rank, host;
         uint32_t succ[2];    /* next rank's host on the row (1D) ring and column ring */
         uint32_t steps;      /* per collective */
+        uint32_t iterations; /* the job's */
+        uint64_t sizeBytes;  /* the job's, per rank and collective */
         const StepPlan* plan;
         uint64_t startNs;
         uint32_t iter = 0;
@@ -122,13 +126,13 @@ class RingDriver
     void OnAcked(uint32_t host, uint32_t qp, uint32_t msg);
     uint32_t StepBytes(const Rank* r, uint32_t k, uint32_t c) const;
     uint32_t QpMessages(const Rank* r, uint32_t dim, uint32_t slot) const;
-    const StepPlan* PlanSteps(uint32_t nranks);
+    const StepPlan* PlanSteps(uint32_t nranks, uint64_t sizeBytes);
 
     RingRunSpec m_spec;
     std::vector<Ptr<RoceHost>> m_hosts;
     std::vector<bool> m_local;                             /* per host */
     std::vector<Rank*> m_ranks;
-    std::map<uint32_t, StepPlan> m_plans;                  /* per ring size */
+    std::map<std::pair<uint32_t, uint64_t>, StepPlan> m_plans; /* per ring and data size */
     std::vector<uint32_t> m_nextQpn;                       /* per host */
     std::map<std::tuple<uint32_t, uint32_t, uint32_t>, RxEndpoint> m_rx; /* host, src, qpn */
     std::map<std::pair<uint32_t, uint32_t>, std::pair<Rank*, uint32_t>> m_tx; /* host, qp */
