@@ -23,7 +23,10 @@
 #                      nodes), its row rings the ToRs' hosts and its
 #                      column rings across the ToRs, AllReduce
 #                      hierarchically (row, column, row); gridx: rows
-#                      across the ToRs, columns inside them; twojobs:
+#                      across the ToRs, columns inside them; gridrings:
+#                      grid with a job ID per row and column ring on the
+#                      wire, so Symphony compares steps of one ring only;
+#                      twojobs:
 #                      the rings of "rings" as two jobs of half of them,
 #                      the second starting --job-offset later (Fig. 7)
 #   --iterations N     AllReduces back to back, each rank starting the
@@ -119,15 +122,15 @@ esac
 chunk_bytes=$((BASH_REMATCH[1] * mult))
 [ -n "$out" ] || out=$top/build/results/sim_symphony_$nodes.json
 for s in $scenarios; do
-	[[ $s =~ ^(rings|jobs2|twojobs|ring1|grid|gridx)$ ]] ||
-		die "--scenarios: '$s' is not rings, jobs2, twojobs, ring1, grid or gridx"
+	[[ $s =~ ^(rings|jobs2|twojobs|ring1|grid|gridx|gridrings)$ ]] ||
+		die "--scenarios: '$s' is not rings, jobs2, twojobs, ring1, grid, gridx or gridrings"
 done
 # the rank count sets the data per rank: size = chunk x ranks of a ring
 # (of every host in ring1 and the grids, 2 per ToR in rings and jobs2)
 case " $scenarios " in
 *" ring1 "*|*" grid"*)
 	[[ " $scenarios " =~ \ (rings|jobs2|twojobs)\  ]] &&
-		die "--scenarios: ring1, grid and gridx do not mix with rings, jobs2 and twojobs (their rings differ in size, the chunk does not)"
+		die "--scenarios: ring1 and the grids do not mix with rings, jobs2 and twojobs (their rings differ in size, the chunk does not)"
 	ranks=$((tors * hpt)) ;;
 *) ranks=$((2 * tors)) ;;
 esac

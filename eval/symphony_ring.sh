@@ -16,7 +16,8 @@
 # paper's Fig. 7), and "grid" and "gridx", every host in one
 # 2D ring (the paper's Table 1 default logical topology; ringcoll's
 # --grid): "grid" runs its row rings inside the ToRs and its column rings
-# across them, "gridx" the other way round.  Writes JSON (every run with
+# across them, "gridx" the other way round, "gridrings" is grid with a job
+# ID per row and column ring on the wire (symofan-sim --ring-jobs).  Writes JSON (every run with
 # its step-overlap timeline and the switches' marking counters; medians
 # and spreads per scenario and marking) and gnuplot PNGs: CDF of CCT,
 # step overlap over time.
@@ -24,7 +25,7 @@
 # Usage: eval/symphony_ring.sh [options]        (as root, after "make")
 #   --seeds N            seeded runs per scenario and marking (default 10)
 #   --scenarios "S ..."  rings, jobs2, ring1; with --engine sim also twojobs,
-#                        grid, gridx (default "rings jobs2")
+#                        grid, gridx, gridrings (default "rings jobs2")
 #   --hosts-per-tor H    hosts behind each of the 4 ToRs, 2..8 (default 4)
 #   --rate RATE          host link rate (default 2500kbit)
 #   --uplink-rate RATE   ToR-spine link rate (default twice --rate: no
@@ -191,9 +192,9 @@ fi
 [[ $step_qps =~ ^([1-9]|1[0-6])$ ]] || die "--step-qps '$step_qps': wants 1..16"
 [[ $step_flows =~ ^(on|off)$ ]] || die "--step-flows '$step_flows': on or off"
 for s in $scenarios; do
-	[[ $s =~ ^(rings|jobs2|ring1|twojobs|grid|gridx)$ ]] ||
-		die "--scenarios: unknown scenario '$s' (rings, jobs2, ring1, twojobs, grid, gridx)"
-	[[ ! $s =~ ^(twojobs|grid|gridx)$ ]] || [ "$engine" = sim ] ||
+	[[ $s =~ ^(rings|jobs2|ring1|twojobs|grid|gridx|gridrings)$ ]] ||
+		die "--scenarios: unknown scenario '$s' (rings, jobs2, ring1, twojobs, grid, gridx, gridrings)"
+	[[ ! $s =~ ^(twojobs|grid|gridx|gridrings)$ ]] || [ "$engine" = sim ] ||
 		die "--scenarios: '$s' runs in the simulator only (--engine sim)"
 done
 rate_kbit() {	# rate_kbit RATE: the rate in kbit/s
@@ -362,8 +363,9 @@ sim_rings() {
 		[ "$1" = ring1 ] || echo "--grid ${hpt}x$tors"
 		echo "--ring 1=$members"
 		return ;;
-	grid)
+	grid|gridrings)
 		echo "--grid ${tors}x$hpt --ring 1=$(seq -s, 0 $((tors * hpt - 1)))"
+		[ "$1" = grid ] || echo "--ring-jobs"
 		return ;;
 	esac
 	for ((r = 0; r < hpt / 2; r++)); do

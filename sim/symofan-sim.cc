@@ -82,6 +82,8 @@ static const char kUsage[] =
     "  --grid ROWSxCOLS      2D rings: each --ring's hosts are a grid, row-major, and\n"
     "                        AllReduce runs hierarchically (row reduce-scatter,\n"
     "                        column AllReduce, row all-gather; ringcoll's --grid)\n"
+    "  --ring-jobs           a grid's row and column rings each carry a job ID of\n"
+    "                        their own (JOB x 256 + ring: rows 0.., columns ROWS..)\n"
     "  --channels N --step-qps S --iterations N --step-base PORT\n"
     "  --step-flows          each step's transfer starts as a new flow\n"
     "  --fixed-rate          no DCQCN: queue pairs send at line rate\n"
@@ -233,7 +235,7 @@ main(int argc, char** argv)
         O_TOPOLOGY = 256, O_LEAVES, O_SPINES, O_HPL, O_K, O_RATE, O_UPRATE, O_DELAY, O_IMB,
         O_FAIL, O_LB, O_PIPES, O_QDISC, O_MARKING, O_STATE, O_RING, O_JOBSTART, O_COLL,
         O_SIZE, O_CHANNELS, O_STEPQPS, O_ITER, O_STEPBASE, O_STEPFLOWS, O_FIXED, O_MTU,
-        O_RTO, O_CNP, O_DALPHA, O_DTIMER, O_DBYTES, O_DRAI, O_DRHAI, O_DG, O_DF, O_DMIN, O_PFC, O_SEED, O_STOP, O_OUT, O_BG, O_LINKS, O_BURST, O_PACKETS, O_LOAD, O_GRID, O_FAILP, O_JOBSIZE, O_JOBITER,
+        O_RTO, O_CNP, O_DALPHA, O_DTIMER, O_DBYTES, O_DRAI, O_DRHAI, O_DG, O_DF, O_DMIN, O_PFC, O_SEED, O_STOP, O_OUT, O_BG, O_LINKS, O_BURST, O_PACKETS, O_LOAD, O_GRID, O_FAILP, O_JOBSIZE, O_JOBITER, O_RINGJOBS,
     };
     static const struct option opts[] = {
         {"topology", required_argument, nullptr, O_TOPOLOGY},
@@ -285,6 +287,7 @@ main(int argc, char** argv)
         {"fail-prob", required_argument, nullptr, O_FAILP},
         {"job-size", required_argument, nullptr, O_JOBSIZE},
         {"job-iterations", required_argument, nullptr, O_JOBITER},
+        {"ring-jobs", no_argument, nullptr, O_RINGJOBS},
         {"help", no_argument, nullptr, 'h'},
         {nullptr, 0, nullptr, 0},
     };
@@ -391,6 +394,7 @@ main(int argc, char** argv)
             jobs[job].sizeBytes = ArgSize("--job-size", rest.c_str());
             break;
         }
+        case O_RINGJOBS: run.ringJobs = true; break;
         case O_JOBITER: {
             std::string rest;
             uint32_t job = SplitJob("--job-iterations", optarg, &rest);
@@ -480,6 +484,11 @@ main(int argc, char** argv)
                       " has " + std::to_string(ring.size()) + " hosts, not " +
                       std::to_string(run.gridRows * run.gridCols));
     }
+    if (run.ringJobs && !run.gridCols)
+        Usage("--ring-jobs is for --grid (1D rings take a job each with --ring)");
+    for (const auto& [id, job] : jobs)
+        if (run.ringJobs && (id < 1 || id > 31))
+            Usage("--ring-jobs: job " + std::to_string(id) + " is not 1..31 (its rings' IDs are JOB x 256 + ring, 13 bits)");
     if (run.gridCols && (run.coll != Collective::AllReduce || run.stepQps != 1))
         Usage("--grid runs allreduce with --step-qps 1 (ringcoll's 2D rings)");
     if (topo.kind == "fattree" && topo.k % 2)

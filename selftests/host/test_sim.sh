@@ -31,7 +31,7 @@ require_built "$sim"
 tmp=$(mktemp -d /tmp/test_sim.XXXXXX)
 on_exit rm -rf "$tmp"
 
-ktap_plan 30
+ktap_plan 31
 
 merge() { jq -L "$TOP_DIR/tc-scripts" -c 'include "ringmerge"; .ranks | ring_merge(null)' "$1"; }
 
@@ -240,7 +240,7 @@ check_jq "sim_symphony_sweep.sh: a point per chunk, from its own runs on a 4x8 g
 	   '{points, parts: $parts}' "$tmp/sweep/chunk.json" 2>/dev/null)"
 r=$("$TOP_DIR/eval/sim_symphony.sh" --scenarios "rings grid" 2>&1) && rc=0 || rc=$?
 check_eq "sim_symphony.sh refuses a grid mixed with 1D rings" \
-	"1 sim_symphony.sh: --scenarios: ring1, grid and gridx do not mix with rings, jobs2 and twojobs (their rings differ in size, the chunk does not)" \
+	"1 sim_symphony.sh: --scenarios: ring1 and the grids do not mix with rings, jobs2 and twojobs (their rings differ in size, the chunk does not)" \
 	"$rc $r"
 
 # 26: Fig. 7's two jobs: sim_symphony.sh twojobs splits the 4 rings of 32
@@ -317,5 +317,28 @@ check_jq "--job-size and --job-iterations: each job its own steps and passes, me
 	       {job: 2, step_bytes: 65536, iterations: 3, steps: 14, complete: true}]' \
 	"$(merge "$tmp/jobsize.json" | jq -c '[.jobs[] | {job, step_bytes, iterations: (.iterations | length),
 		steps: (.iterations[0].steps | length), complete: .whole.complete}]')"
+
+# 31: the 2D ring of 32 nodes (4x8, rows the ToRs) with Symphony at
+# sim_symphony.sh's settings, 128 KiB chunks: as one job ID, a row ring's
+# steps meet another column ring's at the hosts' downlinks and are marked
+# as outpacing them; with a job ID per ring on the wire (--ring-jobs) a
+# tenth of the marks at most (a ring's own step numbers jump over the
+# other ring's phase), and the results stay those of job 1
+grid32() { "$sim" ring --leaves 4 --spines 8 --hosts-per-leaf 8 --rate 10gbit --uplink-rate 10gbit \
+	--lb ecmp --qdisc "limit 100000 kmin 50kb kmax 100kb pmax 0.2 k 0.01 tau 0.25 twin 100us warmup 16 samples 16" \
+	--marking symphony --seed 1 --grid 4x8 --ring "1=$(seq -s, 0 31)" --size 4m --mtu 4096 --rto 4 "$@"; }
+grid32 --out "$tmp/g1.json"
+grid32 --ring-jobs --out "$tmp/g2.json"
+r=$("$sim" ring --ring 1=0,1 --ring-jobs 2>&1) && rc=0 || rc=$?
+check_jq "a grid as one job: marks at the downlinks; --ring-jobs: a tenth, results still job 1; without --grid exits 2" \
+	'.one.downlink_marks > 0 and .per_ring.marks * 10 <= .one.marks and
+	 .per_ring.jobs == [1] and .per_ring.complete and
+	 .bad == "2 symofan-sim: --ring-jobs is for --grid (1D rings take a job each with --ring)"' \
+	"$(jq -nc --slurpfile a "$tmp/g1.json" --slurpfile b "$tmp/g2.json" --arg bad "$rc $(head -1 <<<"$r")" '
+	   def down($d): [$d.ports[] | select(.port | test("^leaf[0-9]+->h")) | .symphony_marks] | add;
+	   {one: {downlink_marks: down($a[0]), marks: ([$a[0].ports[].symphony_marks] | add)},
+	    per_ring: {downlink_marks: down($b[0]), marks: ([$b[0].ports[].symphony_marks] | add),
+		       jobs: ([$b[0].ranks[].jobs[0].job] | unique), complete: $b[0].sim.complete},
+	    bad: $bad}')"
 
 ktap_finished

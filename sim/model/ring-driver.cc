@@ -186,7 +186,10 @@ RingDriver::AddJob(const RingJobSpec& job)
                 for (uint32_t q = 0; q < C * S; q++)
                 {
                     uint32_t qpn = m_nextQpn[r->host]++;
-                    uint32_t idx = m_hosts[r->host]->CreateQp(r->succ[d], qpn, job.job);
+                    uint32_t wireJob = job.job;
+                    if (C2 && m_spec.ringJobs)
+                        wireJob = job.job * 256 + (d ? R2 + i % C2 : i / C2);
+                    uint32_t idx = m_hosts[r->host]->CreateQp(r->succ[d], qpn, wireJob);
 
                     r->qp.push_back(idx);
                     m_tx[{r->host, idx}] = {r, d * C * S + q};

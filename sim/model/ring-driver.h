@@ -60,6 +60,11 @@ struct RingRunSpec
     uint32_t iterations = 1;
     uint32_t stepBase = 49152;
     uint32_t gridRows = 0, gridCols = 0; /* 0: 1D rings */
+    /* a grid's rings each carry a job ID of their own on the wire, JOB x
+     * 256 + the ring's number (rows 0..ROWS-1, columns ROWS..), so that
+     * Symphony compares steps within a ring only; results stay per job
+     */
+    bool ringJobs = false;
 };
 
 class RingDriver
