@@ -21,6 +21,7 @@
 #   --seeds N          (default 10)
 #   --out FILE         JSON (default build/results/sim_symphony_sweep_
 #                      PARAM.json); the plot next to it (-normalised.png)
+#   --replot           no runs: plot and summarise the JSON in --out
 #   Other options (--nodes, --spines, --iterations, --chunk, --k,
 #   --imbalance, --state, --cc, --pfc, --job-offset, --jobs) pass to
 #   sim_symphony.sh for every value.
@@ -34,12 +35,14 @@ scenarios=
 seeds=10
 out=
 pass=()
+replot=0
 
 die() { echo "$prog: $*" >&2; exit 1; }
 usage() { sed -n '/^# Usage:/,/^[^#]/s/^# \{0,1\}//p' "$0" >&2; exit 2; }
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-h|--help) usage ;;
+	--replot) replot=1; shift; continue ;;
 	esac
 	[ $# -ge 2 ] || usage
 	case "$1" in
@@ -63,7 +66,7 @@ k)
 	xlabel="Symphony's k" logx="set logscale x" ;;
 chunk)
 	: "${values:=128k 512k 2m 8m 32m}" "${scenarios:=grid}"
-	xlabel="chunk: collective bytes per rank over the ranks of its ring" logx= ;;
+	xlabel="chunk: collective bytes per rank over the ranks of its ring (KiB)" logx= ;;
 "") usage ;;
 *) die "--param '$param': imbalance, k or chunk" ;;
 esac
@@ -82,7 +85,12 @@ base=${out%.json}
 mkdir -p "$(dirname "$out")"
 
 parts=()
-for v in $values; do
+[ "$replot" -eq 0 ] || [ -s "$out" ] || die "--replot: no $out"
+if [ "$replot" -eq 1 ]; then
+	scenarios=$(jq -r '[.points[].scenario] | unique | join(" ")' "$out")
+	[ "$(jq -r .param "$out")" = "$param" ] || die "--replot: $out is not a sweep of $param"
+fi
+[ "$replot" -eq 1 ] || for v in $values; do
 	echo "$prog: $param $v" >&2
 	"$top/eval/sim_symphony.sh" "${pass[@]}" --scenarios "$scenarios" --seeds "$seeds" \
 		--"$param" "$v" --out "$base.$param-$v.json" | sed "s/^/  /" >&2
@@ -91,6 +99,7 @@ done
 
 # one entry per value and scenario: the paper's normalised CCT is
 # Symphony's median over the baseline's
+if [ "$replot" -eq 0 ]; then
 jq -s --arg param "$param" --arg values "$values" --arg date "$(date -u +%FT%TZ)" '
   [$values | splits(" +")] as $vs
   | {date: $date, param: $param,
@@ -111,14 +120,17 @@ jq -s --arg param "$param" --arg values "$values" --arg date "$(date -u +%FT%TZ)
 	  max_step_overlap_red: $red.max_step_overlap, max_step_overlap_symphony: $sym.max_step_overlap,
 	  file: ($base + "." + $param + "-" + $vs[$i] + ".json" | split("/")[-1])}]}' \
 	--arg base "$base" "${parts[@]}" >"$out.tmp" && mv "$out.tmp" "$out"
+fi
 
 if command -v gnuplot >/dev/null; then
 	for s in $scenarios; do
-		# value (as a number for the axis), normalised CCT, paired min, max
-		jq -r --arg s "$s" '.points[] | select(.scenario == $s)
+		# value (a number for the axis; chunks in KiB), normalised CCT,
+		# paired min, max
+		jq -r --arg s "$s" --arg p "$param" '.points[] | select(.scenario == $s)
 		  | (.value | ascii_downcase
-		     | if test("k$") then (.[:-1] | tonumber) * 1024
-		       elif test("m$") then (.[:-1] | tonumber) * 1048576 else tonumber end) as $x
+		     | if test("k$") then (.[:-1] | tonumber)
+		       elif test("m$") then (.[:-1] | tonumber) * 1024
+		       elif $p == "chunk" then tonumber / 1024 else tonumber end) as $x
 		  | "\($x) \(.normalised_cct) \(.paired_cct_ratio.min) \(.paired_cct_ratio.max)"' \
 			"$out" >"$base.$s.dat"
 	done
@@ -128,6 +140,8 @@ if command -v gnuplot >/dev/null; then
 		echo "set xlabel \"$xlabel\""
 		echo "set ylabel 'Symphony CCT / baseline CCT (median; bars: paired min..max)'"
 		echo "set key top left"
+		echo "set format x '%g'"
+		echo "set offsets graph 0.02, graph 0.02, graph 0.05, graph 0.05"
 		[ "$param" != chunk ] || echo "set logscale x 2"
 		echo "$logx"
 		echo "set title 'Fig. 8 ($param) in the simulator: below 1, Symphony is faster'"
