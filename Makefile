@@ -176,7 +176,8 @@ $(SIM_BIN): $(SIM_OBJS) $(SIM_LIB_OBJS)
 # the ns-3 with MPI that scripts/build-ns3-mpi.sh caches: run it with
 # mpirun (docs/sim.md).  Objects of its own, compiled with SYMOFAN_MPI.
 NS3_MPI_DIR	 = $(shell . scripts/lib.sh && ns3_mpi_dir)
-NS3_MPI_PC	 = PKG_CONFIG_PATH=$(NS3_MPI_DIR)/lib/pkgconfig:$(NS3_MPI_DIR)/lib64/pkgconfig
+NS3_MPI_LIBS	:= -lns3-core -lns3-network -lns3-bridge -lns3-stats -lns3-traffic-control \
+		   -lns3-internet -lns3-point-to-point -lns3-mpi
 SIM_MPI_OBJS	:= $(patsubst sim/%.cc,$(BUILD)/sim-mpi/%.o,$(SIM_SRCS))
 SIM_MPI_BIN	:= $(BUILD)/symofan-sim-mpi
 
@@ -185,12 +186,11 @@ sim-mpi: $(SIM_MPI_BIN)
 $(BUILD)/sim-mpi/%.o: sim/%.cc $(wildcard sim/model/*.h) $(ALL_HDRS)
 	@[ -f "$(NS3_MPI_DIR)/.complete" ] || { echo "no ns-3 with MPI: run scripts/build-ns3-mpi.sh" >&2; exit 1; }
 	@mkdir -p $(dir $@)
-	mpicxx $(SIM_CXXFLAGS) -DSYMOFAN_MPI $$($(NS3_MPI_PC) pkg-config --cflags $(NS3_MODULES) ns3-mpi | tr ' ' '\n' | grep '^-I/' | grep -v '^-I/usr;' | tr '\n' ' ') -c $< -o $@
+	mpicxx $(SIM_CXXFLAGS) -DSYMOFAN_MPI -DNS3_MPI -DOMPI_SKIP_MPICXX -isystem $(NS3_MPI_DIR)/include -c $< -o $@
 
 $(SIM_MPI_BIN): $(SIM_MPI_OBJS) $(SIM_LIB_OBJS)
 	mpicxx $(SIM_CXXFLAGS) $(SIM_MPI_OBJS) $(SIM_LIB_OBJS) -o $@ \
-		$$($(NS3_MPI_PC) pkg-config --libs $(NS3_MODULES) ns3-mpi) \
-		-Wl,-rpath,$(NS3_MPI_DIR)/lib
+		-L$(NS3_MPI_DIR)/lib $(NS3_MPI_LIBS) -Wl,-rpath,$$(readlink -f $(NS3_MPI_DIR)/lib)
 
 deps:
 	scripts/install-deps.sh

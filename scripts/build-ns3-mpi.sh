@@ -4,15 +4,20 @@
 # cache it, for fabrics past one machine (docs/sim.md): Debian's own ns3
 # source package (its patches applied), configured with NS3_MPI and only
 # the modules the simulator links (core, network, internet, point-to-point,
-# traffic-control, bridge, stats, mpi), against Debian's Open MPI.  Debian's
-# libns3-dev has no MPI.  The install lands in the cache, named by the
-# source version; "make sim-mpi" then builds build/symofan-sim-mpi against
-# it.  Needs deb-src for bookworm: a sources entry is added under
+# traffic-control, bridge, stats, mpi), against Debian's Open MPI, with
+# one change: ns-3 receives a remote packet into a buffer of 2000 bytes
+# (MAX_MPI_MSG_SIZE), which a 4 KiB RoCE frame overruns (MPI_ERR_TRUNCATE,
+# or a crash in DistributedSimulatorImpl::Run), so the buffers take 16 KiB,
+# past a 9000-byte jumbo frame and its serialised tags.  Debian's
+# libns3-dev has no MPI.  The source tree stays in the cache, named by the
+# source version, with ns-3's own output in it (build/include: headers
+# that include the sources', build/lib: the libraries); "make sim-mpi"
+# then builds build/symofan-sim-mpi against it.  Needs deb-src for bookworm: a sources entry is added under
 # /etc/apt/sources.list.d when apt has none.  Rebuilt only when the source
 # version changes; otherwise it prints where the build is.
 #
 # Usage: scripts/build-ns3-mpi.sh [--print-dir] [-j N]
-#   --print-dir   print the install folder (building first if needed)
+#   --print-dir   print the cache folder (building first if needed)
 #   -j N          parallel jobs (default: the CPUs)
 set -euo pipefail
 
@@ -47,7 +52,7 @@ if ! command -v mpicxx >/dev/null || ! command -v dpkg-source >/dev/null; then
 	apt-get install -y -q libopenmpi-dev openmpi-bin dpkg-dev cmake >&2 ||
 		die "cannot install Open MPI (apt-get update first?)"
 fi
-if ! apt-cache showsrc "ns3=$ver" 2>/dev/null | grep -q '^Package: ns3'; then
+if ! apt-cache showsrc ns3 2>/dev/null | grep -qx "Version: $ver"; then
 	grep -rqs '^Types:.*deb-src' /etc/apt/sources.list.d/ /etc/apt/sources.list ||
 		cat >/etc/apt/sources.list.d/symofan-debsrc.sources <<-EOF
 		Types: deb-src
@@ -64,10 +69,18 @@ trap 'rm -rf "$work"' EXIT
 echo "build-ns3-mpi.sh: ns3 $ver with MPI into $prefix, -j $jobs" >&2
 (cd "$work" && apt-get source -q --download-only "ns3=$ver" >&2) ||
 	die "cannot fetch the ns3 $ver source package"
-dpkg-source -x "$work"/ns3_*.dsc "$work/src" >/dev/null ||
+rm -rf "$prefix"
+mkdir -p "$prefix"
+dpkg-source -x "$work"/ns3_*.dsc "$prefix/src" >/dev/null ||
 	die "cannot unpack the ns3 source package"
-cmake -S "$work/src/ns-3.37" -B "$work/build" -G "Unix Makefiles" \
-	-DCMAKE_BUILD_TYPE=release -DCMAKE_INSTALL_PREFIX="$prefix" \
+tree=$(echo "$prefix"/src/ns-3.*)
+sed -i 's/^const uint32_t MAX_MPI_MSG_SIZE = 2000;/const uint32_t MAX_MPI_MSG_SIZE = 16384;/' \
+	"$tree/src/mpi/model/granted-time-window-mpi-interface.h"
+sed -i 's/^const uint32_t NULL_MESSAGE_MAX_MPI_MSG_SIZE = 2000;/const uint32_t NULL_MESSAGE_MAX_MPI_MSG_SIZE = 16384;/' \
+	"$tree/src/mpi/model/null-message-mpi-interface.cc"
+grep -q 'MAX_MPI_MSG_SIZE = 16384' "$tree/src/mpi/model/granted-time-window-mpi-interface.h" ||
+	die "cannot raise ns-3's MPI message size (has the source changed?)"
+cmake -S "$tree" -B "$work/build" -G "Unix Makefiles" -DCMAKE_BUILD_TYPE=release \
 	-DNS3_MPI=ON -DNS3_ENABLED_MODULES="core;network;internet;point-to-point;traffic-control;bridge;stats;mpi" \
 	-DNS3_EXAMPLES=OFF -DNS3_TESTS=OFF -DNS3_PYTHON_BINDINGS=OFF -DNS3_GTK3=OFF \
 	-DNS3_VISUALIZER=OFF -DNS3_NETANIM=OFF -DNS3_EMU=OFF -DNS3_TAP=OFF -DNS3_SQLITE=OFF \
@@ -75,11 +88,15 @@ cmake -S "$work/src/ns-3.37" -B "$work/build" -G "Unix Makefiles" \
 	{ tail -20 "$work/configure.log" >&2; die "ns-3's configure failed"; }
 grep -q 'MPI Support *: ON' "$work/configure.log" ||
 	die "ns-3 configured without MPI (is libopenmpi-dev installed?)"
-make -C "$work/build" -j "$jobs" >"$work/build.log" 2>&1 ||
+# the libraries only: "all" would build ns-3's test library as well
+make -C "$work/build" -j "$jobs" libcore libnetwork libbridge libstats libtraffic-control \
+	libinternet libpoint-to-point libmpi >"$work/build.log" 2>&1 ||
 	{ tail -30 "$work/build.log" >&2; die "ns-3's build failed"; }
-rm -rf "$prefix"
-make -C "$work/build" install >"$work/install.log" 2>&1 ||
-	{ tail -20 "$work/install.log" >&2; die "ns-3's install failed"; }
+if [ ! -e "$tree/build/lib/libns3-mpi.so" ] || [ ! -d "$tree/build/include/ns3" ]; then
+	die "no libns3-mpi.so or headers in $tree/build"
+fi
+ln -sfn "$tree/build/lib" "$prefix/lib"
+ln -sfn "$tree/build/include" "$prefix/include"
 touch "$prefix/.complete"
 echo "build-ns3-mpi.sh: done in $(($(date +%s) - start)) s" >&2
 [ "$print_dir" -eq 0 ] || echo "$prefix"
