@@ -73,6 +73,7 @@ rm -rf "$prefix"
 mkdir -p "$prefix"
 dpkg-source -x "$work"/ns3_*.dsc "$prefix/src" >/dev/null ||
 	die "cannot unpack the ns3 source package"
+rm -f "$prefix"/ns3_*.orig.tar.*	# dpkg-source's copy, next to the tree
 tree=$(echo "$prefix"/src/ns-3.*)
 sed -i 's/^const uint32_t MAX_MPI_MSG_SIZE = 2000;/const uint32_t MAX_MPI_MSG_SIZE = 16384;/' \
 	"$tree/src/mpi/model/granted-time-window-mpi-interface.h"
