@@ -94,7 +94,9 @@ RingDriver::QpMessages(const Rank* r, uint32_t dim, uint32_t slot) const
     return slot < n ? (n - slot + m_spec.stepQps - 1) / m_spec.stepQps : 0;
 }
 
-/* The steps of a ring of @nranks (ringcoll's plan_steps()). */
+/* The steps of a ring of @nranks and @size bytes per rank (ringcoll's
+ * plan_steps()).
+ */
 const RingDriver::StepPlan*
 RingDriver::PlanSteps(uint32_t nranks, uint64_t size)
 {
