@@ -151,6 +151,7 @@ if command -v gnuplot >/dev/null; then
 		done
 		echo
 	} | gnuplot
+	rm -f "$base".*.dat
 fi
 jq -r '"value\tscenario\tRED ms\tSymphony ms\tnormalised\tpaired (min..max)\tfaster\tmax overlap RED/Symphony",
   (.points[] | "\(.value)\t\(.scenario)\t\(.red_cct_ms | round)\t\(.symphony_cct_ms | round)\t\(.normalised_cct * 1000 | round / 1000)\t\(.paired_cct_ratio.median * 1000 | round / 1000) (\(.paired_cct_ratio.min * 1000 | round / 1000)..\(.paired_cct_ratio.max * 1000 | round / 1000))\t\(.symphony_faster)/\(.pairs)\t\(.max_step_overlap_red.median)/\(.max_step_overlap_symphony.median)")' "$out"
