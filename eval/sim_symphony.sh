@@ -11,7 +11,12 @@
 # step-overlap plot are section 1's.
 #
 # Usage: eval/sim_symphony.sh [options]       (after "make sim")
-#   --nodes 32|128     32: 4 ToRs of 8 hosts (default); 128: 8 ToRs of 16
+#   --nodes 32|128|256|512  32: 4 ToRs of 8 hosts (default); 128: 8 ToRs
+#                      of 16; 256 and 512: the paper's multi-pod fabrics,
+#                      4 or 8 pods of 8 ToRs of 8 hosts and 8 spines,
+#                      under cores
+#   --oversub N        256, 512: a spine's 8 ToRs over its uplinks to the
+#                      cores, 1, 2, 4 or 8 (default 2: 4 uplinks a spine)
 #   --spines N         spines (default: the hosts of a ToR, no
 #                      over-subscription; Table 1's 4 over-subscribe 2:1
 #                      at 32 nodes)
@@ -68,6 +73,7 @@ cc=dcqcn
 imbalance=1
 pfc=
 job_offset=0
+oversub=2
 jobs=$(nproc)
 out=
 
@@ -92,16 +98,24 @@ while [ $# -gt 0 ]; do
 	--jobs) jobs=$2 ;;
 	--pfc) pfc=$2 ;;
 	--job-offset) job_offset=$2 ;;
+	--oversub) oversub=$2 ;;
 	--out) out=$2 ;;
 	*) echo "$prog: unknown option '$1'" >&2; usage ;;
 	esac
 	shift 2
 done
+pods=1 cores=0
 case $nodes in
 32) tors=4 hpt=8 ;;
 128) tors=8 hpt=16 ;;
-*) die "--nodes '$nodes': 32 or 128" ;;
+256|512) pods=$((nodes / 64)) tors=$((nodes / 8)) hpt=8 ;;
+*) die "--nodes '$nodes': 32, 128, 256 or 512" ;;
 esac
+[[ $oversub =~ ^(1|2|4|8)$ ]] || die "--oversub '$oversub': 1, 2, 4 or 8"
+if [ "$pods" -gt 1 ]; then
+	[ -z "$spines" ] || die "--spines: a pod of the multi-pod fabric has 8"
+	spines=8 cores=$((8 * 8 / oversub))
+fi
 [ -n "$spines" ] || spines=$hpt
 [[ $spines =~ ^[1-9][0-9]?$ ]] || die "--spines '$spines': wants 1..64"
 [ -z "$pfc" ] || [[ $pfc =~ ^[1-9][0-9]*[km]?$ ]] || die "--pfc '$pfc': bytes, with k or m"
@@ -137,7 +151,7 @@ esac
 
 exec "$top/eval/symphony_ring.sh" --engine sim --links p2p --delay-us 1 \
 	--tors "$tors" --spines "$spines" --hosts-per-tor "$hpt" --state "$state" --jobs "$jobs" \
-	${pfc:+--pfc "$pfc"} --job-offset "$job_offset" \
+	${pfc:+--pfc "$pfc"} --job-offset "$job_offset" --pods "$pods" --cores "$cores" \
 	--rate 10gbit --uplink-rate 10gbit --imbalance "$imbalance" --background 0 \
 	--scenarios "$scenarios" --size $((chunk_bytes * ranks)) --seeds "$seeds" \
 	--red "limit 100000 kmin 50kb kmax 100kb pmax 0.2" \

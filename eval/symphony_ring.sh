@@ -71,6 +71,9 @@
 #   --links htb|p2p      sim: the testbed's HTB-shaped links (default), or
 #                        links that serialise every packet at every hop
 #   --delay-us US        sim: every link's propagation delay (default 1)
+#   --pods N --cores N   sim: a multi-pod fabric of N pods, each --tors/N
+#                        ToRs and --spines spines, under --cores cores
+#                        (default 1 pod: the leaf-spine)
 #   --jobs N             sim: runs at once (default: the cores)
 #   --pfc BYTES          sim, p2p links: lossless, PFC pausing a sender
 #                        past BYTES held from its port (default: off)
@@ -109,6 +112,8 @@ delay_us=1
 sim_jobs=$(nproc)
 pfc=
 job_offset=0
+pods=1
+cores=0
 # DCQCN with its time constants scaled to this testbed's round trip
 # (tens of ms at a few Mbit/s, not the 10 us of a 40 Gbit/s fabric):
 # one CNP, one alpha update and one rate-increase period per 50 ms, a
@@ -157,6 +162,8 @@ while [ $# -gt 0 ]; do
 	--jobs) sim_jobs=$2 ;;
 	--pfc) pfc=$2 ;;
 	--job-offset) job_offset=$2 ;;
+	--pods) pods=$2 ;;
+	--cores) cores=$2 ;;
 	*) echo "$prog: unknown option '$1'" >&2; usage ;;
 	esac
 	shift 2
@@ -169,8 +176,15 @@ if [ "$engine" = vm ]; then
 		die "--tors, --spines, --links and --delay-us are the simulator's (--engine sim)"
 	[ -z "$pfc" ] || die "--pfc is the simulator's (--engine sim)"
 	[ "$job_offset" = 0 ] || die "--job-offset is the simulator's (--engine sim)"
+	[ "$pods" = 1 ] || die "--pods is the simulator's (--engine sim)"
 else
 	[[ $job_offset =~ ^[0-9]+$ ]] || die "--job-offset '$job_offset': wants milliseconds"
+	[[ $pods =~ ^[1-9][0-9]*$ ]] && [ $((tors % pods)) -eq 0 ] ||
+		die "--pods '$pods': wants a count that divides --tors $tors"
+	[ "$pods" = 1 ] || [[ $cores =~ ^[1-9][0-9]*$ ]] ||
+		die "--cores '$cores': a multi-pod fabric wants its cores"
+	[ "$pods" = 1 ] || [ "$imbalance" = 1 ] ||
+		die "--imbalance is for the leaf-spine (--pods 1)"
 	[[ " $scenarios " != *" twojobs "* ]] || [ "$hpt" -ge 4 ] ||
 		die "--scenarios twojobs: wants 4 or more hosts per ToR (2 rings or more)"
 	[[ $hpt =~ ^[1-9][0-9]?$ ]] && [ "$hpt" -ge 2 ] && [ "$hpt" -le 64 ] ||
@@ -389,7 +403,7 @@ sim_rings() {
 sim_one() {
 	local n=$1 seed=$2 scenario=$3 marking=$4 counters
 	# shellcheck disable=SC2046,SC2086
-	"$sim" ring --leaves "$tors" --spines "$spines" --hosts-per-leaf "$hpt" \
+	"$sim" ring --hosts-per-leaf "$hpt" "${fabric[@]}" \
 		--rate "$rate" --uplink-rate "$uplink_rate" "${imb[@]}" \
 		--links "$links" --delay-us "$delay_us" "${burst_arg[@]}" --background "$background" --lb "$routing" \
 		--qdisc "$red_args $symphony_args" --marking "$marking" \
@@ -401,7 +415,7 @@ sim_one() {
 	jq -L "$top/tc-scripts" 'include "ringmerge";
 	  .ranks | ring_merge({verdict: "simulated"})' \
 		"$work/$n.sim.json" >"$work/$n.result.json"
-	counters=$(jq -c --arg state "$state" --argjson switches $((tors + spines)) '
+	counters=$(jq -c --arg state "$state" --argjson switches $((tors + spines * pods + cores)) '
 	  . as $d | .ports |
 	  {red_marks: (map(.red_marks) | add), symphony_marks: (map(.symphony_marks) | add),
 	   outpacing_packets: (map(.outpacing_packets) | add),
@@ -421,13 +435,19 @@ sim_one() {
 # machine to judge: "simulated".  --jobs runs at once; the JSON keeps
 # the runs' order.
 run_sim() {
-	local seed scenario marking n=0 i total imb=() burst_arg=()
+	local seed scenario marking n=0 i total imb=() burst_arg=() fabric=()
 	local sim=$top/build/symofan-sim
 	[ -x "$sim" ] || die "no $sim: run 'make sim'"
 	work=$(mktemp -d /tmp/symphony_ring_sim.XXXXXX)
 	trap 'rm -rf "$work"' EXIT
 	[ "$imbalance" = 1 ] || imb=(--imbalance "0:0:$imbalance")
 	[ "$burst" = auto ] || [ "$links" = p2p ] || burst_arg=(--burst "$burst")
+	if [ "$pods" = 1 ]; then
+		fabric=(--leaves "$tors" --spines "$spines")
+	else
+		fabric=(--topology multipod --pods "$pods" --leaves $((tors / pods)) --spines "$spines"
+			--cores "$cores")
+	fi
 	total=$((seeds * $(wc -w <<<"$scenarios") * 2))
 	progress_start "$prog"
 	for ((seed = 1; seed <= seeds; seed++)); do
@@ -536,6 +556,7 @@ if [ "$replot" -eq 1 ]; then
 	  ringcoll_args=\(.workload.ringcoll) red_args=\(.qdisc.red) engine=\(.engine // "vm")
 	  tors=\(.testbed.tors) spines=\(.testbed.spines) links=\(.testbed.links // "htb")
 	  delay_us=\(.testbed.delay_us // 1) pfc=\(.testbed.pfc // "") job_offset=\(.testbed.job_offset_ms // 0)
+	  pods=\(.testbed.pods // 1) cores=\(.testbed.cores // 0)
 	  symphony_args=\(.qdisc.symphony)
 	  scenarios=\([.runs[].scenario] | unique | join(" "))"' "$out")"
 elif [ "$engine" = sim ]; then
@@ -567,6 +588,7 @@ jq -s --arg rate "$rate" --arg uplink "$uplink_rate" --arg size "$size" \
 	--arg state "$state" --argjson hpt "$hpt" --arg burst "$burst" \
 	--argjson tors "$tors" --argjson spines "$spines" --arg links "$links" \
 	--argjson delay_us "$delay_us" --arg pfc "$pfc" --argjson job_offset "$job_offset" \
+	--argjson pods "$pods" --argjson cores "$cores" \
 	--argjson link_classes "$link_classes" --arg date "$(date -u +%FT%TZ)" --arg engine "$engine" '
   def med: sort | .[(length / 2 | floor)];
   def q(p): sort | .[((length - 1) * p | round)];
@@ -580,7 +602,7 @@ jq -s --arg rate "$rate" --arg uplink "$uplink_rate" --arg size "$size" \
     method: ((if $engine == "sim" then "the same leaf-spine, workload and qdisc options in the ns-3 simulator (sim/: point-to-point links, sch_symphony as a queue disc, ringcoll as RoCE hosts, the C cores unchanged); " else "" end) + "leaf-spine of netns in the QEMU VM (4 ToRs, 2 spines, HTB links), ECMP over the spines on the 5-tuple with the step in the UDP source port (or static balanced routes); ring AllReduces of ringcoll DCQCN senders; the same seeds and testbed with the switch ports marking RED only (baseline) and Symphony OR RED"),
     testbed: {tors: $tors, spines: $spines, hosts_per_tor: $hpt, rate: $rate, uplink_rate: $uplink,
 	      links: $links, delay_us: $delay_us, pfc: (if $pfc == "" then null else $pfc end),
-	      job_offset_ms: $job_offset,
+	      job_offset_ms: $job_offset, pods: $pods, cores: $cores,
 	      imbalance: $imbalance, background_pct: $background, routing: $routing,
 	      burst: $burst, mtu_bytes: 9000, roce_payload_bytes: 4096,
 	      link_classes: $link_classes},

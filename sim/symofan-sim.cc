@@ -39,12 +39,15 @@ static const char kUsage[] =
     "  perm: the Ofan paper's permutation, every packet ACKed (permsend's);\n"
     "        default fabric: a k=4 fat tree of 20 Mbit/s links\n"
     "Fabric:\n"
-    "  --topology leafspine|fattree  (default leafspine)\n"
-    "  --leaves N --spines N --hosts-per-leaf N   leaf-spine size (default 4, 2, 4)\n"
+    "  --topology leafspine|fattree|multipod  (default leafspine)\n"
+    "  --leaves N --spines N --hosts-per-leaf N   leaf-spine size (default 4, 2, 4);\n"
+    "                        multipod: per pod\n"
+    "  --pods N --cores N    multipod: leaf-spine pods under N cores, spine j of each\n"
+    "                        pod linked to the j-th cores/spines of them (default 2, 2)\n"
     "  --k K                 fat tree arity, even (default 4)\n"
     "  --rate RATE           host link rate, tc units (default 2500kbit)\n"
     "  --uplink-rate RATE    switch-to-switch link rate (default: twice --rate in a\n"
-    "                        leaf-spine, --rate in a fat tree)\n"
+    "                        leaf-spine, --rate in a fat tree or multi-pod fabric)\n"
     "  --delay-us US         one-way propagation of every link, microseconds (default 1)\n"
     "  --links p2p|htb       p2p (default): links serialise every packet at every hop,\n"
     "                        as switches do; htb: the testbed's veth links, shaped by\n"
@@ -232,7 +235,7 @@ main(int argc, char** argv)
 {
     enum
     {
-        O_TOPOLOGY = 256, O_LEAVES, O_SPINES, O_HPL, O_K, O_RATE, O_UPRATE, O_DELAY, O_IMB,
+        O_TOPOLOGY = 256, O_LEAVES, O_SPINES, O_PODS, O_CORES, O_HPL, O_K, O_RATE, O_UPRATE, O_DELAY, O_IMB,
         O_FAIL, O_LB, O_PIPES, O_QDISC, O_MARKING, O_STATE, O_RING, O_JOBSTART, O_COLL,
         O_SIZE, O_CHANNELS, O_STEPQPS, O_ITER, O_STEPBASE, O_STEPFLOWS, O_FIXED, O_MTU,
         O_RTO, O_CNP, O_DALPHA, O_DTIMER, O_DBYTES, O_DRAI, O_DRHAI, O_DG, O_DF, O_DMIN, O_PFC, O_SEED, O_STOP, O_OUT, O_BG, O_LINKS, O_BURST, O_PACKETS, O_LOAD, O_GRID, O_FAILP, O_JOBSIZE, O_JOBITER, O_RINGJOBS,
@@ -241,6 +244,8 @@ main(int argc, char** argv)
         {"topology", required_argument, nullptr, O_TOPOLOGY},
         {"leaves", required_argument, nullptr, O_LEAVES},
         {"spines", required_argument, nullptr, O_SPINES},
+        {"pods", required_argument, nullptr, O_PODS},
+        {"cores", required_argument, nullptr, O_CORES},
         {"hosts-per-leaf", required_argument, nullptr, O_HPL},
         {"k", required_argument, nullptr, O_K},
         {"rate", required_argument, nullptr, O_RATE},
@@ -328,11 +333,14 @@ main(int argc, char** argv)
         {
         case O_TOPOLOGY:
             topo.kind = optarg;
-            if (topo.kind != "leafspine" && topo.kind != "fattree")
-                Usage(std::string("--topology: '") + optarg + "' is not leafspine or fattree");
+            if (topo.kind != "leafspine" && topo.kind != "fattree" && topo.kind != "multipod")
+                Usage(std::string("--topology: '") + optarg +
+                      "' is not leafspine, fattree or multipod");
             break;
         case O_LEAVES: topo.leaves = ArgU64("--leaves", optarg, 1, 4096); break;
         case O_SPINES: topo.spines = ArgU64("--spines", optarg, 1, OFAN_MAX_W); break;
+        case O_PODS: topo.pods = ArgU64("--pods", optarg, 1, 1024); break;
+        case O_CORES: topo.cores = ArgU64("--cores", optarg, 1, 65536); break;
         case O_HPL: topo.hostsPerLeaf = ArgU64("--hosts-per-leaf", optarg, 1, 4096); break;
         case O_K: topo.k = ArgU64("--k", optarg, 2, 2 * OFAN_MAX_W); break;
         case O_RATE: roce.lineRateBps = ArgRate("--rate", optarg); break;
@@ -470,6 +478,8 @@ main(int argc, char** argv)
         Usage("no --ring");
     if (!jobs.empty() && isPerm)
         Usage("--ring is for the ring command");
+    if (topo.kind != "leafspine" && imbalance != "none")
+        Usage("--imbalance is for --topology leafspine");
     if (topo.kind == "leafspine" && imbalance != "none" &&
         (topo.slowLeaf >= topo.leaves || topo.slowSpine >= topo.spines))
         Usage("--imbalance: no such leaf or spine");
@@ -494,8 +504,17 @@ main(int argc, char** argv)
     if (topo.kind == "fattree" && topo.k % 2)
         Usage("--k: " + std::to_string(topo.k) + " is odd (a fat tree's k is even)");
     /* the fabric's switch links: leaf x spine, or k^3/2 in a fat tree */
-    uint64_t switchLinks = topo.kind == "fattree" ? (uint64_t)topo.k * topo.k * topo.k / 2
-                                                  : (uint64_t)topo.leaves * topo.spines;
+    if (topo.kind == "multipod" && topo.cores % topo.spines)
+        Usage("--cores: " + std::to_string(topo.cores) + " is not a multiple of --spines " +
+              std::to_string(topo.spines) + " (a plane of cores per spine)");
+    if (topo.kind == "multipod" && topo.cores / topo.spines > OFAN_MAX_W)
+        Usage("--cores: a spine would have " + std::to_string(topo.cores / topo.spines) +
+              " uplinks, more than " + std::to_string(OFAN_MAX_W));
+    uint64_t switchLinks = topo.kind == "fattree"
+                               ? (uint64_t)topo.k * topo.k * topo.k / 2
+                           : topo.kind == "multipod"
+                               ? (uint64_t)topo.pods * (topo.leaves * topo.spines + topo.cores)
+                               : (uint64_t)topo.leaves * topo.spines;
     for (uint32_t l : topo.failedLinks)
         if (l >= switchLinks)
             Usage("--fail: no switch link " + std::to_string(l) + " (the fabric has " +
@@ -515,9 +534,9 @@ main(int argc, char** argv)
     topo.hostRateBps = roce.lineRateBps;
     roce.framingBytes = topo.linkModel == "htb" ? 18 : 2;
     /* a fat tree has full bisection; the leaf-spine twice the host rate */
-    topo.uplinkRateBps = uplinkRate           ? uplinkRate
-                         : topo.kind == "fattree" ? roce.lineRateBps
-                                                  : 2 * roce.lineRateBps;
+    topo.uplinkRateBps = uplinkRate                 ? uplinkRate
+                         : topo.kind != "leafspine" ? roce.lineRateBps
+                                                    : 2 * roce.lineRateBps;
     if (isPerm)
         roce.fixedRateBps = roce.lineRateBps * perm.loadPpm / 1000000;
     dcqcn_params_scaled(&roce.dcqcn, roce.lineRateBps);
@@ -688,6 +707,10 @@ main(int argc, char** argv)
         os << ",\"leaves\":" << topo.leaves << ",\"spines\":" << topo.spines
            << ",\"hosts_per_leaf\":" << topo.hostsPerLeaf << ",\"imbalance\":\"" << imbalance
            << "\"";
+    else if (topo.kind == "multipod")
+        os << ",\"pods\":" << topo.pods << ",\"leaves_per_pod\":" << topo.leaves
+           << ",\"spines_per_pod\":" << topo.spines << ",\"hosts_per_leaf\":" << topo.hostsPerLeaf
+           << ",\"cores\":" << topo.cores;
     else
         os << ",\"k\":" << topo.k;
     os << ",\"hosts\":" << fabric.NumHosts() << ",\"rate_bps\":" << topo.hostRateBps

@@ -31,7 +31,7 @@ require_built "$sim"
 tmp=$(mktemp -d /tmp/test_sim.XXXXXX)
 on_exit rm -rf "$tmp"
 
-ktap_plan 31
+ktap_plan 32
 
 merge() { jq -L "$TOP_DIR/tc-scripts" -c 'include "ringmerge"; .ranks | ring_merge(null)' "$1"; }
 
@@ -340,5 +340,27 @@ check_jq "a grid as one job: marks at the downlinks; --ring-jobs: a tenth, resul
 	    per_ring: {downlink_marks: down($b[0]), marks: ([$b[0].ports[].symphony_marks] | add),
 		       jobs: ([$b[0].ranks[].jobs[0].job] | unique), complete: $b[0].sim.complete},
 	    bad: $bad}')"
+
+# 32: a multi-pod fabric (2 pods of 2 leaves of 2 hosts, 2 spines a pod,
+# 2 cores: 1 uplink a spine, 2:1 over-subscribed): 8 + 4 switch links; a
+# permutation completes with Ofan, only pod-crossing packets reach the
+# cores; sim_symphony.sh --nodes 256 builds the paper's 4 pods of 8 ToRs
+# under 32 cores (2:1)
+"$sim" perm --topology multipod --pods 2 --leaves 2 --spines 2 --hosts-per-leaf 2 --cores 2 \
+	--packets 32 --lb ofan --seed 3 --out "$tmp/mp.json"
+r=$("$sim" perm --topology multipod --pods 2 --spines 2 --cores 3 2>&1) && rc=0 || rc=$?
+"$TOP_DIR/eval/sim_symphony.sh" --nodes 256 --chunk 8k --seeds 1 --scenarios rings --jobs 2 \
+	--out "$tmp/mp256/s.json" >"$tmp/mp256.log" 2>&1
+check_jq "multipod: 2 pods, 4 cores-side links, all delivered; bad cores exit 2; a 256-node run over 4 pods, 32 cores" \
+	'.mp.complete and .mp.lost == 0 and .mp.links == 12 and .mp.core_ports == 4 and
+	 .bad == "2 symofan-sim: --cores: 3 is not a multiple of --spines 2 (a plane of cores per spine)" and
+	 .s.testbed.pods == 4 and .s.testbed.cores == 32 and .s.testbed.tors == 32 and
+	 ([.s.runs[] | .complete] | all) and (.s.runs | length) == 2' \
+	"$(jq -nc --slurpfile m "$tmp/mp.json" --arg bad "$rc $(head -1 <<<"$r")" \
+		--argjson s "$(jq -c 'del(.runs[].step_overlap)' "$tmp/mp256/s.json" 2>/dev/null || echo null)" '
+	   {mp: {complete: $m[0].sim.complete, lost: ([$m[0].hosts[].lost] | add),
+		 links: ([$m[0].ports[] | select(.port | test("^(leaf|spine|core)[0-9]+->(leaf|spine|core)"))] | length / 2),
+		 core_ports: ([$m[0].ports[] | select(.port | test("^core"))] | length)},
+	    bad: $bad, s: $s}')"
 
 ktap_finished

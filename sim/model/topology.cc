@@ -138,6 +138,39 @@ Fabric::Build(const TopologySpec& spec, const RoceConfig& roce)
                 for (uint32_t m = 0; m < half; m++)
                     AddLink(agg[p * half + j], core[j * half + m], spec.uplinkRateBps, false);
     }
+    else if (spec.kind == "multipod")
+    {
+        uint32_t P = spec.pods, L = spec.leaves, S = spec.spines, H = spec.hostsPerLeaf;
+        uint32_t C = spec.cores, plane = S ? C / S : 0;
+        std::vector<uint32_t> leaf(P * L), spine(P * S), core(C);
+
+        NS_ABORT_MSG_IF(!P || !L || !S || !H || !C || C % S,
+                        "a multi-pod fabric needs pods, leaves, spines, hosts and a multiple of "
+                        "the spines per pod as cores");
+        for (uint32_t h = 0; h < P * L * H; h++)
+            m_hostNodes.push_back(AddNode(0, h / (L * H), h, "h" + std::to_string(h), h / (L * H)));
+        for (uint32_t e = 0; e < P * L; e++)
+        {
+            leaf[e] = AddNode(1, e / L, e, "leaf" + std::to_string(e), e / L);
+            m_edgeNodes.push_back(leaf[e]);
+        }
+        for (uint32_t a = 0; a < P * S; a++)
+            spine[a] = AddNode(2, a / S, a, "spine" + std::to_string(a), a / S);
+        for (uint32_t c = 0; c < C; c++)
+            core[c] = AddNode(3, -1, c, "core" + std::to_string(c), c);
+        m_edges = P * L;
+        for (uint32_t h = 0; h < P * L * H; h++)
+        {
+            m_edgeOf.push_back(leaf[h / H]);
+            AddLink(m_hostNodes[h], leaf[h / H], spec.hostRateBps, true);
+        }
+        for (uint32_t e = 0; e < P * L; e++)
+            for (uint32_t j = 0; j < S; j++)
+                AddLink(leaf[e], spine[e / L * S + j], spec.uplinkRateBps, false);
+        for (uint32_t a = 0; a < P * S; a++)
+            for (uint32_t m = 0; m < plane; m++)
+                AddLink(spine[a], core[a % S * plane + m], spec.uplinkRateBps, false);
+    }
     else
     {
         NS_ABORT_MSG("unknown topology '" << spec.kind << "'");
@@ -386,8 +419,8 @@ Fabric::ComputeTables(const TopologySpec& spec)
         /* destination keys: the destination's edge switch at an edge
          * switch, its pod at an aggregation switch of a fat tree
          */
-        bool byPod = info.tier == 2 && spec.kind == "fattree";
-        table->nrKeys = byPod ? spec.k : m_edges;
+        bool byPod = info.tier == 2 && spec.kind != "leafspine";
+        table->nrKeys = byPod ? (spec.kind == "fattree" ? spec.k : spec.pods) : m_edges;
         table->keyOfHost.resize(H);
         table->slotOfHost.resize(H);
         table->validOfHost.assign(H, 0);

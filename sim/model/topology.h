@@ -29,9 +29,15 @@ namespace ns3
 
 struct TopologySpec
 {
-    std::string kind = "leafspine"; /* or "fattree" */
-    /* leaf-spine */
+    std::string kind = "leafspine"; /* or "fattree", "multipod" */
+    /* leaf-spine; in a multi-pod fabric, per pod */
     uint32_t leaves = 4, spines = 2, hostsPerLeaf = 4;
+    /* multi-pod: @pods leaf-spine pods under @cores cores in @spines
+     * planes: spine j of every pod links to the cores j * cores/spines ..
+     * (j + 1) * cores/spines - 1 (over-subscribed when cores/spines is
+     * below a spine's leaves)
+     */
+    uint32_t pods = 2, cores = 2;
     /* fat tree */
     uint32_t k = 4;
     uint64_t hostRateBps = 2500000;
