@@ -67,12 +67,6 @@ RingDriver::SetLocalHosts(std::vector<bool> local)
     m_local.resize(m_hosts.size(), false);
 }
 
-uint32_t
-RingDriver::Steps() const
-{
-    return m_ranks.empty() ? 0 : m_ranks[0]->steps;
-}
-
 /* Bytes of step @k per channel; the first channels carry the remainder. */
 uint32_t
 RingDriver::StepBytes(const Rank* r, uint32_t k, uint32_t c) const

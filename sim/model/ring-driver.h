@@ -22,7 +22,6 @@
 #define SYMOFAN_SIM_RING_DRIVER_H
 
 #include <map>
-#include <ostream>
 #include <utility>
 #include <string>
 #include <vector>
@@ -80,7 +79,6 @@ class RingDriver
     void AddJob(const RingJobSpec& job);
     /* Every rank of this process's hosts completed every iteration. */
     bool Done() const;
-    uint32_t Steps() const;
     /* Each rank's result, ringcoll's JSON document, with whether its host
      * is this process's (the others' texts are not results).
      */
