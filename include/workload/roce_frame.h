@@ -140,6 +140,17 @@ static inline __u8 roce_write_opcode(__u32 i, __u32 count)
 	return SYMPHONY_OP_RC_WRITE_MIDDLE;
 }
 
+/*
+ * A requester's close notice to its responder: every message it sent on
+ * the queue pair is ACKed, so that the responder, done too, may go
+ * without waiting for resends of messages whose last ACK it cannot know
+ * arrived (what a connection manager's disconnect tells; ringcoll's
+ * exit).  A BTH alone, with an opcode of IBTA's manufacturer-specific
+ * range (0xc0-0xff): no data for a switch's parser
+ * (symphony_bth_is_data()).
+ */
+#define ROCE_OP_CLOSE		0xc0
+
 /* An ACK or NAK: BTH (opcode ACK) then the AETH (syndrome, 24-bit MSN). */
 static inline size_t roce_put_ack(__u8 *out, __u32 job, __u32 dest_qp,
 				  __u32 psn, __u8 syndrome, __u32 msn)

@@ -7,7 +7,16 @@
  * RTTVAR += (|SRTT - R| - RTTVAR) / 4; the timeout is SRTT + 4 RTTVAR,
  * never below the configured minimum, 1 s (RTO_INITIAL_NS) before the
  * first sample if the minimum is shorter, and doubles after each timeout
- * (up to RTO_MAX_BACKOFF times) until a new sample.
+ * until a new sample, up to RTO_MAX_NS (or the minimum, if longer).
+ *
+ * The ceiling bounds how long a sender stays silent between resends:
+ * a receiver that has everything must wait that long (with a margin) for
+ * a resend before it may assume that its last ACK arrived (ringcoll's
+ * time-wait), and a neighbour's liveness timeout (10 s) must see several
+ * resends.  Karn's rule keeps a back-off until a packet sent once is
+ * ACKed, which at the end of a message (everything left is a resend)
+ * may never come: uncapped, 64 doublings of 20 ms silenced a sender for
+ * 1.3 s, of the 1 s initial timeout for a minute.
  *
  * A fixed timeout shorter than the queueing delay fires while the
  * packets are still queued: the sender goes back and sends them again,
@@ -24,6 +33,7 @@
 
 #define RTO_MAX_BACKOFF		64
 #define RTO_INITIAL_NS		1000000000ULL	/* RFC 6298's initial timeout */
+#define RTO_MAX_NS		1000000000ULL	/* a backed-off timeout's ceiling */
 
 struct rto_state {
 	__u64	srtt_ns;		/* 0: no sample yet */
@@ -39,14 +49,22 @@ static inline void rto_init(struct rto_state *r)
 	*r = (struct rto_state){ .backoff = 1 };
 }
 
+/* The longest timeout for a configured minimum of @min_ns. */
+static inline __u64 rto_ceiling_ns(__u64 min_ns)
+{
+	return min_ns > RTO_MAX_NS ? min_ns : RTO_MAX_NS;
+}
+
 /* The timeout now, for a configured minimum of @min_ns. */
 static inline __u64 rto_ns(const struct rto_state *r, __u64 min_ns)
 {
 	__u64 rto = r->srtt_ns ? r->srtt_ns + 4 * r->rttvar_ns : RTO_INITIAL_NS;
+	__u64 ceiling = rto_ceiling_ns(min_ns);
 
 	if (rto < min_ns)
 		rto = min_ns;
-	return rto * (r->backoff ? r->backoff : 1);
+	rto *= r->backoff ? r->backoff : 1;
+	return rto < ceiling ? rto : ceiling;
 }
 
 /* A first transmission of @seq at @now, which asks for an ACK. */

@@ -8,7 +8,8 @@
 # jobs on two channels for two iterations; steps on two queue pairs per
 # channel (--step-qps), each starting as a new flow (--step-flows); 2D rings
 # on a grid; UEC framing; loss from a congested port is recovered by
-# go-back-N; a dead rank makes the others fail with a timeout error; bad
+# go-back-N; a lost last ACK is resent while its receiver waits for
+# the sender's close notice (or its time-wait); a dead rank makes the others fail with a timeout error; bad
 # arguments exit 2, a busy port and missing privileges exit 1.
 #
 #	h0 --\            /-- h2
@@ -24,7 +25,7 @@ ringrun=$TOP_DIR/tc-scripts/ringrun.sh
 tmp=$(mktemp -d /tmp/test_ringcoll.XXXXXX)
 on_exit rm -rf "$tmp"
 
-ktap_plan 29
+ktap_plan 31
 
 netns_create rt h0 h1 h2 h3
 ip netns exec "$rt" sysctl -qw net.ipv4.ip_forward=1
@@ -162,6 +163,27 @@ check_jq "packets dropped at the congested port ($drops) are retransmitted, the 
 	 .counters.naks_received > 0' "$(cat "$tmp/loss/result.json")"
 shape_reset() { tc -n "$rt" qdisc del dev p1 root; shape "$rt" p1 100mbit; }
 shape_reset
+
+# The last ACK of each message rank 1 receives is lost four times: rank 0
+# times out after 20, 40, 80 and 160 ms and resends.  Rank 1, done long
+# before, must still be there to answer the fourth resend: it waits for
+# rank 0's close notice.  (A rank that left after 100 ms of quiet left
+# rank 0 without its ACK, failing after 10 s.)
+"$ringrun" --out "$tmp/lastack" --job "$ring" -- --size 256k --lose-final-acks 1:4 \
+	>"$tmp/lastack.log" 2>&1 && rc=0 || rc=$?
+ktap_print "$(head -1 "$tmp/lastack.log")"
+check_jq "the last ACK to rank 0 lost 4 times: it times out 4 times, resends, and the AllReduce completes" \
+	'.jobs[0].iterations[0].complete and .counters.retransmission_timeouts >= 4 and
+	 .counters.closes_received == 4' "$(cat "$tmp/lastack/result.json" 2>/dev/null || echo '{}')"
+# the same with the close notices lost: the ranks wait out their time-wait
+start_ns=$(date +%s%N)
+"$ringrun" --out "$tmp/noclose" --job "$ring" -- --size 256k --lose-final-acks 1:4 \
+	--lose-closes >"$tmp/noclose.log" 2>&1 && rc=0 || rc=$?
+waited_ms=$(( ($(date +%s%N) - start_ns) / 1000000 ))
+ktap_print "without close notices: exit $rc after $waited_ms ms"
+check_jq "... and with the close notices lost too, after a 2 s time-wait" \
+	"$rc == 0 and $waited_ms >= 2000 and .jobs[0].iterations[0].complete and
+	 .counters.closes_received == 0" "$(cat "$tmp/noclose/result.json" 2>/dev/null || echo '{}')"
 
 # --step-flows: each step's first packet starts a new flow (DCQCN fresh,
 # at the line rate); the VM's test_ringcoll_dcqcn.sh shows it behind a

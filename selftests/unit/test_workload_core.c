@@ -342,9 +342,13 @@ static void test_rto(void)
 	tap_check(rto_ns(&r, 500 * ms) == 500 * ms, "rto: never below the minimum");
 	rto_sent(&r, 63, 300 * ms);
 	rto_timed_out(&r);
+	tap_check(!r.timing && rto_ns(&r, 20 * ms) == 640 * ms,
+		  "rto: a timeout doubles it and drops the timed packet (Karn)");
 	rto_timed_out(&r);
-	tap_check(!r.timing && rto_ns(&r, 20 * ms) == 1280 * ms,
-		  "rto: two timeouts double it twice and drop the timed packet (Karn)");
+	tap_check(rto_ns(&r, 20 * ms) == RTO_MAX_NS && RTO_MAX_NS == 1000 * ms,
+		  "rto: a second doubles it to 1280 ms, held at the 1 s ceiling");
+	tap_check(rto_ns(&r, 1500 * ms) == 1500 * ms,
+		  "rto: a minimum above the ceiling is the ceiling");
 	rto_acked(&r, 64, 900 * ms);
 	tap_check(r.srtt_ns == 90 * ms && r.backoff == 4,
 		  "rto: the ACK of a resent packet is no sample; the backoff stays");

@@ -59,12 +59,33 @@ void usage(FILE *f)
 "  --timeout SEC         fail when a neighbour is silent this long (default 10)\n"
 "  --local ADDR          this rank's address (default: the local one of the ring)\n"
 "  --out FILE            JSON result (default stdout)\n"
+"  --lose-final-acks RANK:N  fault injection: the rank RANK of each job does\n"
+"                        not send the first N ACKs (1..64) of each queue\n"
+"                        pair's last message, as if they were lost\n"
+"  --lose-closes         fault injection: send no close notice (the next\n"
+"                        ranks wait out their time-wait)\n"
 "  --grid ROWSxCOLS      2D rings: the job's ranks are a grid (row-major);\n"
 "                        AllReduce runs reduce-scatter along rows, AllReduce\n"
 "                        along columns, all-gather along rows\n"
 "  --help\n"
 "Needs CAP_NET_RAW (a raw socket sets each packet's UDP source port and ECN)\n"
 "and UDP port 4791 (4793) free in its network namespace.\n");
+}
+
+/* --lose-final-acks RANK:N */
+static int parse_lose_final_acks(struct ringcoll *rc, char *arg)
+{
+	char *colon = strchr(arg, ':');
+
+	if (!colon)
+		return bad("--lose-final-acks", arg, "wants RANK:N");
+	*colon = '\0';
+	if (parse_u32_range("--lose-final-acks rank", arg, 0, MAX_RANKS - 1,
+			    &rc->lose_acks_rank) ||
+	    parse_u32_range("--lose-final-acks count", colon + 1, 1, 64,
+			    &rc->lose_final_acks))
+		return -1;
+	return 0;
 }
 
 static int parse_job(struct ringcoll *rc, char *spec)
@@ -226,6 +247,8 @@ int parse_args(struct ringcoll *rc, int argc, char **argv)
 		{ "local", required_argument, NULL, 'l' },
 		{ "out", required_argument, NULL, 'o' },
 		{ "grid", required_argument, NULL, 'g' },
+		{ "lose-final-acks", required_argument, NULL, 1010 },
+		{ "lose-closes", no_argument, NULL, 1011 },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
@@ -280,6 +303,13 @@ int parse_args(struct ringcoll *rc, int argc, char **argv)
 			break;
 		case 1009:
 			rc->step_flows = true;
+			break;
+		case 1010:
+			if (parse_lose_final_acks(rc, optarg))
+				return -1;
+			break;
+		case 1011:
+			rc->lose_closes = true;
 			break;
 		case 'i':
 			if (parse_u32_range("--iterations", optarg, 1,

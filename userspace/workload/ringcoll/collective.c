@@ -138,6 +138,7 @@ static __u64 run_job(struct ringcoll *rc, struct job *j, __u64 now)
 		if (ch->ack_deadline_ns && now >= ch->ack_deadline_ns) {
 			ch->next_seq = ch->acked_seq;	/* timeout: go back */
 			rto_timed_out(&ch->rto);
+			rc->rto_timeouts++;
 			ch->ack_deadline_ns = now + rto_ns(&ch->rto, rc->rto_ns);
 		}
 		if (!rc->fixed_rate)
@@ -262,6 +263,46 @@ int init_jobs(struct ringcoll *rc)
 	return 0;
 }
 
+/* Every message this rank sent is ACKed: tell the next ranks. */
+static void send_closes(struct ringcoll *rc)
+{
+	__u32 n, d, c;
+
+	for (n = 0; n < rc->nr_jobs; n++)
+		for (d = 0; d < rc->dims; d++)
+			for (c = 0; c < rc->nr_qps; c++)
+				send_close(rc, &rc->jobs[n], &rc->jobs[n].ch[d][c]);
+}
+
+/*
+ * Whether a done rank may go at @now, else when to look again (@wake).
+ * A previous rank whose last ACK was lost resends its message after its
+ * timeout, and only an ACK from here completes it: stay until every
+ * previous rank has sent its close notice (it has every ACK), or, if a
+ * notice is lost, until none has sent anything for TIME_WAIT_RTOS of the
+ * longest timeout.  (Five quiet minimum timeouts, 100 ms, were too
+ * short: a sender whose timeout had backed off, or followed a slow
+ * round trip, resent to a rank that had gone, and failed after its
+ * --timeout.)
+ */
+static bool may_exit(const struct ringcoll *rc, __u64 now, __u64 *wake)
+{
+	__u64 quiet_since = rc->last_rx_ns > rc->done_ns ? rc->last_rx_ns :
+			    rc->done_ns;
+	__u64 time_wait = TIME_WAIT_RTOS * rto_ceiling_ns(rc->rto_ns);
+	__u32 n, d, c;
+	bool closed = true;
+
+	for (n = 0; n < rc->nr_jobs; n++)
+		for (d = 0; d < rc->dims; d++)
+			for (c = 0; c < rc->nr_qps; c++)
+				closed &= rc->jobs[n].ch[d][c].pred_closed;
+	if (closed || now - quiet_since >= time_wait)
+		return true;
+	*wake = quiet_since + time_wait;
+	return false;
+}
+
 /*
  * Run every job to its last iteration: the jobs' steps and timers, the
  * pump, and the packets that arrive in between.  EXIT_OK once every job
@@ -319,17 +360,14 @@ enum exit_code run_collectives(struct ringcoll *rc)
 			}
 		}
 		if (all_done) {
-			/* Linger until the previous ranks fall quiet: they may
-			 * still resend what we ACKed if our ACK was lost.
-			 */
-			if (!rc->done_ns)
+			if (!rc->done_ns) {
 				rc->done_ns = now;
-			if (now - (rc->last_rx_ns > rc->done_ns ? rc->last_rx_ns :
-				   rc->done_ns) >= LINGER_RTOS * rc->rto_ns) {
+				send_closes(rc);
+			}
+			if (may_exit(rc, now, &wake)) {
 				ret = EXIT_OK;
 				break;
 			}
-			wake = now + rc->rto_ns;
 		}
 		w = all_done ? UINT64_MAX : pump(rc, now);
 		if (!w)

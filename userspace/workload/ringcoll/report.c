@@ -65,6 +65,9 @@ static struct json_object *counters_json(const struct ringcoll *rc)
 		{ "naks_received", rc->naks_received },
 		{ "duplicate_packets", rc->dup_packets },
 		{ "flow_starts", rc->flow_starts },
+		{ "retransmission_timeouts", rc->rto_timeouts },
+		{ "closes_sent", rc->closes_sent },
+		{ "closes_received", rc->closes_received },
 	};
 
 	return fields_json(counters, ARRAY_SIZE(counters));

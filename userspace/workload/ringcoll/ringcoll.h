@@ -55,7 +55,12 @@
 #define MAX_BURST_NS		200000	/* catch-up after a late wake-up */
 #define ETH_OVERHEAD		18	/* Ethernet header and FCS */
 #define ACK_EVERY		64	/* packets per cumulative ACK */
-#define LINGER_RTOS		5	/* quiet RTOs before a done rank exits */
+/* A done rank whose previous ranks sent no close notice (lost, or an
+ * older ringcoll) exits after this many of the longest retransmission
+ * timeouts without a packet: a sender still missing its last ACK would
+ * have resent by then (TCP's TIME-WAIT, rto.h's ceiling)
+ */
+#define TIME_WAIT_RTOS		2
 /* ACKs, NAKs, CNPs and hellos are ECN-capable too: a RED queue past its
  * maximum marks them (their receivers ignore CE) instead of dropping them,
  * which would stall go-back-N
@@ -109,6 +114,8 @@ struct channel {
 	__u64		last_cnp_ns;
 	__u64		last_nak_ns;
 	__u64		nak_seq;
+	__u32		final_acks_lost;	/* --lose-final-acks so far */
+	bool		pred_closed;		/* its sender sent ROCE_OP_CLOSE */
 	/* the current iteration's messages, in order */
 	struct message	msg[MAX_STEPS];
 };
@@ -165,6 +172,9 @@ struct ringcoll {
 	__u64		rate_bps;
 	bool		fixed_rate;
 	bool		step_flows;		/* a step starts as a new flow */
+	__u32		lose_final_acks;	/* fault injection (args.c): */
+	__u32		lose_acks_rank;		/* by this rank */
+	bool		lose_closes;		/* no close notice sent */
 	bool		uec;
 	__u64		cnp_interval_ns;
 	__u64		rto_ns;			/* the timeout's minimum */
@@ -194,6 +204,8 @@ struct ringcoll {
 	__u64		packets_received, ce_received, cnps_sent, cnps_received;
 	__u64		naks_sent, naks_received, acks_sent, dup_packets;
 	__u64		flow_starts;		/* --step-flows: rates reset */
+	__u64		rto_timeouts;		/* retransmission timeouts */
+	__u64		closes_sent, closes_received;
 	__u32		nr_samples;
 	struct rate_sample *samples;
 };
@@ -230,6 +242,7 @@ int open_sockets(struct ringcoll *rc);
 int transmit(struct ringcoll *rc, struct channel *ch, __u64 now);
 void receive(struct ringcoll *rc, int fd, bool uec_port);
 void hello(struct ringcoll *rc, struct job *j, __u32 d, __u64 now);
+void send_close(struct ringcoll *rc, struct job *j, struct channel *ch);
 
 /* collective.c: the run */
 int init_jobs(struct ringcoll *rc);

@@ -240,6 +240,22 @@ static void send_cnp(struct ringcoll *rc, struct job *j, struct channel *ch)
 		rc->cnps_sent++;
 }
 
+/* Whether the ACK of @j's @ch's last message (after it arrived) is to be
+ * "lost": --lose-final-acks, so that the sender must time out.
+ */
+static bool lose_final_ack(const struct ringcoll *rc, const struct job *j,
+			   struct channel *ch)
+{
+	__u32 per = qp_messages(rc, ch->dim, ch->slot);
+
+	if (j->rank != rc->lose_acks_rank ||
+	    ch->final_acks_lost >= rc->lose_final_acks || !per ||
+	    ch->recv_total < (__u64)per * rc->iterations)
+		return false;
+	ch->final_acks_lost++;
+	return true;
+}
+
 /* Record that @ch's next message arrived complete: this queue pair's n-th
  * message of an iteration is the ring's step at position slot + n * step_qps
  * (the previous rank may be an iteration ahead).
@@ -283,7 +299,8 @@ static void on_data(struct ringcoll *rc, struct job *j, struct channel *ch,
 		}
 		record_arrival(rc, j, ch, now);
 		ch->recv_total++;
-		send_ack(rc, j, ch, seq, ROCE_AETH_ACK);
+		if (!lose_final_ack(rc, j, ch))
+			send_ack(rc, j, ch, seq, ROCE_AETH_ACK);
 		return;
 	}
 	if (seq > ch->expected_seq) {
@@ -297,7 +314,7 @@ static void on_data(struct ringcoll *rc, struct job *j, struct channel *ch,
 		return;
 	}
 	rc->dup_packets++;
-	if (last)	/* its ACK may have been lost */
+	if (last && !lose_final_ack(rc, j, ch))	/* its ACK may have been lost */
 		send_ack(rc, j, ch, seq, ROCE_AETH_ACK);
 }
 
@@ -419,6 +436,11 @@ void receive(struct ringcoll *rc, int fd, bool uec_port)
 				continue;
 			j->succ_ready[ch->dim] = true;
 			on_ack(rc, j, ch, psn, buf[SYMPHONY_BTH_LEN], now);
+		} else if (op == ROCE_OP_CLOSE) {
+			if (from.sin_addr.s_addr != ch->pred || ch->pred_closed)
+				continue;
+			ch->pred_closed = true;
+			rc->closes_received++;
 		} else if (op == SYMPHONY_OP_RC_SEND_ONLY) {
 			/* hello: answer with an ACK of nothing */
 			if (from.sin_addr.s_addr == ch->pred)
@@ -447,4 +469,17 @@ void hello(struct ringcoll *rc, struct job *j, __u32 d, __u64 now)
 	send_udp(rc, ch->succ, rc->step_base, SYMPHONY_UDP_PORT_ROCEV2,
 		 ROCE_ECN_CONTROL, pkt, SYMPHONY_BTH_LEN);
 	j->last_hello_ns[d] = now;
+}
+
+/* Tell the next rank of @ch that every message sent on it is ACKed. */
+void send_close(struct ringcoll *rc, struct job *j, struct channel *ch)
+{
+	__u8 pkt[ROCE_IPV4_LEN + ROCE_UDP_LEN + SYMPHONY_BTH_LEN];
+
+	if (rc->lose_closes)
+		return;
+	roce_put_bth(pkt + ROCE_IPV4_LEN + ROCE_UDP_LEN, ROCE_OP_CLOSE, j->id,
+		     ch->qpn, 0, false);
+	if (!send_control(rc, ch->succ, pkt, SYMPHONY_BTH_LEN))
+		rc->closes_sent++;
 }
