@@ -92,6 +92,8 @@ static const char kUsage[] =
     "  --fixed-rate          no DCQCN: queue pairs send at line rate\n"
     "  --mtu BYTES           payload bytes per packet (default 4096)\n"
     "  --rto MS              retransmission timeout, milliseconds (default 20)\n"
+    "  --lose-ack-of-message N  fault injection: every receiver drops the first ACK\n"
+    "                        of each queue pair's N-th message (1..1000000)\n"
     "  --cnp-interval US     at most one CNP per queue pair per US microseconds (default 50)\n"
     "  --dcqcn-alpha-us US --dcqcn-timer-us US --dcqcn-bytes BYTES\n"
     "  --dcqcn-rai RATE --dcqcn-rhai RATE   DCQCN's timers, byte counter and steps\n"
@@ -238,7 +240,7 @@ main(int argc, char** argv)
         O_TOPOLOGY = 256, O_LEAVES, O_SPINES, O_PODS, O_CORES, O_HPL, O_K, O_RATE, O_UPRATE, O_DELAY, O_IMB,
         O_FAIL, O_LB, O_PIPES, O_QDISC, O_MARKING, O_STATE, O_RING, O_JOBSTART, O_COLL,
         O_SIZE, O_CHANNELS, O_STEPQPS, O_ITER, O_STEPBASE, O_STEPFLOWS, O_FIXED, O_MTU,
-        O_RTO, O_CNP, O_DALPHA, O_DTIMER, O_DBYTES, O_DRAI, O_DRHAI, O_DG, O_DF, O_DMIN, O_PFC, O_SEED, O_STOP, O_OUT, O_BG, O_LINKS, O_BURST, O_PACKETS, O_LOAD, O_GRID, O_FAILP, O_JOBSIZE, O_JOBITER, O_RINGJOBS,
+        O_RTO, O_LOSEACK, O_CNP, O_DALPHA, O_DTIMER, O_DBYTES, O_DRAI, O_DRHAI, O_DG, O_DF, O_DMIN, O_PFC, O_SEED, O_STOP, O_OUT, O_BG, O_LINKS, O_BURST, O_PACKETS, O_LOAD, O_GRID, O_FAILP, O_JOBSIZE, O_JOBITER, O_RINGJOBS,
     };
     static const struct option opts[] = {
         {"topology", required_argument, nullptr, O_TOPOLOGY},
@@ -270,6 +272,7 @@ main(int argc, char** argv)
         {"fixed-rate", no_argument, nullptr, O_FIXED},
         {"mtu", required_argument, nullptr, O_MTU},
         {"rto", required_argument, nullptr, O_RTO},
+        {"lose-ack-of-message", required_argument, nullptr, O_LOSEACK},
         {"cnp-interval", required_argument, nullptr, O_CNP},
         {"dcqcn-alpha-us", required_argument, nullptr, O_DALPHA},
         {"dcqcn-timer-us", required_argument, nullptr, O_DTIMER},
@@ -423,6 +426,7 @@ main(int argc, char** argv)
         case O_FIXED: roce.fixedRate = true; break;
         case O_MTU: roce.mtuBytes = ArgU64("--mtu", optarg, 64, 8192); break;
         case O_RTO: roce.rtoNs = ArgU64("--rto", optarg, 1, 600000) * 1000000; break;
+        case O_LOSEACK: roce.loseAckOfMessage = ArgU64("--lose-ack-of-message", optarg, 1, 1000000); break;
         case O_CNP: roce.cnpIntervalNs = ArgU64("--cnp-interval", optarg, 0, 10000000) * 1000; break;
         case O_DALPHA: dAlphaUs = ArgU64("--dcqcn-alpha-us", optarg, 1, 10000000); break;
         case O_DTIMER: dTimerUs = ArgU64("--dcqcn-timer-us", optarg, 1, 10000000); break;

@@ -21,7 +21,8 @@
 # skips only the uplinks that cannot reach the packet's destination, and
 # random failures (Ofan's Fig. 9) are drawn per seed, connected, with the
 # hosts paced at what the live links carry; jobs of their own sizes and
-# passes arrive at random (Symphony's Fig. 7c), each paired with itself.
+# passes arrive at random (Symphony's Fig. 7c), each paired with itself; a
+# lost last ACK costs one timeout of the sampled round trip, not 1 s.
 . "$(dirname "$0")/../lib.sh"
 
 require_cmd jq
@@ -31,7 +32,7 @@ require_built "$sim"
 tmp=$(mktemp -d /tmp/test_sim.XXXXXX)
 on_exit rm -rf "$tmp"
 
-ktap_plan 32
+ktap_plan 33
 
 merge() { jq -L "$TOP_DIR/tc-scripts" -c 'include "ringmerge"; .ranks | ring_merge(null)' "$1"; }
 
@@ -362,5 +363,19 @@ check_jq "multipod: 2 pods, 4 cores-side links, all delivered; bad cores exit 2;
 		 links: ([$m[0].ports[] | select(.port | test("^(leaf|spine|core)[0-9]+->(leaf|spine|core)"))] | length / 2),
 		 core_ports: ([$m[0].ports[] | select(.port | test("^core"))] | length)},
 	    bad: $bad, s: $s}')"
+
+
+# 33: each receiver drops the first ACK of its second (last) message: the
+# sender times out after the minimum 20 ms (its timeout sampled the first
+# message's round trip) and resends 64 frames, 42 + 20 + 21 ms, not 1 s.
+# (The timer had been armed at the first send with rto.h's initial 1 s,
+# and a deadline the sample brought earlier waited for it.)
+"$sim" ring --leaves 2 --spines 1 --hosts-per-leaf 1 --rate 100mbit --links htb \
+	--fixed-rate --ring 1=0,1 --size 512k --lose-ack-of-message 2 --out "$tmp/lostack.json"
+r=$(merge "$tmp/lostack.json" | jq -c '{cct_ms: .jobs[0].cct_ms.median, timeouts: .counters.retransmission_timeouts,
+	resent: .counters.retransmitted_packets, unsampled: .counters.timeouts_before_rtt_sample}')
+ktap_print "last ACK lost once: $r"
+check_jq "a lost last ACK costs one sampled timeout (20 ms), not rto.h's initial 1 s" \
+	'.cct_ms < 100 and .timeouts == 2 and .unsampled == 0 and .resent == 128' "$r"
 
 ktap_finished

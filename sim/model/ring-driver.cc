@@ -338,7 +338,9 @@ RingDriver::RankItems(const RoceConfig& roce) const
            << ",\"cnps_sent\":" << c.cnpsSent << ",\"cnps_received\":" << c.cnpsReceived
            << ",\"acks_sent\":" << c.acksSent << ",\"naks_sent\":" << c.naksSent
            << ",\"naks_received\":" << c.naksReceived << ",\"duplicate_packets\":" << c.duplicates
-           << ",\"flow_starts\":" << c.flowStarts << "}";
+           << ",\"flow_starts\":" << c.flowStarts
+           << ",\"retransmission_timeouts\":" << c.rtoTimeouts
+           << ",\"timeouts_before_rtt_sample\":" << c.rtoTimeoutsUnsampled << "}";
         os << ",\"jobs\":[{\"job\":" << r->job << ",\"ranks\":" << r->nranks
            << ",\"rank\":" << r->rank << ",\"step_bytes\":" << StepBytes(r, 0, 0)
            << ",\"grid\":\"";

@@ -289,8 +289,17 @@ RoceHost::ArmRto(uint32_t qpIndex)
     TxQp& qp = m_qps[qpIndex];
     uint64_t now = Simulator::Now().GetNanoSeconds();
 
-    if (m_cfg.unreliable || !qp.ackDeadlineNs || qp.rtoEvent.IsRunning())
+    if (m_cfg.unreliable || !qp.ackDeadlineNs)
         return;
+    if (qp.rtoEvent.IsRunning())
+    {
+        /* lazy while the deadline only moves later; the first round-trip
+         * sample can bring it from rto.h's initial 1 s to milliseconds
+         */
+        if (now + Simulator::GetDelayLeft(qp.rtoEvent).GetNanoSeconds() <= qp.ackDeadlineNs)
+            return;
+        qp.rtoEvent.Cancel();
+    }
     qp.rtoEvent = Simulator::Schedule(NanoSeconds(qp.ackDeadlineNs > now ? qp.ackDeadlineNs - now : 0),
                                       &RoceHost::OnRto,
                                       this,
@@ -314,6 +323,9 @@ RoceHost::OnRto(uint32_t qpIndex)
         return;
     }
     qp.nextSeq = qp.ackedSeq; /* timeout: go back */
+    m_counters.rtoTimeouts++;
+    if (!qp.rto.srtt_ns)
+        m_counters.rtoTimeoutsUnsampled++;
     rto_timed_out(&qp.rto);
     qp.ackDeadlineNs = now + rto_ns(&qp.rto, m_cfg.rtoNs);
     ArmRto(qpIndex);
@@ -421,6 +433,13 @@ RoceHost::OnData(uint32_t src, uint16_t sport, uint32_t qpn, uint32_t job, uint3
             return;
         }
         rx.messages++;
+        if (rx.messages == m_cfg.loseAckOfMessage && !rx.ackLost)
+        {
+            rx.ackLost = true;
+            if (!m_arrival.IsNull())
+                m_arrival(src, qpn, sport);
+            return;
+        }
         len = roce_put_ack(out, job, qpn, seq & kPsnMask, ROCE_AETH_ACK, rx.messages);
         SendControl(src, out, len);
         m_counters.acksSent++;
@@ -493,6 +512,7 @@ RoceHost::OnAck(uint32_t qpn, uint32_t psn, uint8_t syndrome, uint64_t now)
             qp->nextSeq = qp->ackedSeq;
         qp->ackDeadlineNs =
             qp->ackedSeq < qp->highSeq ? now + rto_ns(&qp->rto, m_cfg.rtoNs) : 0;
+        ArmRto(index);
     }
     if (nak && seq >= qp->ackedSeq && seq < qp->nextSeq)
     {

@@ -51,6 +51,10 @@ struct RoceConfig
      */
     bool unreliable = false;
     uint64_t fixedRateBps = 0; /* --fixed-rate's pace; 0: the line rate */
+    /* fault injection: the first ACK of each queue pair's n-th message
+     * received is not sent, as if lost (0: none)
+     */
+    uint32_t loseAckOfMessage = 0;
 };
 
 /* What the NIC counts; the names of ringcoll's "counters". */
@@ -60,6 +64,10 @@ struct RoceCounters
     uint64_t packetsReceived = 0, ceReceived = 0, cnpsSent = 0, cnpsReceived = 0;
     uint64_t acksSent = 0, naksSent = 0, naksReceived = 0, duplicates = 0;
     uint64_t flowStarts = 0;
+    /* retransmission timeouts; those before the queue pair's first
+     * round-trip sample wait rto.h's initial 1 s
+     */
+    uint64_t rtoTimeouts = 0, rtoTimeoutsUnsampled = 0;
     /* the unreliable transport's */
     uint64_t acksReceived = 0, reordered = 0;
     uint64_t lastAckNs = 0;
@@ -147,6 +155,7 @@ class RoceHost : public IpL4Protocol
         uint64_t nakSeq = UINT64_MAX;
         uint32_t messages = 0;
         uint64_t highestSeq = 0; /* unreliable: the highest seen + 1 */
+        bool ackLost = false;    /* loseAckOfMessage's, done */
     };
 
     void DoDispose() override;
