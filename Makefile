@@ -53,7 +53,7 @@ BPF_CFLAGS	:= -O2 -g -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 $(WARN_FLAGS) \
 LIBBPF_LIBS	:= $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz)
 MNL_LIBS	:= -lmnl
 
-BPF_PROGS	:= ecnstat symphony_jobs ofan ofan_bench
+BPF_PROGS	:= ecnstat symphony_jobs symphony ofan ofan_bench
 TOOLS		:= ecnstat rocegen symofan ringcoll permsend hostload
 TC_PLUGINS	:= q_symphony
 BENCH_TOOLS	:= roceblast ofan_bpf_bench

@@ -31,6 +31,27 @@
 #define SYMPHONY_READ_ONCE(x)		READ_ONCE(x)
 #define SYMPHONY_LOAD_BE16(p)		get_unaligned_be16(p)
 #define SYMPHONY_LOAD_BE32(p)		get_unaligned_be32(p)
+#define SYMPHONY_OPAQUE(x)		(x)
+#define SYMPHONY_HDR_OFF(off)		(off)
+#elif defined(__bpf__)
+/* tc-BPF (bpf/symphony.bpf.c): no libc; bytes from a stack copy of the
+ * headers, read a byte at a time (the verifier wants aligned stack loads)
+ */
+#include <stdbool.h>
+#define SYMPHONY_DIV_U64_U32(n, d)	((__u64)(n) / (__u32)(d))
+#define SYMPHONY_READ_ONCE(x)		(*(const volatile __typeof__(x) *)&(x))
+#define SYMPHONY_LOAD_BE16(p)		symphony_get_be16(p)
+#define SYMPHONY_LOAD_BE32(p)		symphony_get_be32(p)
+/* a value the compiler may not fold into a 128-bit overflow check,
+ * which BPF has no instruction for
+ */
+#define SYMPHONY_OPAQUE(x)						\
+	({ __u64 __v = (x); asm volatile("" : "+r"(__v)); __v; })
+/* A header offset the parser has checked against the bytes it has
+ * (fewer than SYMPHONY_PARSE_MAX_BYTES): the mask changes nothing but
+ * tells the verifier the bound, which a check against a variable does not
+ */
+#define SYMPHONY_HDR_OFF(off)		((off) & 0xff)
 #else
 #include <endian.h>		/* with glibc, also __always_inline */
 #include <stdbool.h>
@@ -41,6 +62,8 @@
 
 #define SYMPHONY_LOAD_BE16(p)		symphony_get_be16(p)
 #define SYMPHONY_LOAD_BE32(p)		symphony_get_be32(p)
+#define SYMPHONY_OPAQUE(x)		(x)
+#define SYMPHONY_HDR_OFF(off)		(off)
 #endif
 #include <linux/types.h>
 
@@ -160,11 +183,10 @@ static inline bool symphony_ipv6_has_ext(const __u8 *nh)
 }
 
 /* Fills @pkt from the UDP source port and the BTH of a RoCEv2 packet. */
-static inline void symphony_rocev2_fill(const struct symphony_parse_cfg *cfg,
-					__u32 udp_sport,
-					const struct symphony_bth_words *bth,
-					__u8 ecn, bool last,
-					struct symphony_pkt *pkt)
+static __always_inline void
+symphony_rocev2_fill(const struct symphony_parse_cfg *cfg, __u32 udp_sport,
+		     const struct symphony_bth_words *bth, __u8 ecn, bool last,
+		     struct symphony_pkt *pkt)
 {
 	pkt->ecn = ecn;
 	pkt->job = symphony_rocev2_field(cfg->job_field, udp_sport, bth);
@@ -298,6 +320,7 @@ symphony_parse_generic(const __u8 *nh, __u32 avail, __u32 pkt_len, bool ipv6,
 				return SYMPHONY_PARSE_MALFORMED;
 			if (off + 2 > avail)
 				return SYMPHONY_PARSE_OTHER;
+			off = SYMPHONY_HDR_OFF(off);
 			proto = nh[off];
 			off += ((__u32)nh[off + 1] + 1) * 8;
 		}
@@ -312,6 +335,7 @@ symphony_parse_generic(const __u8 *nh, __u32 avail, __u32 pkt_len, bool ipv6,
 		return SYMPHONY_PARSE_MALFORMED;
 	if (off + 8 > avail)
 		return SYMPHONY_PARSE_OTHER;
+	off = SYMPHONY_HDR_OFF(off);
 	udp = nh + off;
 	udp_ports = SYMPHONY_LOAD_BE32(udp);
 	udp_len = SYMPHONY_LOAD_BE16(udp + 4);
@@ -384,7 +408,7 @@ static inline __u32 symphony_mark_prob(__u32 k_ppm, __u32 alpha, __u32 psn,
 	__u64 gain_ppm = (__u64)k_ppm * alpha;	/* < 2^44 */
 	__u64 prob_ppm_q16;
 
-	if (gain_ppm && ratio_q16 > ~0ULL / gain_ppm)
+	if (gain_ppm && ratio_q16 > SYMPHONY_OPAQUE(~0ULL / gain_ppm))
 		return SYMPHONY_PROB_ALWAYS;
 	prob_ppm_q16 = gain_ppm * ratio_q16;
 	if (prob_ppm_q16 >= (__u64)SYMPHONY_PPM << 16)

@@ -114,6 +114,31 @@ int parse_size(const char *s, __u64 *out)
 	return 0;
 }
 
+int parse_time_us(const char *s, __u64 *out)
+{
+	static const struct {
+		const char *unit;
+		unsigned long long scale;
+	} units[] = {
+		{ "", 1 }, { "us", 1 }, { "usec", 1 }, { "ms", 1000 },
+		{ "msec", 1000 }, { "s", 1000000 }, { "sec", 1000000 },
+	};
+	unsigned long long v;
+	char *end;
+	size_t i;
+
+	if (leading_number(s, &v, &end))
+		return -1;
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcmp(end, units[i].unit)) {
+			if (v > ~0ULL / units[i].scale)
+				return -1;
+			*out = v * units[i].scale;
+			return 0;
+		}
+	return -1;
+}
+
 int parse_rate(const char *s, __u64 *out)
 {
 	static const struct {

@@ -25,6 +25,11 @@ int parse_ppm(const char *s, __u32 max_ppm, __u32 *out);
  */
 int parse_size(const char *s, __u64 *out);
 
+/* A time as tc writes it ("100us", "1ms", "2s"; bare: microseconds),
+ * in microseconds.  0 or -1.
+ */
+int parse_time_us(const char *s, __u64 *out);
+
 /* A rate in bit/s: a decimal number with an optional bit, kbit, mbit or
  * gbit ("20mbit").
  */

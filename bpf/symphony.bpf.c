@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * symphony.bpf.c - Symphony without the module: a tc-BPF program on the
+ * clsact egress of a switch port, for kernels that cannot load
+ * sch_symphony (lockdown, managed nodes, kernels without modules).
+ *
+ * Per packet, as the qdisc does at dequeue:
+ *  - symphony_parse() (include/symphony/symphony_core.h, the module's own
+ *    code) finds job, step, PSN and end of message in a RoCEv2 or UEC
+ *    packet;
+ *  - RED on the port's phantom queue (symphony_bpf.h): the backlog the
+ *    port's rate has not drained yet, kmin/kmax/pmax as the qdisc's;
+ *  - for a collective packet of a job the jobs map holds,
+ *    symphony_job_update() (Algorithm 1) under the job's lock gives the
+ *    probability to mark an outpacing packet;
+ *  - either coin marks: bpf_skb_ecn_set_ce() on an ECN-capable packet;
+ *    a non-ECT packet RED would mark is dropped or passed (nonect).
+ * Lagging packets get no Symphony mark; packets that are not collective
+ * or are malformed see RED only.  Counters per port and CPU.
+ *
+ * symofan creates and pins the maps, reuses the registry's jobs map,
+ * writes each port's parameters and attaches the program ("symofan
+ * symphony attach").
+ */
+#include <linux/types.h>
+#include <linux/bpf.h>
+#include <linux/if_ether.h>
+#include <linux/pkt_cls.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_endian.h>
+
+#include "symphony/symphony_core.h"
+#include "symphony/symphony_bpf.h"
+#include "symphony/symphony_params.h"
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, SYMPHONY_BPF_MAX_PORTS);
+	__type(key, __u32);
+	__type(value, struct symphony_bpf_port);
+} symphony_ports SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, SYMPHONY_BPF_MAX_PORTS);
+	__type(key, __u32);
+	__type(value, struct symphony_bpf_stats);
+} symphony_port_stats SEC(".maps");
+
+/* The registry's jobs map (symofan job init): symofan sets max_entries to
+ * its slots and hands it in before load.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, SYMPHONY_JOBS_DEFAULT);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__type(key, __u32);
+	__type(value, struct symphony_job);
+} symphony_jobs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, SYMPHONY_BPF_JOB_LOCKS);
+	__type(key, __u32);
+	__type(value, struct symphony_bpf_job_lock);
+} symphony_job_locks SEC(".maps");
+
+/*
+ * The copy of a packet's headers the parser reads, per CPU (too large for
+ * the stack).  The parser reads at most SYMPHONY_PARSE_MAX_BYTES, never
+ * past what was copied, but the verifier knows a header offset only
+ * below 256 (SYMPHONY_HDR_OFF) and then sees the UDP, BTH or PDS/SES
+ * header read past that: the buffer is long enough for those reads.
+ * Bytes past the copy are an earlier packet's, and never looked at.
+ */
+struct header_copy {
+	__u8	bytes[256 + 8 + SYMPHONY_PDS_LEN + SYMPHONY_SES_MIN_LEN];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct header_copy);
+} header_copies SEC(".maps");
+
+/* The IP header's ECN field, from the copy of the network header. */
+static __always_inline __u8 ip_ecn(const __u8 *nh, bool ipv6)
+{
+	return ipv6 ? (nh[1] >> 4) & 3 : nh[1] & 3;
+}
+
+/* The phantom queue at @now: RED's probability for a packet arriving
+ * now, then the packet joins the queue (if it fits).  Returns the
+ * backlog it found, in ns of the port's rate.
+ */
+static __always_inline __u32
+phantom_enqueue(struct symphony_bpf_port *port, __u32 len, __u64 now,
+		__u32 *red_prob, bool *overlimit)
+{
+	__u64 tx_ns = (__u64)len * port->cfg.ps_per_byte / 1000;
+	__u32 kmin = port->cfg.kmin_ns, kmax = port->cfg.kmax_ns;
+	__u32 pmax = port->cfg.pmax_q32, limit = port->cfg.limit_ns;
+	__u64 empty, backlog;
+
+	bpf_spin_lock(&port->lock);
+	empty = port->empty_ns;
+	backlog = empty > now ? empty - now : 0;
+	if (backlog + tx_ns <= limit)
+		port->empty_ns = (backlog ? empty : now) + tx_ns;
+	else
+		*overlimit = true;
+	bpf_spin_unlock(&port->lock);
+
+	if (backlog > limit)
+		backlog = limit;
+	*red_prob = kmin <= kmax ?
+		    symphony_red_prob_q32(kmin, kmax, pmax, (__u32)backlog) : 0;
+	return (__u32)backlog;
+}
+
+/* Algorithm 1 for @pkt under its job's lock, and the job's accounting
+ * with the marks the packet will carry (@red_mark, if @ect).  Returns
+ * whether Symphony marks it (never unless @may_mark: RED-only marking, or
+ * a backlog below qmin); *known: the job has a slot.
+ */
+static __always_inline bool
+job_mark(const struct symphony_bpf_cfg *cfg, const struct symphony_pkt *pkt,
+	 __u32 len, __u32 segs, __u64 now, bool may_mark, bool red_mark,
+	 bool ect, __u32 coin, bool *outpacing, bool *known)
+{
+	struct symphony_params params = {
+		.k_ppm			= cfg->k_ppm,
+		.tau_ppm		= cfg->tau_ppm,
+		.warmup_psn		= cfg->warmup_psn,
+		.sample_min_packets	= cfg->sample_min_packets,
+		.alpha_max		= cfg->alpha_max,
+		.twin_ns		= cfg->twin_ns,
+	};
+	struct symphony_bpf_job_lock *lk;
+	struct symphony_job *job;
+	__u32 id = pkt->job, slot = pkt->job & (SYMPHONY_BPF_JOB_LOCKS - 1);
+	bool mark = false;
+	__u32 prob;
+
+	if (id >= cfg->nr_jobs)
+		return false;
+	job = bpf_map_lookup_elem(&symphony_jobs, &id);
+	lk = bpf_map_lookup_elem(&symphony_job_locks, &slot);
+	if (!job || !lk)
+		return false;
+	*known = true;
+	bpf_spin_lock(&lk->lock);
+	prob = symphony_job_update(job, pkt, &params, now, segs, outpacing);
+	if (may_mark && prob)
+		mark = symphony_coin(prob, coin);
+	job->packets += segs;
+	job->bytes += len;
+	if (*outpacing)
+		job->outpacing_packets += segs;
+	if (ect && mark)
+		job->symphony_marks += segs;
+	if (ect && red_mark)
+		job->red_marks += segs;
+	bpf_spin_unlock(&lk->lock);
+	return mark;
+}
+
+SEC("tc")
+int symphony_egress(struct __sk_buff *skb)
+{
+	struct symphony_parse_cfg parse_cfg;
+	struct symphony_bpf_stats *stats;
+	struct symphony_bpf_port *port;
+	enum symphony_parse_result res = SYMPHONY_PARSE_OTHER;
+	struct symphony_pkt pkt = {};
+	struct header_copy *copy;
+	__u32 ifindex = skb->ifindex, len = skb->len;
+	__u32 segs = skb->gso_segs ?: 1;
+	__u32 l3_len, avail, backlog, red_prob = 0, coin_red, coin_sym, zero = 0;
+	bool ipv6, ect = false, red_mark, sym_mark = false;
+	bool outpacing = false, known = false, overlimit = false;
+	__u64 now;
+
+	port = bpf_map_lookup_elem(&symphony_ports, &ifindex);
+	if (!port)
+		return TC_ACT_OK;
+	stats = bpf_map_lookup_elem(&symphony_port_stats, &ifindex);
+	now = bpf_ktime_get_ns();
+	coin_red = bpf_get_prandom_u32();
+	coin_sym = bpf_get_prandom_u32();
+
+	ipv6 = skb->protocol == bpf_htons(ETH_P_IPV6);
+	l3_len = len > ETH_HLEN ? len - ETH_HLEN : 0;
+	avail = l3_len < SYMPHONY_PARSE_MAX_BYTES ? l3_len :
+		SYMPHONY_PARSE_MAX_BYTES;
+	copy = bpf_map_lookup_elem(&header_copies, &zero);
+	if (copy && (ipv6 || skb->protocol == bpf_htons(ETH_P_IP)) &&
+	    avail >= 2 && avail <= SYMPHONY_PARSE_MAX_BYTES &&
+	    !bpf_skb_load_bytes(skb, ETH_HLEN, copy->bytes, avail)) {
+		parse_cfg.job_field = port->cfg.job_field;
+		parse_cfg.step_field = port->cfg.step_field;
+		res = symphony_parse(copy->bytes, avail, l3_len, ipv6,
+				     &parse_cfg, &pkt);
+		ect = ip_ecn(copy->bytes, ipv6) != 0;
+	}
+
+	backlog = phantom_enqueue(port, len, now, &red_prob, &overlimit);
+	red_mark = red_prob && symphony_coin(red_prob, coin_red);
+	if (res == SYMPHONY_PARSE_COLLECTIVE)
+		sym_mark = job_mark(&port->cfg, &pkt, len, segs, now,
+				    port->cfg.marking == SYMPHONY_MARKING_SYMPHONY &&
+				    backlog >= port->cfg.qmin_ns,
+				    red_mark, ect, coin_sym, &outpacing, &known);
+
+	if (stats) {
+		stats->packets += segs;
+		stats->bytes += len;
+		if (known)
+			stats->collective_packets += segs;
+		else
+			stats->unclassified_packets += segs;
+		if (res == SYMPHONY_PARSE_MALFORMED)
+			stats->malformed_packets += segs;
+		if (outpacing)
+			stats->outpacing_packets += segs;
+		if (overlimit)
+			stats->phantom_overlimits += segs;
+		if (backlog > stats->max_backlog_ns)
+			stats->max_backlog_ns = backlog;
+	}
+	if (!red_mark && !sym_mark)
+		return TC_ACT_OK;
+	if (ect && bpf_skb_ecn_set_ce(skb)) {
+		if (stats && red_mark)
+			stats->red_marks += segs;
+		if (stats && sym_mark)
+			stats->symphony_marks += segs;
+		return TC_ACT_OK;
+	}
+	if (red_mark && port->cfg.nonect == SYMPHONY_NONECT_DROP) {
+		if (stats)
+			stats->red_drops += segs;
+		return TC_ACT_SHOT;
+	}
+	return TC_ACT_OK;
+}
+
+char LICENSE[] SEC("license") = "GPL";

@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * symphony_bpf.h - map layouts of Symphony as a tc-BPF program
+ * (bpf/symphony.bpf.c), for kernels that cannot load sch_symphony: per
+ * switch port its parameters and phantom queue, and its counters.  The
+ * program reads them, symofan ("symofan symphony ...") writes and prints
+ * them, bpftool shows them field by field.
+ *
+ * Job state is the registry's jobs map (symphony_map.h), shared by the
+ * ports of a switch as the module's qdiscs share it.  That map is
+ * mmapable for the agent, which a value holding a bpf_spin_lock cannot
+ * be, so the program serialises a job's updates on lock
+ * (job & (SYMPHONY_BPF_JOB_LOCKS - 1)) of a map of locks: the module too
+ * hashes its job locks.  The two datapaths' locks differ: a jobs map is
+ * shared by the qdiscs of one switch or by its programs, not by both.
+ *
+ * The phantom queue: egress BPF runs before the qdisc and cannot see its
+ * backlog, so each port keeps a virtual one that grows by each packet's
+ * length and drains at the port's rate (the HTB or TBF rate under the
+ * program), held as the time it would be empty.  RED's thresholds are
+ * kept in nanoseconds of that rate, so that the per-packet path needs no
+ * division by the rate.
+ */
+#ifndef _SYMPHONY_BPF_H
+#define _SYMPHONY_BPF_H
+
+#include <linux/types.h>
+#include <linux/bpf.h>
+
+#define SYMPHONY_BPF_MAX_PORTS		1024
+#define SYMPHONY_BPF_JOB_LOCKS		1024	/* a power of two */
+
+/* A port's parameters: symofan fills the first block from the qdisc's
+ * parameter table (symphony_params.h: same keywords, units, ranges,
+ * defaults) and derives the second from it and the rate.
+ */
+struct symphony_bpf_cfg {
+	__u64	rate_bps;		/* the phantom queue's drain rate */
+	__u32	limit_packets;		/* its capacity in frames of the MTU */
+	__u32	limit_bytes;		/* or in bytes, if not 0 */
+	__u32	kmin_bytes;
+	__u32	kmax_bytes;
+	__u32	pmax_ppm;
+	__u32	qmin_bytes;
+	__u32	k_ppm;
+	__u32	tau_ppm;
+	__u32	twin_us;
+	__u32	warmup_psn;
+	__u32	sample_min_packets;
+	__u32	alpha_max;
+	__u32	nr_jobs;		/* slots of the jobs map */
+	__u8	nonect;			/* enum symphony_nonect */
+	__u8	marking;		/* enum symphony_marking */
+	__u8	job_field;		/* enum symphony_field */
+	__u8	step_field;		/* enum symphony_field */
+
+	/* derived: picoseconds per byte at rate_bps (8e12 / rate_bps), the
+	 * byte thresholds as nanoseconds of it, RED's pmax as a Q32 fraction
+	 */
+	__u32	ps_per_byte;
+	__u32	limit_ns;
+	__u32	kmin_ns;
+	__u32	kmax_ns;
+	__u32	qmin_ns;
+	__u32	pmax_q32;
+	__u32	frame_bytes;		/* the port's MTU with its Ethernet header */
+	__u32	reserved;
+	__u64	twin_ns;
+};
+
+/* Map "symphony_ports", keyed by ifindex (__u32). */
+struct symphony_bpf_port {
+	struct bpf_spin_lock	lock;		/* guards empty_ns */
+	__u32			ifindex;
+	__u64			empty_ns;	/* the phantom queue is empty from
+						 * then on, CLOCK_MONOTONIC ns
+						 */
+	struct symphony_bpf_cfg	cfg;
+};
+
+/* Map "symphony_port_stats", per CPU, keyed by ifindex: the qdisc's
+ * xstats (struct tc_symphony_xstats) where they apply.  Packet counts
+ * count GSO segments.
+ */
+struct symphony_bpf_stats {
+	__u64	packets;
+	__u64	bytes;
+	__u64	red_marks;		/* CE set by RED (possibly also Symphony) */
+	__u64	symphony_marks;		/* CE set by Symphony (possibly also RED) */
+	__u64	outpacing_packets;
+	__u64	collective_packets;
+	__u64	unclassified_packets;	/* not collective, malformed or unknown job */
+	__u64	malformed_packets;
+	__u64	red_drops;		/* non-ECT packets RED would have marked */
+	__u64	phantom_overlimits;	/* packets beyond the phantom queue's
+					 * capacity (the real queue drops those)
+					 */
+	__u64	max_backlog_ns;		/* phantom queue high-water mark */
+};
+
+/* One of "symphony_job_locks". */
+struct symphony_bpf_job_lock {
+	struct bpf_spin_lock	lock;
+};
+
+#endif /* _SYMPHONY_BPF_H */
