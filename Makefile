@@ -120,7 +120,7 @@ $(BUILD)/ecnstat: LDLIBS = $(LIBBPF_LIBS) $(JSONC_LIBS)
 # the agent: userspace/symofan/, a file per layer and command group
 SYMOFAN_SRCS	:= $(wildcard userspace/symofan/*.c)
 $(BUILD)/symofan: $(SYMOFAN_SRCS) $(wildcard userspace/symofan/*.h) \
-		  $(BUILD)/ofan.skel.h $(BUILD)/symphony_jobs.skel.h
+		  $(BUILD)/ofan.skel.h $(BUILD)/symphony_jobs.skel.h $(BUILD)/symphony.skel.h
 $(BUILD)/symofan: LDLIBS = $(LIBBPF_LIBS) $(MNL_LIBS) $(JSONC_LIBS)
 
 # the workload tools: ringcoll's parts in a folder of their own; results

@@ -15,6 +15,7 @@
  *	symofan ofan port INDEX up|down [--pin-dir DIR]
  *	symofan daemon [--pin-dir DIR] [--once] [--verbose]
  *	symofan job init|add|set|del|list|show|reclaim|migrate ...
+ *	symofan symphony attach|detach|status ...
  *
  * This file holds the command tables and main(); the layers below it:
  * ofan_*.c and daemon*.c (Ofan), jobs.c (Symphony), then state.c,
@@ -25,6 +26,7 @@
 #include "command.h"
 #include "jobs.h"
 #include "ofan.h"
+#include "symphony_cmd.h"
 #include "tool_util.h"
 
 const char *tool_name = "symofan";
@@ -95,8 +97,13 @@ static const struct command top_commands[] = {
 	},
 	{
 		.name = "job", .synopsis = "COMMAND [ARGS]",
-		.help = "Symphony job registry: the jobs map that symphony qdiscs share",
+		.help = "Symphony job registry: the jobs map that symphony qdiscs and programs share",
 		.sub = job_commands,
+	},
+	{
+		.name = "symphony", .synopsis = "COMMAND [ARGS]",
+		.help = "Symphony as tc-BPF on switch ports, for kernels without sch_symphony",
+		.sub = symphony_commands,
 	},
 	{
 		.name = "daemon", .synopsis = "[--pin-dir DIR] [--once] [--verbose]",

@@ -32,6 +32,7 @@
 #include "ofan.skel.h"
 #include "ofan/ofan_perm.h"
 #include "state.h"
+#include "tc_hook.h"
 #include "tool_util.h"
 
 /* tc filter handle and priority of the attachment, "fa" for Ofan */
@@ -412,23 +413,6 @@ static int detach_link(__u32 ifindex)
 	return err;
 }
 
-static int libbpf_silent(enum libbpf_print_level level __maybe_unused,
-			 const char *fmt __maybe_unused,
-			 va_list args __maybe_unused)
-{
-	return 0;
-}
-
-/* bpf_tc_hook_create() without libbpf's message when clsact exists */
-static int tc_hook_create(struct bpf_tc_hook *hook)
-{
-	libbpf_print_fn_t old = libbpf_set_print(libbpf_silent);
-	int err = bpf_tc_hook_create(hook);
-
-	libbpf_set_print(old);
-	return err;
-}
-
 static int load_attach(struct loader *l)
 {
 	const struct ofan_conf *conf = l->conf;
@@ -445,7 +429,7 @@ static int load_attach(struct loader *l)
 				    .prog_fd = prog_fd,
 				    .flags = BPF_TC_F_REPLACE);
 
-		err = tc_hook_create(&hook);
+		err = tc_hook_create_quiet(&hook);
 		if (err && err != -EEXIST) {
 			error("cannot create the clsact qdisc on %s: %s",
 			      d->ifname, why(-err));

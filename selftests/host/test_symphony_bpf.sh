@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# test_symphony_bpf.sh - Symphony as tc-BPF on the host kernel, no module:
+# "symofan symphony attach" puts bpf/symphony.bpf.c on the egress of a
+# veth under an HTB root, with the registry's jobs map; rocegen's crafted
+# RoCEv2 packets then leave with CE on the outpacing step only (counted
+# by ecnstat at the receiver), the job's counters in the registry and the
+# port's in "status" agree; a second port shares the program and the
+# jobs; the last detach unpins it.  Bad parameters, an unknown device, no
+# registry, a port not attached and missing privileges get clear errors.
+#
+#	sw (eth0, eth1) --- h0 (r0), h1 (r1)		100 Mbit/s HTB on sw
+. "$(dirname "$0")/../lib.sh"
+
+require_root
+require_cmd ip tc jq setpriv
+require_tools symofan rocegen ecnstat
+
+reg=/sys/fs/bpf/symofan-test-reg-$$
+pins=/sys/fs/bpf/symofan-test-symbpf-$$
+on_exit rm -rf "$reg" "$pins"
+
+ktap_plan 16
+
+netns_create sw h0 h1
+veth_pair "$sw" eth0 10.71.0.1/24 "$h0" r0 10.71.0.2/24
+veth_pair "$sw" eth1 10.71.1.1/24 "$h1" r1 10.71.1.2/24
+for dev in eth0 eth1; do
+	tc -n "$sw" qdisc add dev "$dev" root handle 1: htb default 1 r2q 100
+	tc -n "$sw" class add dev "$dev" parent 1: classid 1:1 htb rate 100mbit
+done
+symofan_sw() { in_ns "$sw" "$symofan" "$@"; }
+on_exit in_ns "$h0" "$ecnstat" detach r0
+in_ns "$h0" "$ecnstat" attach r0 >/dev/null
+
+r=$(symofan_sw symphony attach eth0 rate 100mbit --registry "$reg" --pin-dir "$pins" 2>&1) && rc=0 || rc=$?
+check_eq "without a job registry, attach exits 1 and says how to make one" \
+	"1 yes" "$rc $(grep -q "symofan job init --pin-dir $reg" <<<"$r" && echo yes)"
+"$symofan" job init --jobs 64 --pin-dir "$reg" >/dev/null
+
+# RED out of reach, k 100: an outpacing packet is marked with probability
+# 1; T_win 5 s, so that psn_rec, which each window starts anew, holds
+# across rocegen's runs
+sym_params=(rate 100mbit k 100 warmup 0 twin 5s kmin 4000000000 kmax 4000000000)
+check "attach to the egress of eth0 with the registry's jobs map" \
+	symofan_sw symphony attach eth0 "${sym_params[@]}" --registry "$reg" --pin-dir "$pins"
+check "the program is on eth0's clsact egress, the HTB root stays" sh -c \
+	"tc -n $sw filter show dev eth0 egress | grep -q symphony_egress &&
+	 tc -n $sw qdisc show dev eth0 | grep -q 'qdisc htb 1: root'"
+
+# job 7: 20 packets of step 5 (the slowest), 5 of step 6 (ahead), 20
+# more of step 5
+ip netns exec "$sw" "$rocegen" 10.71.0.2 job=7,step=5,psn=1,count=20 >/dev/null
+ip netns exec "$sw" "$rocegen" 10.71.0.2 job=7,step=6,psn=1,count=5 >/dev/null
+ip netns exec "$sw" "$rocegen" 10.71.0.2 job=7,step=5,psn=21,count=20 >/dev/null
+ce=$(in_ns "$h0" "$ecnstat" show r0 --json | jq .ce)
+job=$("$symofan" job show 7 --pin-dir "$reg" --json 2>/dev/null || echo '{}')
+st=$(symofan_sw symphony status eth0 --pin-dir "$pins" --json | jq -c '.[0].stats')
+ktap_print "receiver CE $ce; job 7: $(jq -c '{packets, outpacing_packets, symphony_marks}' <<<"$job" 2>/dev/null); port: $st"
+check_eq "the 5 packets of the step ahead arrive CE, the 40 of the slowest step do not" 5 "$ce"
+check_jq "the registry's job 7 counts 45 packets, 5 outpacing, 5 Symphony marks" \
+	'.packets == 45 and .outpacing_packets == 5 and .symphony_marks == 5' "$job"
+check_jq "the port counts 45 collective packets and 5 Symphony marks, no RED mark" \
+	'.collective_packets == 45 and .symphony_marks == 5 and .red_marks == 0' "$st"
+
+check "a second port shares the program: attach to eth1" \
+	symofan_sw symphony attach eth1 "${sym_params[@]}" --registry "$reg" --pin-dir "$pins"
+ip netns exec "$sw" "$rocegen" 10.71.1.2 job=7,step=6,psn=6,count=3 >/dev/null
+check_jq "... where job 7's state goes on: step 6 is still ahead of step_min 5" \
+	'length == 2 and (.[] | select(.dev == "eth1") | .stats.symphony_marks) == 3' \
+	"$(symofan_sw symphony status --pin-dir "$pins" --json)"
+
+r=$(symofan_sw symphony attach eth0 rate 100mbit kmin 2kb kmax 1kb --registry "$reg" --pin-dir "$pins" 2>&1) && rc=0 || rc=$?
+check_eq "kmin above kmax exits 2, naming both" "2 yes" \
+	"$rc $(grep -q 'kmin 2048 bytes is above kmax 1024 bytes' <<<"$r" && echo yes)"
+r=$(symofan_sw symphony attach eth0 rate 100mbit tau 2 --registry "$reg" --pin-dir "$pins" 2>&1) && rc=0 || rc=$?
+check_eq "a value out of range exits 2 with the range" "2 yes" \
+	"$rc $(grep -q "tau '2': wants 0..1" <<<"$r" && echo yes)"
+r=$(symofan_sw symphony attach eth0 kmin 2kb --registry "$reg" --pin-dir "$pins" 2>&1) && rc=0 || rc=$?
+check_eq "no rate exits 2, saying what it is for" "2 yes" \
+	"$rc $(grep -q 'rate RATE is needed' <<<"$r" && echo yes)"
+r=$(symofan_sw symphony attach nosuch0 rate 1gbit --registry "$reg" --pin-dir "$pins" 2>&1) && rc=0 || rc=$?
+check_eq "an unknown device exits 2, naming it" "2 yes" \
+	"$rc $(grep -q "no network device 'nosuch0'" <<<"$r" && echo yes)"
+r=$(in_ns "$sw" setpriv --inh-caps=-all --bounding-set=-all --reuid=65534 --regid=65534 --clear-groups \
+	"$symofan" symphony attach eth0 rate 1gbit --registry "$reg" --pin-dir "$pins" 2>&1) && rc=0 || rc=$?
+check_eq "without CAP_BPF attach exits 1, saying so; eth0 keeps its program" "1 yes yes" \
+	"$rc $(grep -qi 'CAP_BPF\|privilege\|permission' <<<"$r" && echo yes) $(tc -n "$sw" filter show dev eth0 egress | grep -q symphony_egress && echo yes)"
+
+check "detach eth0" symofan_sw symphony detach eth0 --pin-dir "$pins"
+check "... the program stays pinned for eth1" test -e "$pins/symphony_egress"
+check "detach eth1, the last port: the pins go" sh -c \
+	"nsenter --net=/run/netns/$sw $symofan symphony detach eth1 --pin-dir $pins && ! test -e $pins &&
+	 ! tc -n $sw filter show dev eth1 egress | grep -q symphony_egress"
+
+ktap_finished

@@ -1,0 +1,651 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * symphony_bpf.c - "symofan symphony ...": Symphony as a tc-BPF program
+ * (bpf/symphony.bpf.c) on the egress of switch ports, for kernels that
+ * cannot load sch_symphony.
+ *
+ *	symofan symphony attach DEV rate RATE [PARAMETER VALUE]...
+ *	symofan symphony detach DEV
+ *	symofan symphony status [DEV] [--json]
+ *
+ * The parameters are the qdisc's, in tc's words (kmin 50kb, k 0.01,
+ * twin 100us, marking red, ...); rate is the port's, at which its phantom
+ * queue drains (the HTB or TBF rate under the program).  The first attach
+ * loads the program with the registry's jobs map (symofan job init) and
+ * pins it and its port maps in --pin-dir; later attaches reuse them, so
+ * that the ports of a switch share one program and the jobs' state.  The
+ * last detach removes the pins.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/if_ether.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <json-c/json.h>
+
+#include "symphony.skel.h"
+#include "bpffs.h"
+#include "command.h"
+#include "job_registry.h"
+#include "parse.h"
+#include "symphony_bpf_cfg.h"
+#include "symphony_cmd.h"
+#include "symphony_param.h"
+#include "tc_hook.h"
+#include "tool_util.h"
+
+#define SYMPHONY_BPF_PIN_DIR	"/sys/fs/bpf/symphony-bpf"
+#define PROG_PIN		"symphony_egress"
+#define PORTS_PIN		"ports"
+#define STATS_PIN		"port_stats"
+
+/* tc filter handle and priority of the attachment, "5c" for Symphony */
+#define SYMPHONY_TC_HANDLE	0x5c
+#define SYMPHONY_TC_PRIORITY	0x5c
+
+struct sym_args {
+	const char	*pin_dir;
+	const char	*registry;
+	const char	*dev;
+	bool		json;
+	int		nr_words;
+	char		**words;	/* PARAMETER VALUE pairs */
+};
+
+static void sym_usage(const struct command *cmd)
+{
+	usage_cmd(stderr, cmd);
+}
+
+/* DEV, then words; --pin-dir, --registry, --json anywhere. */
+static int sym_parse(const struct command *cmd, int argc, char **argv,
+		     bool want_dev, bool dev_optional, bool want_words,
+		     struct sym_args *a)
+{
+	int i;
+
+	*a = (struct sym_args){ .pin_dir = SYMPHONY_BPF_PIN_DIR,
+				.registry = JOBS_PIN_DIR };
+	a->words = calloc(argc, sizeof(*a->words));
+	if (!a->words)
+		return -1;
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			usage_cmd(stdout, cmd);
+			return 1;
+		} else if (!strcmp(argv[i], "--pin-dir") ||
+			   !strcmp(argv[i], "--registry")) {
+			if (i + 1 == argc) {
+				error("%s wants a folder", argv[i]);
+				return -1;
+			}
+			if (!strcmp(argv[i], "--pin-dir"))
+				a->pin_dir = argv[++i];
+			else
+				a->registry = argv[++i];
+		} else if (!strcmp(argv[i], "--json")) {
+			a->json = true;
+		} else if (argv[i][0] == '-' && argv[i][1] == '-') {
+			error("unknown option '%s'", argv[i]);
+			sym_usage(cmd);
+			return -1;
+		} else if (want_dev && !a->dev) {
+			a->dev = argv[i];
+		} else if (want_words) {
+			a->words[a->nr_words++] = argv[i];
+		} else {
+			error("unexpected argument '%s'", argv[i]);
+			sym_usage(cmd);
+			return -1;
+		}
+	}
+	if (want_dev && !dev_optional && !a->dev) {
+		error("which device? (DEV)");
+		sym_usage(cmd);
+		return -1;
+	}
+	return 0;
+}
+
+static __u32 dev_ifindex(const char *dev)
+{
+	__u32 ifindex = if_nametoindex(dev);
+
+	if (!ifindex)
+		error("no network device '%s' here", dev);
+	return ifindex;
+}
+
+/* The device's MTU with its Ethernet header: a frame of the phantom queue. */
+static __u32 dev_frame_bytes(const char *dev)
+{
+	struct ifreq ifr = {};
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	__u32 mtu = 1500;
+
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", dev);
+	if (fd >= 0 && !ioctl(fd, SIOCGIFMTU, &ifr))
+		mtu = ifr.ifr_mtu;
+	if (fd >= 0)
+		close(fd);
+	return mtu + ETH_HLEN;
+}
+
+/* The pinned object @name of @dir: its fd, or -errno. */
+static int open_pin(const char *dir, const char *name)
+{
+	char path[BPFFS_DIR_MAX + 64];
+	int fd;
+
+	pin_path(path, sizeof(path), dir, name);
+	fd = bpf_obj_get(path);
+	return fd < 0 ? -errno : fd;
+}
+
+struct pinned {
+	int	prog_fd, ports_fd, stats_fd;
+};
+
+static void close_pinned(struct pinned *p)
+{
+	if (p->prog_fd >= 0)
+		close(p->prog_fd);
+	if (p->ports_fd >= 0)
+		close(p->ports_fd);
+	if (p->stats_fd >= 0)
+		close(p->stats_fd);
+	p->prog_fd = p->ports_fd = p->stats_fd = -1;
+}
+
+/* The program and maps pinned in @dir: 0, -ENOENT when not loaded. */
+static int open_pinned(const char *dir, struct pinned *p)
+{
+	p->prog_fd = open_pin(dir, PROG_PIN);
+	p->ports_fd = open_pin(dir, PORTS_PIN);
+	p->stats_fd = open_pin(dir, STATS_PIN);
+	if (p->prog_fd >= 0 && p->ports_fd >= 0 && p->stats_fd >= 0)
+		return 0;
+	close_pinned(p);
+	return -ENOENT;
+}
+
+/* Whether the program of @prog_fd uses the map of @map_fd. */
+static bool prog_uses_map(int prog_fd, int map_fd)
+{
+	struct bpf_prog_info info = {};
+	struct bpf_map_info minfo = {};
+	__u32 len = sizeof(info), mlen = sizeof(minfo), ids[16], i;
+
+	info.nr_map_ids = 16;
+	info.map_ids = (__u64)(unsigned long)ids;
+	if (bpf_obj_get_info_by_fd(prog_fd, &info, &len) ||
+	    bpf_obj_get_info_by_fd(map_fd, &minfo, &mlen))
+		return false;
+	for (i = 0; i < info.nr_map_ids && i < 16; i++)
+		if (ids[i] == minfo.id)
+			return true;
+	return false;
+}
+
+static void unpin_all(const char *dir)
+{
+	static const char *const names[] = { PROG_PIN, PORTS_PIN, STATS_PIN };
+	char path[BPFFS_DIR_MAX + 64];
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		pin_path(path, sizeof(path), dir, names[i]);
+		unlink(path);
+	}
+	rmdir(dir);
+}
+
+/* Load the program on the registry's jobs map and pin it: 0 or -1. */
+static int load_and_pin(const char *dir, const struct jobs_dir *reg,
+			struct pinned *p)
+{
+	struct symphony_bpf *skel;
+	char path[BPFFS_DIR_MAX + 64];
+	int err;
+
+	skel = symphony_bpf__open();
+	if (!skel) {
+		error("cannot open the BPF object: %s", why(errno));
+		return -1;
+	}
+	bpf_map__set_max_entries(skel->maps.symphony_jobs, reg->meta.nr_jobs);
+	err = bpf_map__reuse_fd(skel->maps.symphony_jobs, reg->jobs_fd);
+	if (!err)
+		err = symphony_bpf__load(skel);
+	if (err) {
+		error("cannot load the Symphony program: %s", why(-err));
+		goto out;
+	}
+	err = mkdir_p(dir);
+	if (!err) {
+		pin_path(path, sizeof(path), dir, PORTS_PIN);
+		err = bpf_map__pin(skel->maps.symphony_ports, path);
+	}
+	if (!err) {
+		pin_path(path, sizeof(path), dir, STATS_PIN);
+		err = bpf_map__pin(skel->maps.symphony_port_stats, path);
+	}
+	if (!err) {
+		pin_path(path, sizeof(path), dir, PROG_PIN);
+		err = bpf_program__pin(skel->progs.symphony_egress, path);
+	}
+	if (err) {
+		error("cannot pin the program and its maps in %s: %s", dir,
+		      why(err < 0 ? -err : errno));
+		unpin_all(dir);
+		goto out;
+	}
+	err = open_pinned(dir, p);
+out:
+	symphony_bpf__destroy(skel);
+	return err ? -1 : 0;
+}
+
+static int zero_stats(int stats_fd, __u32 ifindex)
+{
+	int ncpus = libbpf_num_possible_cpus();
+	struct symphony_bpf_stats *zero;
+	int err;
+
+	if (ncpus < 1)
+		return -1;
+	zero = calloc(ncpus, sizeof(*zero));
+	if (!zero)
+		return -1;
+	err = bpf_map_update_elem(stats_fd, &ifindex, zero, 0);
+	free(zero);
+	return err;
+}
+
+/* PARAMETER VALUE pairs and "rate RATE" into @port's parameters. */
+static int parse_params(const struct sym_args *a, struct symphony_bpf_cfg *cfg,
+			__u64 *rate)
+{
+	char err[256];
+	int i;
+
+	symphony_bpf_cfg_defaults(cfg);
+	*rate = 0;
+	for (i = 0; i < a->nr_words; i += 2) {
+		if (i + 1 == a->nr_words) {
+			error("'%s' wants a value", a->words[i]);
+			return -1;
+		}
+		if (!strcmp(a->words[i], "rate")) {
+			if (parse_rate(a->words[i + 1], rate) ||
+			    *rate < SYMPHONY_BPF_RATE_MIN ||
+			    *rate > SYMPHONY_BPF_RATE_MAX) {
+				error("rate '%s': wants 10kbit..400gbit (bit, kbit, mbit, gbit)",
+				      a->words[i + 1]);
+				return -1;
+			}
+			continue;
+		}
+		if (symphony_bpf_cfg_set(cfg, a->words[i], a->words[i + 1], err,
+					 sizeof(err))) {
+			error("%s", err);
+			return -1;
+		}
+	}
+	if (!*rate) {
+		error("rate RATE is needed: the port's rate (its HTB or TBF rate), at which the phantom queue drains");
+		return -1;
+	}
+	return 0;
+}
+
+static int cmd_attach(const struct command *cmd, int argc, char **argv)
+{
+	struct pinned p = { -1, -1, -1 };
+	struct symphony_bpf_port port = {};
+	struct jobs_dir reg = { .jobs_fd = -1, .registry_fd = -1,
+				.meta_fd = -1, .lock_fd = -1 };
+	struct sym_args a;
+	char err[256];
+	__u64 rate;
+	__u32 ifindex;
+	int ret = 2, r;
+
+	r = sym_parse(cmd, argc, argv, true, false, true, &a);
+	if (r)
+		goto out_args;
+	ifindex = dev_ifindex(a.dev);
+	if (!ifindex || parse_params(&a, &port.cfg, &rate))
+		goto out_args;
+	ret = 1;
+	if (require_cap_bpf() || open_jobs_dir(&reg, a.registry, false))
+		goto out_args;
+	if (symphony_bpf_cfg_derive(&port.cfg, rate, dev_frame_bytes(a.dev),
+				    reg.meta.nr_jobs, err, sizeof(err))) {
+		error("%s", err);
+		ret = 2;
+		goto out;
+	}
+	if (open_pinned(a.pin_dir, &p)) {
+		if (load_and_pin(a.pin_dir, &reg, &p))
+			goto out;
+	} else if (!prog_uses_map(p.prog_fd, reg.jobs_fd)) {
+		error("the program pinned in %s uses another jobs map than %s's (a migrated registry?): detach its ports to load it anew",
+		      a.pin_dir, a.registry);
+		goto out;
+	}
+	port.ifindex = ifindex;
+	if (bpf_map_update_elem(p.ports_fd, &ifindex, &port, 0) ||
+	    zero_stats(p.stats_fd, ifindex)) {
+		error("cannot set the port of %s: %s", a.dev, why(errno));
+		goto out;
+	} else {
+		DECLARE_LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = ifindex,
+				    .attach_point = BPF_TC_EGRESS);
+		DECLARE_LIBBPF_OPTS(bpf_tc_opts, opts, .handle = SYMPHONY_TC_HANDLE,
+				    .priority = SYMPHONY_TC_PRIORITY,
+				    .prog_fd = p.prog_fd, .flags = BPF_TC_F_REPLACE);
+
+		r = tc_hook_create_quiet(&hook);
+		if (r && r != -EEXIST) {
+			error("cannot create the clsact qdisc on %s: %s", a.dev,
+			      why(-r));
+			goto out_port;
+		}
+		r = bpf_tc_attach(&hook, &opts);
+		if (r) {
+			error("cannot attach to the egress of %s: %s", a.dev,
+			      why(-r));
+			goto out_port;
+		}
+	}
+	printf("symofan: Symphony on the egress of %s: rate %llu bit/s, kmin %u kmax %u bytes, marking %s, jobs map %s/%s (%u slots)\n",
+	       a.dev, (unsigned long long)rate, port.cfg.kmin_bytes,
+	       port.cfg.kmax_bytes,
+	       port.cfg.marking == SYMPHONY_MARKING_RED ? "red" : "symphony",
+	       a.registry, JOBS_PIN, reg.meta.nr_jobs);
+	ret = 0;
+	goto out;
+out_port:
+	bpf_map_delete_elem(p.ports_fd, &ifindex);
+out:
+	close_pinned(&p);
+	close_jobs_dir(&reg);
+out_args:
+	free(a.words);
+	return r > 0 ? 0 : ret;
+}
+
+/* Whether the ports map of @ports_fd still holds a port. */
+static bool any_port(int ports_fd)
+{
+	__u32 key;
+
+	return !bpf_map_get_next_key(ports_fd, NULL, &key);
+}
+
+static int cmd_detach(const struct command *cmd, int argc, char **argv)
+{
+	struct pinned p = { -1, -1, -1 };
+	struct sym_args a;
+	__u32 ifindex;
+	int ret = 2, r;
+
+	r = sym_parse(cmd, argc, argv, true, false, false, &a);
+	if (r)
+		goto out_args;
+	ifindex = dev_ifindex(a.dev);
+	if (!ifindex)
+		goto out_args;
+	ret = 1;
+	if (open_pinned(a.pin_dir, &p)) {
+		error("Symphony is attached to no port (nothing pinned in %s)",
+		      a.pin_dir);
+		goto out_args;
+	} else {
+		DECLARE_LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = ifindex,
+				    .attach_point = BPF_TC_EGRESS);
+		DECLARE_LIBBPF_OPTS(bpf_tc_opts, opts, .handle = SYMPHONY_TC_HANDLE,
+				    .priority = SYMPHONY_TC_PRIORITY);
+
+		r = bpf_tc_detach(&hook, &opts);
+		if (bpf_map_delete_elem(p.ports_fd, &ifindex) && r) {
+			error("Symphony is not attached to %s", a.dev);
+			goto out;
+		}
+		bpf_map_delete_elem(p.stats_fd, &ifindex);
+		if (r && r != -ENOENT)
+			error("warning: cannot detach from %s: %s", a.dev, why(-r));
+	}
+	if (!any_port(p.ports_fd)) {
+		close_pinned(&p);
+		unpin_all(a.pin_dir);
+	}
+	ret = 0;
+out:
+	close_pinned(&p);
+out_args:
+	free(a.words);
+	return r > 0 ? 0 : ret;
+}
+
+/* A port's counters, summed over the CPUs (the high-water mark: max). */
+static int port_stats(int stats_fd, __u32 ifindex, struct symphony_bpf_stats *s)
+{
+	int ncpus = libbpf_num_possible_cpus(), cpu;
+	struct symphony_bpf_stats *v;
+
+	memset(s, 0, sizeof(*s));
+	if (ncpus < 1)
+		return -1;
+	v = calloc(ncpus, sizeof(*v));
+	if (!v)
+		return -1;
+	if (bpf_map_lookup_elem(stats_fd, &ifindex, v)) {
+		free(v);
+		return -1;
+	}
+	for (cpu = 0; cpu < ncpus; cpu++) {
+		s->packets += v[cpu].packets;
+		s->bytes += v[cpu].bytes;
+		s->red_marks += v[cpu].red_marks;
+		s->symphony_marks += v[cpu].symphony_marks;
+		s->outpacing_packets += v[cpu].outpacing_packets;
+		s->collective_packets += v[cpu].collective_packets;
+		s->unclassified_packets += v[cpu].unclassified_packets;
+		s->malformed_packets += v[cpu].malformed_packets;
+		s->red_drops += v[cpu].red_drops;
+		s->phantom_overlimits += v[cpu].phantom_overlimits;
+		if (v[cpu].max_backlog_ns > s->max_backlog_ns)
+			s->max_backlog_ns = v[cpu].max_backlog_ns;
+	}
+	free(v);
+	return 0;
+}
+
+static __u64 mono_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* Nanoseconds of @port's rate as bytes. */
+static __u64 bytes_of_ns(const struct symphony_bpf_port *port, __u64 ns)
+{
+	return port->cfg.ps_per_byte ? ns * 1000 / port->cfg.ps_per_byte : 0;
+}
+
+static void add_u64(struct json_object *o, const char *key, __u64 v)
+{
+	json_object_object_add(o, key, json_object_new_uint64(v));
+}
+
+static struct json_object *port_json(const struct symphony_bpf_port *port,
+				     const struct symphony_bpf_stats *s,
+				     const char *name, __u64 backlog_ns)
+{
+	const struct symphony_bpf_cfg *c = &port->cfg;
+	struct json_object *o = json_object_new_object(), *st;
+
+	json_object_object_add(o, "dev", json_object_new_string(name));
+	add_u64(o, "ifindex", port->ifindex);
+	add_u64(o, "rate_bps", c->rate_bps);
+	add_u64(o, "limit_packets", c->limit_packets);
+	add_u64(o, "limit_bytes", c->limit_bytes);
+	add_u64(o, "kmin_bytes", c->kmin_bytes);
+	add_u64(o, "kmax_bytes", c->kmax_bytes);
+	add_u64(o, "pmax_ppm", c->pmax_ppm);
+	add_u64(o, "qmin_bytes", c->qmin_bytes);
+	json_object_object_add(o, "nonect", json_object_new_string(
+		c->nonect == SYMPHONY_NONECT_DROP ? "drop" : "pass"));
+	json_object_object_add(o, "marking", json_object_new_string(
+		c->marking == SYMPHONY_MARKING_RED ? "red" : "symphony"));
+	add_u64(o, "k_ppm", c->k_ppm);
+	add_u64(o, "tau_ppm", c->tau_ppm);
+	add_u64(o, "twin_us", c->twin_us);
+	add_u64(o, "warmup_psn", c->warmup_psn);
+	add_u64(o, "samples_packets", c->sample_min_packets);
+	add_u64(o, "alpha_max", c->alpha_max);
+	add_u64(o, "jobs", c->nr_jobs);
+	add_u64(o, "phantom_backlog_bytes", bytes_of_ns(port, backlog_ns));
+	st = json_object_new_object();
+	add_u64(st, "packets", s->packets);
+	add_u64(st, "bytes", s->bytes);
+	add_u64(st, "red_marks", s->red_marks);
+	add_u64(st, "symphony_marks", s->symphony_marks);
+	add_u64(st, "outpacing_packets", s->outpacing_packets);
+	add_u64(st, "collective_packets", s->collective_packets);
+	add_u64(st, "unclassified_packets", s->unclassified_packets);
+	add_u64(st, "malformed_packets", s->malformed_packets);
+	add_u64(st, "red_drops", s->red_drops);
+	add_u64(st, "phantom_overlimits", s->phantom_overlimits);
+	add_u64(st, "max_backlog_bytes", bytes_of_ns(port, s->max_backlog_ns));
+	json_object_object_add(o, "stats", st);
+	return o;
+}
+
+static int cmd_status(const struct command *cmd, int argc, char **argv)
+{
+	struct pinned p = { -1, -1, -1 };
+	struct json_object *ports = json_object_new_array();
+	struct sym_args a;
+	__u32 key, next, want = 0;
+	bool first = true;
+	int ret = 2, r;
+
+	r = sym_parse(cmd, argc, argv, true, true, false, &a);
+	if (r)
+		goto out_args;
+	if (a.dev) {
+		want = dev_ifindex(a.dev);
+		if (!want)
+			goto out_args;
+	}
+	ret = 1;
+	if (open_pinned(a.pin_dir, &p)) {
+		error("Symphony is attached to no port (nothing pinned in %s)",
+		      a.pin_dir);
+		goto out_args;
+	}
+	while (!bpf_map_get_next_key(p.ports_fd, first ? NULL : &key, &next)) {
+		struct symphony_bpf_port port;
+		struct symphony_bpf_stats s;
+		char name[IF_NAMESIZE] = "?";
+		__u64 now = mono_now_ns(), backlog;
+
+		first = false;
+		key = next;
+		if ((want && key != want) ||
+		    bpf_map_lookup_elem(p.ports_fd, &key, &port))
+			continue;
+		port_stats(p.stats_fd, key, &s);
+		if_indextoname(key, name);
+		backlog = port.empty_ns > now ? port.empty_ns - now : 0;
+		json_object_array_add(ports, port_json(&port, &s, name, backlog));
+	}
+	if (want && !json_object_array_length(ports)) {
+		error("Symphony is not attached to %s", a.dev);
+		goto out;
+	}
+	if (a.json) {
+		puts(json_object_to_json_string_ext(ports, JSON_C_TO_STRING_PLAIN));
+	} else {
+		size_t i;
+
+		for (i = 0; i < json_object_array_length(ports); i++) {
+			struct json_object *o = json_object_array_get_idx(ports, i), *st;
+
+			json_object_object_get_ex(o, "stats", &st);
+			printf("%s: rate %s bit/s, RED kmin %s kmax %s bytes pmax %s ppm, marking %s, k %s ppm; phantom backlog %s bytes\n",
+			       json_object_get_string(json_object_object_get(o, "dev")),
+			       json_object_get_string(json_object_object_get(o, "rate_bps")),
+			       json_object_get_string(json_object_object_get(o, "kmin_bytes")),
+			       json_object_get_string(json_object_object_get(o, "kmax_bytes")),
+			       json_object_get_string(json_object_object_get(o, "pmax_ppm")),
+			       json_object_get_string(json_object_object_get(o, "marking")),
+			       json_object_get_string(json_object_object_get(o, "k_ppm")),
+			       json_object_get_string(json_object_object_get(o, "phantom_backlog_bytes")));
+			printf("  %s\n", json_object_to_json_string_ext(st, JSON_C_TO_STRING_SPACED));
+		}
+	}
+	ret = 0;
+out:
+	close_pinned(&p);
+out_args:
+	json_object_put(ports);
+	free(a.words);
+	return r > 0 ? 0 : ret;
+}
+
+static void print_param_table(FILE *f)
+{
+	char range[96];
+	int i;
+
+	fprintf(f, "  PARAMETER VALUE, as tc's symphony qdisc takes them:\n");
+	for (i = 0; i < symphony_params_nr; i++) {
+		const struct symphony_param *pr = &symphony_params[i];
+
+		if (pr->attr == TCA_SYMPHONY_JOBS)
+			continue;
+		symphony_param_range_text(pr, 0, range, sizeof(range));
+		fprintf(f, "    %-12s %s (%s)\n", pr->keyword, pr->help, range);
+	}
+}
+
+const struct command symphony_commands[] = {
+	{
+		.name = "attach",
+		.synopsis = "DEV rate RATE [PARAMETER VALUE]... [--registry DIR] [--pin-dir DIR]",
+		.help = "run Symphony as tc-BPF on the egress of DEV, RED on a phantom queue draining at RATE",
+		.details =
+		"  RATE is the port's (its HTB or TBF rate): the phantom queue that RED\n"
+		"  marks on drains at it.  The jobs' state is the registry's (symofan job\n"
+		"  init; --registry, default " JOBS_PIN_DIR "), shared by every port.\n"
+		"  Attaching to a port again replaces its parameters.  limit and\n"
+		"  limit_bytes size the phantom queue (limit in frames of DEV's MTU).\n",
+		.print_details = print_param_table,
+		.run = cmd_attach,
+	},
+	{
+		.name = "detach", .synopsis = "DEV [--pin-dir DIR]",
+		.help = "take Symphony off the egress of DEV (the last port: unpin the program)",
+		.run = cmd_detach,
+	},
+	{
+		.name = "status", .synopsis = "[DEV] [--pin-dir DIR] [--json]",
+		.help = "each port's parameters, phantom backlog and counters",
+		.run = cmd_status,
+	},
+	{ }
+};
