@@ -84,6 +84,22 @@ struct {
 	__type(value, struct header_copy);
 } header_copies SEC(".maps");
 
+/*
+ * Copy @len (2..SYMPHONY_PARSE_MAX_BYTES) bytes from the network header.
+ * The length is bounded again where the helper takes it: a compiler's
+ * 32-bit spill in between loses the bound for older verifiers (6.1), and
+ * the asm keeps the compiler from folding the no-op away.
+ */
+static __always_inline int load_headers(struct __sk_buff *skb,
+					struct header_copy *copy, __u32 len)
+{
+	__u64 n = len;
+
+	asm volatile("" : "+r"(n));
+	n = ((n - 1) & 0xff) + 1;	/* 1..256, within the copy */
+	return bpf_skb_load_bytes(skb, ETH_HLEN, copy->bytes, n);
+}
+
 /* The IP header's ECN field, from the copy of the network header. */
 static __always_inline __u8 ip_ecn(const __u8 *nh, bool ipv6)
 {
@@ -192,12 +208,11 @@ int symphony_egress(struct __sk_buff *skb)
 
 	ipv6 = skb->protocol == bpf_htons(ETH_P_IPV6);
 	l3_len = len > ETH_HLEN ? len - ETH_HLEN : 0;
+	copy = bpf_map_lookup_elem(&header_copies, &zero);
 	avail = l3_len < SYMPHONY_PARSE_MAX_BYTES ? l3_len :
 		SYMPHONY_PARSE_MAX_BYTES;
-	copy = bpf_map_lookup_elem(&header_copies, &zero);
 	if (copy && (ipv6 || skb->protocol == bpf_htons(ETH_P_IP)) &&
-	    avail >= 2 && avail <= SYMPHONY_PARSE_MAX_BYTES &&
-	    !bpf_skb_load_bytes(skb, ETH_HLEN, copy->bytes, avail)) {
+	    avail >= 2 && !load_headers(skb, copy, avail)) {
 		parse_cfg.job_field = port->cfg.job_field;
 		parse_cfg.step_field = port->cfg.step_field;
 		res = symphony_parse(copy->bytes, avail, l3_len, ipv6,

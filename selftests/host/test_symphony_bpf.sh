@@ -48,11 +48,10 @@ check "the program is on eth0's clsact egress, the HTB root stays" sh -c \
 	"tc -n $sw filter show dev eth0 egress | grep -q symphony_egress &&
 	 tc -n $sw qdisc show dev eth0 | grep -q 'qdisc htb 1: root'"
 
-# job 7: 20 packets of step 5 (the slowest), 5 of step 6 (ahead), 20
-# more of step 5
-ip netns exec "$sw" "$rocegen" 10.71.0.2 job=7,step=5,psn=1,count=20 >/dev/null
-ip netns exec "$sw" "$rocegen" 10.71.0.2 job=7,step=6,psn=1,count=5 >/dev/null
-ip netns exec "$sw" "$rocegen" 10.71.0.2 job=7,step=5,psn=21,count=20 >/dev/null
+# job 7: 40 packets of step 5 (the slowest) and 5 of step 6 (ahead),
+# taking turns, in one run of rocegen (one window)
+ip netns exec "$sw" "$rocegen" 10.71.0.2 job=7,step=5,psn=1,count=40 \
+	job=7,step=6,psn=1,count=5 >/dev/null
 ce=$(in_ns "$h0" "$ecnstat" show r0 --json | jq .ce)
 job=$("$symofan" job show 7 --pin-dir "$reg" --json 2>/dev/null || echo '{}')
 st=$(symofan_sw symphony status eth0 --pin-dir "$pins" --json | jq -c '.[0].stats')
@@ -65,9 +64,10 @@ check_jq "the port counts 45 collective packets and 5 Symphony marks, no RED mar
 
 check "a second port shares the program: attach to eth1" \
 	symofan_sw symphony attach eth1 "${sym_params[@]}" --registry "$reg" --pin-dir "$pins"
-ip netns exec "$sw" "$rocegen" 10.71.1.2 job=7,step=6,psn=6,count=3 >/dev/null
+ip netns exec "$sw" "$rocegen" 10.71.1.2 job=7,step=5,psn=41,count=3 \
+	job=7,step=6,psn=6,count=3 >/dev/null
 check_jq "... where job 7's state goes on: step 6 is still ahead of step_min 5" \
-	'length == 2 and (.[] | select(.dev == "eth1") | .stats.symphony_marks) == 3' \
+	'length == 2 and (.[] | select(.dev == "eth1") | .stats | .symphony_marks == 3 and .outpacing_packets == 3)' \
 	"$(symofan_sw symphony status --pin-dir "$pins" --json)"
 
 r=$(symofan_sw symphony attach eth0 rate 100mbit kmin 2kb kmax 1kb --registry "$reg" --pin-dir "$pins" 2>&1) && rc=0 || rc=$?

@@ -134,6 +134,15 @@ static int set_port(__u64 rate_bps, const char *const *kv)
 				   &port, 0);
 }
 
+static __u32 port_limit_ns(void)
+{
+	struct symphony_bpf_port port = {};
+	__u32 key = PORT;
+
+	bpf_map_lookup_elem(bpf_map__fd(skel->maps.symphony_ports), &key, &port);
+	return port.cfg.limit_ns;
+}
+
 static struct symphony_job job_state(__u32 id)
 {
 	struct symphony_job job = {};
@@ -142,7 +151,8 @@ static struct symphony_job job_state(__u32 id)
 	return job;
 }
 
-static __u64 stat_sum(size_t offset)
+/* A counter over the CPUs: the sum, or the largest (@max: high-water marks) */
+static __u64 stat_over_cpus(size_t offset, bool max)
 {
 	int ncpus = libbpf_num_possible_cpus();
 	struct symphony_bpf_stats *v = calloc(ncpus, sizeof(*v));
@@ -156,13 +166,19 @@ static __u64 stat_sum(size_t offset)
 				 &key, v))
 		for (cpu = 0; cpu < ncpus; cpu++) {
 			memcpy(&x, (__u8 *)&v[cpu] + offset, sizeof(x));
-			sum += x;
+			if (!max)
+				sum += x;
+			else if (x > sum)
+				sum = x;
 		}
 	free(v);
 	return sum;
 }
 
-#define STAT(field)	stat_sum(offsetof(struct symphony_bpf_stats, field))
+#define STAT(field)							\
+	stat_over_cpus(offsetof(struct symphony_bpf_stats, field),	\
+		       offsetof(struct symphony_bpf_stats, field) ==	\
+		       offsetof(struct symphony_bpf_stats, max_backlog_ns))
 
 static void reset_stats(void)
 {
@@ -176,10 +192,13 @@ static void reset_stats(void)
 	free(v);
 }
 
-/* RED far away: only Symphony marks. */
+/* RED far away: only Symphony marks; T_win 10 s, so that no window
+ * ends (and psn_rec starts anew) between the packets of a case, however
+ * slow the machine (TCG)
+ */
 static const char *const symphony_only[] = {
 	"kmin", "4000000000", "kmax", "4000000000", "k", K_ALWAYS,
-	"warmup", "0", NULL
+	"warmup", "0", "twin", "10s", NULL
 };
 
 static void test_symphony(void)
@@ -262,7 +281,7 @@ static void test_red_only_marking(void)
 {
 	static const char *const red_only[] = {
 		"kmin", "4000000000", "kmax", "4000000000", "k", K_ALWAYS,
-		"warmup", "0", "marking", "red", NULL
+		"warmup", "0", "twin", "10s", "marking", "red", NULL
 	};
 	struct symphony_job j;
 	int i;
@@ -278,45 +297,46 @@ static void test_red_only_marking(void)
 }
 
 /*
- * alpha over windows: T_win 1 ms, and a pair of packets (one of step_min,
- * which sets the window's psn_rec, one ahead) every 1.2 ms, so that each
- * pair has a window of its own; half the packets outpace (tau 0.25), so
- * alpha grows by one a window, and k 0.01 marks with probability
- * 0.01 alpha.
+ * alpha over windows: T_win 20 ms, and a pair of packets (one of
+ * step_min, which sets the window's psn_rec, one ahead) every 25 ms, so
+ * that each pair has a window of its own even on a slow machine; half the
+ * packets outpace (tau 0.25), so alpha grows by one a window, and k 0.02
+ * marks with probability 0.02 alpha.
  */
 static void test_alpha(void)
 {
 	static const char *const growing[] = {
-		"kmin", "4000000000", "kmax", "4000000000", "k", "0.01",
-		"warmup", "0", "twin", "1ms", "samples", "0", NULL
+		"kmin", "4000000000", "kmax", "4000000000", "k", "0.02",
+		"warmup", "0", "twin", "20ms", "samples", "0", NULL
 	};
 	int i, early = 0, late = 0;
 	__u32 alpha_early;
 
 	set_port(10000000000ULL, growing);
-	for (i = 1; i <= 200; i++) {
+	for (i = 1; i <= 100; i++) {
 		bool ce;
 
 		send_roce(6, 1, i, false, ROCE_ECN_ECT0);
 		ce = send_roce(6, 2, i, false, ROCE_ECN_ECT0).ecn == ROCE_ECN_CE;
 		if (i <= 20)
 			early += ce;
-		if (i > 150)
+		if (i > 80)
 			late += ce;
 		if (i == 20)
 			alpha_early = job_state(6).alpha;
-		usleep(1200);
+		usleep(25000);
 	}
-	tap_note("alpha %u after 20 pairs, %u after 200; marked %d of the first 20, %d of the last 50",
+	tap_note("alpha %u after 20 pairs, %u after 100; marked %d of the first 20, %d of the last 20",
 		 alpha_early, job_state(6).alpha, early, late);
-	tap_check(job_state(6).alpha >= 120 && alpha_early < job_state(6).alpha,
+	tap_check(job_state(6).alpha >= 60 && alpha_early < job_state(6).alpha,
 		  "alpha grows window by window while half the packets outpace");
-	tap_check(early < 20 && late == 50,
-		  "marks follow: some of the first 20 outpacing packets, all of the last 50");
+	tap_check(early < 20 && late == 20,
+		  "marks follow: some of the first 20 outpacing packets, all of the last 20");
 }
 
-/* RED on the phantom queue of a 10 Mbit/s port: a 1000-byte frame adds
- * 800 us of backlog, far more than the test's packets are apart.
+/* RED on the phantom queue of a 1 Mbit/s port: a 1000-byte frame adds
+ * 8 ms of backlog, far more than the test's packets are apart, even on a
+ * debug kernel under TCG.
  */
 static void test_phantom_red(void)
 {
@@ -337,7 +357,7 @@ static void test_phantom_red(void)
 	int i, first_marked = -1, marked_tail = 0;
 	struct run r;
 
-	set_port(10000000ULL, red);
+	set_port(1000000ULL, red);
 	reset_stats();
 	for (i = 0; i < 20; i++) {
 		r = send_frame(frame, len);
@@ -350,33 +370,33 @@ static void test_phantom_red(void)
 		 first_marked, (unsigned long long)STAT(red_marks),
 		 (unsigned long long)STAT(max_backlog_ns));
 	tap_check(first_marked >= 2 && marked_tail == 10 &&
-		  STAT(max_backlog_ns) >= 12 * 800000ULL,
+		  STAT(max_backlog_ns) >= 12 * 8000000ULL,
 		  "a burst of 1000-byte frames: unmarked below kmin, every one past kmax");
 
 	len = udp(frame, ROCE_ECN_NOT_ECT, 1000 - ETH_HLEN - 28);
 	r = send_frame(frame, len);
 	tap_check(r.verdict == TC_ACT_SHOT && STAT(red_drops) == 1,
 		  "a non-ECT frame RED would mark is dropped (nonect drop)");
-	set_port(10000000ULL, pass);
+	set_port(1000000ULL, pass);
 	r = send_frame(frame, len);
 	tap_check(r.verdict == TC_ACT_OK && r.ecn == ROCE_ECN_NOT_ECT,
 		  "... and passes unmarked with nonect pass");
 
-	usleep(50000);		/* 21 frames drain in 17 ms */
+	usleep(300000);		/* 21 frames drain in 168 ms */
 	len = udp(frame, ROCE_ECN_ECT0, 1000 - ETH_HLEN - 28);
 	tap_check(send_frame(frame, len).ecn == ROCE_ECN_ECT0,
-		  "after 50 ms the phantom queue has drained: unmarked");
+		  "after 300 ms the phantom queue has drained: unmarked");
 
-	usleep(20000);
-	set_port(10000000ULL, small);
+	usleep(300000);
+	set_port(1000000ULL, small);
 	reset_stats();
 	for (i = 0; i < 20; i++)
 		send_frame(frame, len);
-	tap_note("overlimits %llu, high-water %llu ns",
+	tap_note("overlimits %llu, high-water %llu ns of a %u ns phantom queue",
 		 (unsigned long long)STAT(phantom_overlimits),
-		 (unsigned long long)STAT(max_backlog_ns));
+		 (unsigned long long)STAT(max_backlog_ns), port_limit_ns());
 	tap_check(STAT(phantom_overlimits) >= 10 &&
-		  STAT(max_backlog_ns) <= 8000ULL * 800,
+		  STAT(max_backlog_ns) <= 8000ULL * 8000,
 		  "a phantom queue of 8000 bytes holds 8 frames; the rest go over");
 }
 
