@@ -201,7 +201,7 @@ static void unpin_all(const char *dir)
 	char path[BPFFS_DIR_MAX + 64];
 	size_t i;
 
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
 		pin_path(path, sizeof(path), dir, names[i]);
 		unlink(path);
 	}
