@@ -32,6 +32,10 @@
 #include "symphony/symphony_core.h"
 #include "symphony/symphony_bpf.h"
 #include "symphony/symphony_params.h"
+/* the registry's jobs map (symofan job init): symofan sets max_entries
+ * to its slots and hands it in before load
+ */
+#include "symphony_jobs_map.h"
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -47,16 +51,6 @@ struct {
 	__type(value, struct symphony_bpf_stats);
 } symphony_port_stats SEC(".maps");
 
-/* The registry's jobs map (symofan job init): symofan sets max_entries to
- * its slots and hands it in before load.
- */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, SYMPHONY_JOBS_DEFAULT);
-	__uint(map_flags, BPF_F_MMAPABLE);
-	__type(key, __u32);
-	__type(value, struct symphony_job);
-} symphony_jobs SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);

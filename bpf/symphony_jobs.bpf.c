@@ -10,19 +10,7 @@
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 
-#include "symphony/symphony_map.h"
-#include "symphony/symphony_params.h"
-
-/* mmapable: the agent changes one job's parameter with one store, without
- * a read-modify-write of the state block the qdisc updates meanwhile
- */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, SYMPHONY_JOBS_DEFAULT);
-	__uint(map_flags, BPF_F_MMAPABLE);
-	__type(key, __u32);
-	__type(value, struct symphony_job);
-} symphony_jobs SEC(".maps");
+#include "symphony_jobs_map.h"
 
 /* The agent's registry of job ids handed out (symofan job ...). */
 struct {

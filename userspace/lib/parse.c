@@ -114,23 +114,23 @@ int parse_size(const char *s, __u64 *out)
 	return 0;
 }
 
-int parse_time_us(const char *s, __u64 *out)
+struct unit {
+	const char		*name;
+	unsigned long long	scale;
+};
+
+/* A number followed by one of the @nr @units' names, scaled by it. */
+static int parse_with_units(const char *s, const struct unit *units,
+			    size_t nr, __u64 *out)
 {
-	static const struct {
-		const char *unit;
-		unsigned long long scale;
-	} units[] = {
-		{ "", 1 }, { "us", 1 }, { "usec", 1 }, { "ms", 1000 },
-		{ "msec", 1000 }, { "s", 1000000 }, { "sec", 1000000 },
-	};
 	unsigned long long v;
 	char *end;
 	size_t i;
 
 	if (leading_number(s, &v, &end))
 		return -1;
-	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-		if (!strcmp(end, units[i].unit)) {
+	for (i = 0; i < nr; i++)
+		if (!strcmp(end, units[i].name)) {
 			if (v > ~0ULL / units[i].scale)
 				return -1;
 			*out = v * units[i].scale;
@@ -139,27 +139,22 @@ int parse_time_us(const char *s, __u64 *out)
 	return -1;
 }
 
+int parse_time_us(const char *s, __u64 *out)
+{
+	static const struct unit units[] = {
+		{ "", 1 }, { "us", 1 }, { "usec", 1 }, { "ms", 1000 },
+		{ "msec", 1000 }, { "s", 1000000 }, { "sec", 1000000 },
+	};
+
+	return parse_with_units(s, units, sizeof(units) / sizeof(units[0]), out);
+}
+
 int parse_rate(const char *s, __u64 *out)
 {
-	static const struct {
-		const char *unit;
-		unsigned long long scale;
-	} units[] = {
+	static const struct unit units[] = {
 		{ "", 1 }, { "bit", 1 }, { "kbit", 1000 },
 		{ "mbit", 1000000 }, { "gbit", 1000000000 },
 	};
-	unsigned long long v;
-	char *end;
-	size_t i;
 
-	if (leading_number(s, &v, &end))
-		return -1;
-	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-		if (!strcmp(end, units[i].unit)) {
-			if (v > ~0ULL / units[i].scale)
-				return -1;
-			*out = v * units[i].scale;
-			return 0;
-		}
-	return -1;
+	return parse_with_units(s, units, sizeof(units) / sizeof(units[0]), out);
 }

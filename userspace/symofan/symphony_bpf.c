@@ -177,6 +177,17 @@ static int open_pinned(const char *dir, struct pinned *p)
 	return -ENOENT;
 }
 
+/* open_pinned() for a command that needs a port attached: 0, or -1
+ * after saying that there is none.
+ */
+static int open_attached(const char *dir, struct pinned *p)
+{
+	if (!open_pinned(dir, p))
+		return 0;
+	error("Symphony is attached to no port (nothing pinned in %s)", dir);
+	return -1;
+}
+
 /* Whether the program of @prog_fd uses the map of @map_fd. */
 static bool prog_uses_map(int prog_fd, int map_fd)
 {
@@ -406,9 +417,7 @@ static int cmd_detach(const struct command *cmd, int argc, char **argv)
 	if (!ifindex)
 		goto out_args;
 	ret = 1;
-	if (open_pinned(a.pin_dir, &p)) {
-		error("Symphony is attached to no port (nothing pinned in %s)",
-		      a.pin_dir);
+	if (open_attached(a.pin_dir, &p)) {
 		goto out_args;
 	} else {
 		DECLARE_LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = ifindex,
@@ -552,11 +561,8 @@ static int cmd_status(const struct command *cmd, int argc, char **argv)
 			goto out_args;
 	}
 	ret = 1;
-	if (open_pinned(a.pin_dir, &p)) {
-		error("Symphony is attached to no port (nothing pinned in %s)",
-		      a.pin_dir);
+	if (open_attached(a.pin_dir, &p))
 		goto out_args;
-	}
 	while (!bpf_map_get_next_key(p.ports_fd, first ? NULL : &key, &next)) {
 		struct symphony_bpf_port port;
 		struct symphony_bpf_stats s;
