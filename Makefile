@@ -53,10 +53,10 @@ BPF_CFLAGS	:= -O2 -g -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 $(WARN_FLAGS) \
 LIBBPF_LIBS	:= $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz)
 MNL_LIBS	:= -lmnl
 
-BPF_PROGS	:= ecnstat symphony_jobs symphony ofan ofan_bench
+BPF_PROGS	:= ecnstat symphony_jobs symphony symphony_bench ofan ofan_bench
 TOOLS		:= ecnstat rocegen symofan ringcoll permsend hostload
 TC_PLUGINS	:= q_symphony
-BENCH_TOOLS	:= roceblast ofan_bpf_bench
+BENCH_TOOLS	:= roceblast ofan_bpf_bench symphony_bpf_bench
 
 BPF_OBJS	:= $(patsubst %,$(BUILD)/%.bpf.o,$(BPF_PROGS))
 SKELETONS	:= $(patsubst %,$(BUILD)/%.skel.h,$(BPF_PROGS))
@@ -100,8 +100,9 @@ $(BUILD)/vmlinux.h: | $(BUILD)
 $(BUILD)/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h include/*/*.h) $(BUILD)/vmlinux.h | $(BUILD)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
-# The benchmark's programs include Ofan's whole program.
+# The benchmarks' programs include the whole program they measure.
 $(BUILD)/ofan_bench.bpf.o: bpf/ofan.bpf.c
+$(BUILD)/symphony_bench.bpf.o: bpf/symphony.bpf.c
 
 $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 	$(BPFTOOL) gen skeleton $< name $(notdir $*)_bpf > $@.tmp
@@ -112,7 +113,8 @@ $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 ALL_HDRS	:= $(wildcard include/*/*.h include/uapi/linux/*.h userspace/*.h \
 		     userspace/lib/*.h userspace/workload/*.h \
 		     userspace/workload/*/*.h)
-PROGRAMS	:= $(TOOL_BINS) $(BUILD)/roceblast $(BUILD)/ofan_bpf_bench
+PROGRAMS	:= $(TOOL_BINS) $(BUILD)/roceblast $(BUILD)/ofan_bpf_bench \
+		   $(BUILD)/symphony_bpf_bench
 
 $(BUILD)/ecnstat: userspace/ecnstat.c $(BUILD)/ecnstat.skel.h
 $(BUILD)/ecnstat: LDLIBS = $(LIBBPF_LIBS) $(JSONC_LIBS)
@@ -134,8 +136,12 @@ $(BUILD)/permsend: LDLIBS = $(JSONC_LIBS) -lm -lpthread
 $(BUILD)/hostload: userspace/workload/hostload.c
 $(BUILD)/hostload: LDLIBS = $(JSONC_LIBS) -lpthread
 $(BUILD)/roceblast: bench/roceblast.c
-$(BUILD)/ofan_bpf_bench: bench/ofan_bpf_bench.c $(BUILD)/ofan_bench.skel.h
+$(BUILD)/ofan_bpf_bench: bench/ofan_bpf_bench.c bench/bpf_bench.c bench/bpf_bench.h \
+			 $(BUILD)/ofan_bench.skel.h
 $(BUILD)/ofan_bpf_bench: LDLIBS = $(LIBBPF_LIBS) $(JSONC_LIBS)
+$(BUILD)/symphony_bpf_bench: bench/symphony_bpf_bench.c bench/bpf_bench.c bench/bpf_bench.h \
+			     $(BUILD)/symphony_bench.skel.h
+$(BUILD)/symphony_bpf_bench: LDLIBS = $(LIBBPF_LIBS) $(JSONC_LIBS)
 
 $(PROGRAMS): $(ALL_HDRS) $(LIBSYMOFAN) | $(BUILD)
 	$(CC) $(USER_CFLAGS) $(filter %.c,$^) -o $@ $(LIBSYMOFAN) $(LDLIBS)
@@ -245,6 +251,7 @@ bench: deps
 	$(MAKE) all
 	mkdir -p $(RESULTS)
 	$(BUILD)/ofan_bpf_bench --out $(RESULTS)/ofan_bpf.json
+	$(BUILD)/symphony_bpf_bench --out $(RESULTS)/symphony_bpf.json
 	bench/qdisc_pps.sh
 	eval/cost.sh
 

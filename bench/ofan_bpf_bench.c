@@ -31,6 +31,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "bpf_bench.h"
 #include "json_doc.h"
 #include "ofan_bench.skel.h"
 #include "tool_util.h"
@@ -40,18 +41,13 @@ const char *tool_name = "ofan_bpf_bench";
 #include "workload/roce_frame.h"
 
 #define W		4
-#define MAX_RUNS	31
 
 static const __u8 perm[W] = { 2, 0, 3, 1 };
 
-struct bench_case {
-	const char	*name;
+/* A case's Ofan mode and path (bpf_bench_case.priv) */
+struct ofan_variant {
 	int		ofan_mode;	/* -1: a peer program */
 	int		fast;
-	int		verdict;	/* the TC action every repeat returns */
-	struct bpf_program *prog;
-	double		ns[MAX_RUNS];
-	double		median;
 };
 
 static size_t build_packet(__u8 *buf, size_t len)
@@ -131,143 +127,18 @@ static void configure_ofan(struct ofan_bench_bpf *skel, int mode, int fast)
 		set_uplink(bpf_map__fd(skel->maps.ofan_ports), p);
 }
 
-/* The value of "@key<tabs>: value" line @line, or NULL if another key's */
-static char *cpuinfo_value(char *line, const char *key)
-{
-	size_t len = strlen(key);
-	char *value;
 
-	if (strncmp(line, key, len) || (line[len] != '\t' && line[len] != ' '))
-		return NULL;
-	value = strchr(line, ':');
-	if (!value)
-		return NULL;
-	value += 1 + strspn(value + 1, " \t");
-	value[strcspn(value, "\n")] = '\0';
-	return value;
-}
-
-/*
- * The first CPU's model name, family and model from /proc/cpuinfo into
- * @buf: ratios to the peer differ between CPUs (a hypervisor may show
- * only "AMD EPYC"), so each result names its own.
- */
-static void cpu_model(char *buf, size_t size)
-{
-	char line[256], name[128] = "unknown", family[16] = "?", model[16] = "?";
-	FILE *f = fopen("/proc/cpuinfo", "r");
-	char *value;
-
-	while (f && fgets(line, sizeof(line), f) && line[0] != '\n') {
-		value = cpuinfo_value(line, "model name");
-		if (value) {
-			snprintf(name, sizeof(name), "%s", value);
-			continue;
-		}
-		value = cpuinfo_value(line, "cpu family");
-		if (value) {
-			snprintf(family, sizeof(family), "%s", value);
-			continue;
-		}
-		value = cpuinfo_value(line, "model");
-		if (value)
-			snprintf(model, sizeof(model), "%s", value);
-	}
-	if (f)
-		fclose(f);
-	snprintf(buf, size, "%s (family %s, model %s)", name, family, model);
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/*
- * Average ns per run of @prog over @repeat runs of @pkt; -1 if the test
- * run fails or the last run's verdict is not @verdict.
+/* The case's time: Ofan's test packets arrive on the testbed's other
+ * port, as on a switch's downlink.
  */
 static double measure(struct bpf_program *prog, const __u8 *pkt, size_t len,
 		      int repeat, int verdict)
 {
-	/* arrived on the testbed's other port, as on a switch's downlink */
 	struct __sk_buff ctx = {
 		.ingress_ifindex = if_nametoindex("obench1"),
 	};
-	__u8 out[512];
-	LIBBPF_OPTS(bpf_test_run_opts, opts,
-		    .data_in = pkt, .data_size_in = len,
-		    .data_out = out, .data_size_out = sizeof(out),
-		    .ctx_in = &ctx, .ctx_size_in = sizeof(ctx),
-		    .repeat = repeat);
 
-	struct timespec t0, t1;
-
-	/* The kernel reports whole ns per run; time the call ourselves for
-	 * fractions (one syscall per @repeat runs is noise).
-	 */
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (bpf_prog_test_run_opts(bpf_program__fd(prog), &opts))
-		return -1;
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	if ((int)opts.retval != verdict) {
-		fprintf(stderr, "ofan_bpf_bench: %s returned %u, not %d\n",
-			bpf_program__name(prog), opts.retval, verdict);
-		return -1;
-	}
-	return ((t1.tv_sec - t0.tv_sec) * 1e9 + (t1.tv_nsec - t0.tv_nsec)) /
-	       repeat;
-}
-
-/* One case's times per run, their median and its ratio to the peer's. */
-static struct json_object *case_json(const struct bench_case *c, int runs,
-				     double peer)
-{
-	struct json_object *o = json_object_new_object();
-	struct json_object *ns = json_object_new_array_ext(runs);
-	int err = 0, r;
-
-	for (r = 0; r < runs; r++)
-		err |= jdoc_append(ns, jdoc_fixed(c->ns[r], 1));
-	err |= jdoc_add(o, "ns_per_packet", ns);
-	err |= jdoc_add(o, "median_ns_per_packet", jdoc_fixed(c->median, 1));
-	err |= jdoc_add(o, "ratio_to_peer",
-			jdoc_fixed(peer > 0 ? c->median / peer : 0, 3));
-	return jdoc_finish(o, err);
-}
-
-/* The whole result: the run's conditions, then every case. */
-static struct json_object *results_json(const struct bench_case *cases,
-					int nr, int repeat, int runs)
-{
-	struct json_object *doc = json_object_new_object();
-	struct json_object *results = json_object_new_object();
-	double peer = cases[1].median;
-	char when[64], cpu[192];
-	struct utsname uts;
-	time_t now;
-	int err, i;
-
-	now = time(NULL);
-	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-	uname(&uts);
-	cpu_model(cpu, sizeof(cpu));
-	err = jdoc_add_str(doc, "benchmark", "ofan_bpf");
-	err |= jdoc_add_str(doc, "date", when);
-	err |= jdoc_add_str(doc, "kernel", uts.release);
-	err |= jdoc_add_str(doc, "cpu", cpu);
-	err |= jdoc_add_str(doc, "method",
-			    "BPF_PROG_TEST_RUN, 200-byte IPv4 UDP packet, TTL and checksum restored after each repeat");
-	err |= jdoc_add_u64(doc, "repeat", repeat);
-	err |= jdoc_add_u64(doc, "runs", runs);
-	err |= jdoc_add_str(doc, "peer", cases[1].name);
-	for (i = 0; i < nr; i++)
-		err |= jdoc_add(results, cases[i].name,
-				case_json(&cases[i], runs, peer));
-	err |= jdoc_add(doc, "results", results);
-	return jdoc_finish(doc, err);
+	return bpf_bench_time(tool_name, prog, pkt, len, &ctx, repeat, verdict);
 }
 
 int main(int argc, char **argv)
@@ -281,8 +152,10 @@ int main(int argc, char **argv)
 	};
 	const char *out_path = "results/ofan_bpf.json";
 	int repeat = 2000000, runs = 5, opt, i, r;
-	struct bench_case cases[] = {
-#define CASE(n, m, f, v) { .name = n, .ofan_mode = m, .fast = f, .verdict = v }
+	struct bpf_bench_case cases[] = {
+#define CASE(n, m, f, v)						\
+	{ .name = n, .verdict = v,					\
+	  .priv = &(const struct ofan_variant){ .ofan_mode = m, .fast = f } }
 		CASE("empty", -1, 0, TC_ACT_OK),
 		CASE("hash_ecmp_peer", -1, 0, TC_ACT_REDIRECT),
 		CASE("ofan_lpm", OFAN_MODE_OFAN, 0, TC_ACT_REDIRECT),
@@ -295,7 +168,6 @@ int main(int argc, char **argv)
 	};
 	int nr = sizeof(cases) / sizeof(cases[0]), err;
 	struct ofan_bench_bpf *skel;
-	double peer = 0;
 	__u8 pkt[200];
 	FILE *f;
 
@@ -316,8 +188,8 @@ int main(int argc, char **argv)
 			return opt == 'h' ? 0 : 2;
 		}
 	}
-	if (repeat < 1 || runs < 1 || runs > MAX_RUNS) {
-		fprintf(stderr, "ofan_bpf_bench: --repeat >= 1, --runs 1..%d\n", MAX_RUNS);
+	if (repeat < 1 || runs < 1 || runs > BPF_BENCH_MAX_RUNS) {
+		fprintf(stderr, "ofan_bpf_bench: --repeat >= 1, --runs 1..%d\n", BPF_BENCH_MAX_RUNS);
 		return 2;
 	}
 	libbpf_set_print(libbpf_quiet);
@@ -349,8 +221,10 @@ int main(int argc, char **argv)
 	/* Interleave the cases run by run, so drift hits them alike. */
 	for (r = 0; r < runs; r++) {
 		for (i = 0; i < nr; i++) {
-			if (cases[i].ofan_mode >= 0)
-				configure_ofan(skel, cases[i].ofan_mode, cases[i].fast);
+			const struct ofan_variant *v = cases[i].priv;
+
+			if (v->ofan_mode >= 0)
+				configure_ofan(skel, v->ofan_mode, v->fast);
 			cases[i].ns[r] = measure(cases[i].prog, pkt, sizeof(pkt),
 						 repeat, cases[i].verdict);
 			if (cases[i].ns[r] < 0) {
@@ -360,20 +234,11 @@ int main(int argc, char **argv)
 			}
 		}
 	}
-	for (i = 0; i < nr; i++) {
-		double sorted[MAX_RUNS];
-
-		memcpy(sorted, cases[i].ns, runs * sizeof(double));
-		qsort(sorted, runs, sizeof(double), cmp_double);
-		cases[i].median = sorted[runs / 2];
-	}
-	peer = cases[1].median;
-
-	printf("%-16s %12s %14s\n", "program", "median ns", "vs hash-ECMP");
-	for (i = 0; i < nr; i++)
-		printf("%-16s %12.1f %13.2fx\n", cases[i].name, cases[i].median,
-		       peer > 0 ? cases[i].median / peer : 0);
-	err = jdoc_print(f, results_json(cases, nr, repeat, runs),
+	bpf_bench_medians(cases, nr, runs);
+	bpf_bench_print(cases, nr, 1);
+	err = jdoc_print(f, bpf_bench_doc("ofan_bpf",
+					 "BPF_PROG_TEST_RUN, 200-byte IPv4 UDP packet, TTL and checksum restored after each repeat",
+					 cases, nr, 1, repeat, runs),
 			 JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED);
 	fclose(f);
 	ofan_bench_bpf__destroy(skel);
