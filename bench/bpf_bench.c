@@ -3,6 +3,7 @@
  * bpf_bench.c - what the tc-BPF benchmarks share: timing a case through
  * BPF_PROG_TEST_RUN, medians, the table and the result document.
  */
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,6 +97,44 @@ double bpf_bench_time(const char *tool, struct bpf_program *prog,
 	}
 	return ((t1.tv_sec - t0.tv_sec) * 1e9 + (t1.tv_nsec - t0.tv_nsec)) /
 	       repeat;
+}
+
+int bpf_bench_options(const char *tool, int argc, char **argv, int *repeat,
+		      int *runs, const char **out)
+{
+	static const struct option longopts[] = {
+		{ "repeat", required_argument, NULL, 'r' },
+		{ "runs", required_argument, NULL, 'n' },
+		{ "out", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{}
+	};
+	int opt;
+
+	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'r':
+			*repeat = atoi(optarg);
+			break;
+		case 'n':
+			*runs = atoi(optarg);
+			break;
+		case 'o':
+			*out = optarg;
+			break;
+		default:
+			fprintf(opt == 'h' ? stdout : stderr,
+				"Usage: %s [--repeat N] [--runs N] [--out FILE]\n",
+				tool);
+			return opt == 'h' ? 0 : 2;
+		}
+	}
+	if (*repeat < 1 || *runs < 1 || *runs > BPF_BENCH_MAX_RUNS) {
+		fprintf(stderr, "%s: --repeat >= 1, --runs 1..%d\n", tool,
+			BPF_BENCH_MAX_RUNS);
+		return 2;
+	}
+	return -1;
 }
 
 void bpf_bench_medians(struct bpf_bench_case *cases, int nr, int runs)

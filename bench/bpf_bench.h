@@ -33,6 +33,14 @@ double bpf_bench_time(const char *tool, struct bpf_program *prog,
 		      const void *pkt, size_t len, struct __sk_buff *ctx,
 		      int repeat, int verdict);
 
+/*
+ * The benchmarks' options: --repeat N, --runs N, --out FILE (@out keeps
+ * its default when not given).  Returns -1 to go on, or the exit code
+ * (0 after --help, 2 after a usage error, with a message).
+ */
+int bpf_bench_options(const char *tool, int argc, char **argv, int *repeat,
+		      int *runs, const char **out);
+
 /* Each case's median over its first @runs times. */
 void bpf_bench_medians(struct bpf_bench_case *cases, int nr, int runs);
 

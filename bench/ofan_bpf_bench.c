@@ -15,7 +15,6 @@
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
-#include <getopt.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -143,15 +142,8 @@ static double measure(struct bpf_program *prog, const __u8 *pkt, size_t len,
 
 int main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "repeat", required_argument, NULL, 'r' },
-		{ "runs", required_argument, NULL, 'n' },
-		{ "out", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
-		{}
-	};
 	const char *out_path = "results/ofan_bpf.json";
-	int repeat = 2000000, runs = 5, opt, i, r;
+	int repeat = 2000000, runs = 5, i, r, ret;
 	struct bpf_bench_case cases[] = {
 #define CASE(n, m, f, v)						\
 	{ .name = n, .verdict = v,					\
@@ -171,27 +163,9 @@ int main(int argc, char **argv)
 	__u8 pkt[200];
 	FILE *f;
 
-	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'r':
-			repeat = atoi(optarg);
-			break;
-		case 'n':
-			runs = atoi(optarg);
-			break;
-		case 'o':
-			out_path = optarg;
-			break;
-		default:
-			fprintf(opt == 'h' ? stdout : stderr,
-				"Usage: ofan_bpf_bench [--repeat N] [--runs N] [--out FILE]\n");
-			return opt == 'h' ? 0 : 2;
-		}
-	}
-	if (repeat < 1 || runs < 1 || runs > BPF_BENCH_MAX_RUNS) {
-		fprintf(stderr, "ofan_bpf_bench: --repeat >= 1, --runs 1..%d\n", BPF_BENCH_MAX_RUNS);
-		return 2;
-	}
+	ret = bpf_bench_options(tool_name, argc, argv, &repeat, &runs, &out_path);
+	if (ret >= 0)
+		return ret;
 	libbpf_set_print(libbpf_quiet);
 	f = fopen(out_path, "w");
 	if (!f) {

@@ -14,7 +14,6 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -118,13 +117,6 @@ static double measure(const struct bpf_bench_case *c, int repeat)
 
 int main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "repeat", required_argument, NULL, 'r' },
-		{ "runs", required_argument, NULL, 'n' },
-		{ "out", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
-		{}
-	};
 	static const struct frame lagging = { .roce = true, .step = 5, .psn = 100 };
 	static const struct frame ahead = { .roce = true, .step = 6, .psn = 50 };
 	static const struct frame udp = { .roce = false };
@@ -136,33 +128,13 @@ int main(int argc, char **argv)
 		{ .name = "symphony_other", .verdict = TC_ACT_OK, .priv = &udp },
 	};
 	const char *out_path = "results/symphony_bpf.json";
-	int nr = ARRAY_SIZE(cases), repeat = 2000000, runs = 5, opt, i, r, err;
+	int nr = ARRAY_SIZE(cases), repeat = 2000000, runs = 5, i, r, err, ret;
 	struct symphony_bench_bpf *skel;
 	FILE *f;
 
-	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'r':
-			repeat = atoi(optarg);
-			break;
-		case 'n':
-			runs = atoi(optarg);
-			break;
-		case 'o':
-			out_path = optarg;
-			break;
-		default:
-			fprintf(opt == 'h' ? stdout : stderr,
-				"Usage: %s [--repeat N] [--runs N] [--out FILE]\n",
-				tool_name);
-			return opt == 'h' ? 0 : 2;
-		}
-	}
-	if (repeat < 1 || runs < 1 || runs > BPF_BENCH_MAX_RUNS) {
-		fprintf(stderr, "%s: --repeat >= 1, --runs 1..%d\n", tool_name,
-			BPF_BENCH_MAX_RUNS);
-		return 2;
-	}
+	ret = bpf_bench_options(tool_name, argc, argv, &repeat, &runs, &out_path);
+	if (ret >= 0)
+		return ret;
 	libbpf_set_print(libbpf_quiet);
 	skel = symphony_bench_bpf__open_and_load();
 	if (!skel) {
