@@ -31,6 +31,12 @@
 #      --delay TIME         netem delay under each switch port's HTB (e.g. 50us)
 #      --qdisc KIND         leaf qdisc of every switch egress port (default pfifo)
 #      --qdisc-args ARGS    its options, one string ("limit 1000")
+#      --datapath qdisc|bpf bpf: Symphony as tc-BPF (symofan symphony attach)
+#                           on every switch egress port instead of the
+#                           qdisc, with --qdisc symphony's --qdisc-args and
+#                           RED on a phantom queue at the port's rate; the
+#                           leaf qdisc is then pfifo; a job registry per
+#                           switch (per-switch state); no module needed
 #      --imbalance T:S:R    the link from ToR T up to spine S runs at rate / R
 #                           (R a decimal ratio, e.g. 1.13)
 #      --routing MODE       ecmp (default): each ToR hashes flows over the
@@ -60,6 +66,7 @@ mtu=1500
 delay=
 qdisc=pfifo
 qdisc_args=
+datapath=qdisc
 imbalance=
 routing=ecmp
 force=0
@@ -67,8 +74,9 @@ force=0
 here=$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")
 # shellcheck source=tc-scripts/lib.sh
 . "$here/lib.sh"
+symofan=$here/../build/symofan
 
-usage() { sed -n '14,48s/^# \{0,1\}//p' "$0"; }
+usage() { sed -n '14,54s/^# \{0,1\}//p' "$0"; }
 
 parse_up() {
 	while [ $# -gt 0 ]; do
@@ -85,6 +93,7 @@ parse_up() {
 		--delay) delay=$2 ;;
 		--qdisc) qdisc=$2 ;;
 		--qdisc-args) qdisc_args=$2 ;;
+		--datapath) datapath=$2 ;;
 		--imbalance) imbalance=$2 ;;
 		--routing) routing=$2 ;;
 		--force) force=1; shift; continue ;;
@@ -103,6 +112,13 @@ parse_up() {
 		bad_usage "--burst '$burst': auto or bytes, 100..99999999"
 	[[ $routing =~ ^(ecmp|static)$ ]] ||
 		bad_usage "--routing '$routing': ecmp or static"
+	[[ $datapath =~ ^(qdisc|bpf)$ ]] ||
+		bad_usage "--datapath '$datapath': qdisc or bpf"
+	if [ "$datapath" = bpf ]; then
+		[ "$qdisc" = symphony ] ||
+			bad_usage "--datapath bpf runs Symphony: it wants --qdisc symphony (its --qdisc-args are the program's)"
+		need_built "$symofan"
+	fi
 	if [ -n "$imbalance" ]; then
 		[[ $imbalance =~ ^[0-9]+:[0-9]+:[0-9]+(\.[0-9]+)?$ ]] ||
 			bad_usage "--imbalance '$imbalance': wants TOR:SPINE:RATIO"
@@ -118,6 +134,17 @@ do_down() {
 	local list=()
 	mapfile -t list < <(namespaces)
 	netns_del "${list[@]}"
+	rm -rf "/sys/fs/bpf/symofan-$prefix"-*
+}
+
+# Symphony as tc-BPF on switch port DEV of NS at RATE: the switch's own
+# job registry and program pins under /sys/fs/bpf/symofan-PREFIX-NODE-*
+symphony_bpf() {
+	local ns=$1 dev=$2 r=$3 pins=/sys/fs/bpf/symofan-$1
+	[ -e "$pins-jobs/jobs" ] || "$symofan" job init --pin-dir "$pins-jobs" >/dev/null
+	# shellcheck disable=SC2086 # the qdisc's words
+	nsenter --net="/run/netns/$ns" "$symofan" symphony attach "$dev" rate "$r" \
+		$qdisc_args --registry "$pins-jobs" --pin-dir "$pins-bpf" >/dev/null
 }
 
 # link_burst RATE: the HTB burst of a link of RATE, bytes (--burst)
@@ -139,7 +166,10 @@ shape() {
 	local ns=$1 dev=$2 r=$3 sw=${4:-} cmds c b
 	[ -n "${burst_of_rate[$r]:-}" ] || burst_of_rate[$r]=$(link_burst "$r")
 	b=${burst_of_rate[$r]}
-	if [ -n "$sw" ]; then
+	if [ -n "$sw" ] && [ "$datapath" = bpf ]; then
+		mapfile -t cmds < <(shape_cmds "$dev" "$r" "$delay" \
+			"pfifo limit 1000" "r2q 100" "burst $b cburst $b" 10:)
+	elif [ -n "$sw" ]; then
 		mapfile -t cmds < <(shape_cmds "$dev" "$r" "$delay" \
 			"$qdisc $qdisc_args" "r2q 100" "burst $b cburst $b" 10:)
 	else
@@ -150,6 +180,7 @@ shape() {
 		# shellcheck disable=SC2086 # words, as tc -batch takes them
 		tc -n "$ns" $c
 	done
+	[ -z "$sw" ] || [ "$datapath" != bpf ] || symphony_bpf "$ns" "$dev" "$r"
 }
 
 # the rate of the ToR t - spine s link
@@ -225,7 +256,7 @@ do_up() {
 	done
 	[ "$routing" = ecmp ] || static_routes "$tors" "$spines" "$hpt"
 	trap - ERR
-	echo "$prog: leaf-spine '$prefix' up: $tors ToRs, $spines spines, $((tors * hpt)) hosts, $rate (uplinks $uplink_rate, burst ${burst_of_rate[$rate]}/${burst_of_rate[$uplink_rate]} bytes)${delay:+, delay $delay}, $routing routing, $qdisc on switch ports in $(( ($(date +%s%N) - t0) / 1000000 )) ms"
+	echo "$prog: leaf-spine '$prefix' up: $tors ToRs, $spines spines, $((tors * hpt)) hosts, $rate (uplinks $uplink_rate, burst ${burst_of_rate[$rate]}/${burst_of_rate[$uplink_rate]} bytes)${delay:+, delay $delay}, $routing routing, $qdisc$([ "$datapath" = bpf ] && echo " (tc-BPF, phantom-queue RED)") on switch ports in $(( ($(date +%s%N) - t0) / 1000000 )) ms"
 }
 
 do_info() {
