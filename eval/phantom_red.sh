@@ -76,14 +76,20 @@ done
 [ -x "$top/build/symofan" ] && [ -x "$top/build/rocegen" ] || die "run 'make' first"
 
 if [ "$inside" -eq 0 ]; then
+	# the guest has no module tree of its own: sch_red from the VM
+	# kernel's image, loaded by the runner
+	# shellcheck source=scripts/lib.sh
+	. "$top/scripts/lib.sh"
+	vm_kernel "$kernel" || die "--kernel '$kernel': not one of the VM's kernels, or not installed"
+	red_ko=$(find "$VMK_IMAGE/lib/modules/$VMK_KVER/kernel/net/sched" -name 'sch_red.ko' | head -1)
+	[ -n "$red_ko" ] || die "no uncompressed sch_red.ko in $VMK_IMAGE"
 	mkdir -p "$(dirname "$out")"
-	"$top/scripts/vm-run.sh" --kernel "$kernel" --no-module --timeout 600 \
+	"$top/scripts/vm-run.sh" --kernel "$kernel" --module "$red_ko" --timeout 600 \
 		--rw "$(dirname "$out")" -- "$0" --inside-vm "${orig_args[@]}"
 	exit $?
 fi
 
 # --- inside the VM ---------------------------------------------------
-modprobe sch_red || die "no sch_red on $(uname -r)"
 ns_s=phantom-s-$$
 ns_r=phantom-r-$$
 reg=/sys/fs/bpf/phantom-reg-$$
@@ -203,5 +209,5 @@ plot "$work/marks.dat" using 1:2 with steps lw 2 title "sch_red marks (real queu
      "" using 1:5 axes x1y2 with lines dt 3 title "phantom backlog"
 EOF
 fi
-jq -c '{totals, correlation_per_interval, phases: [.phases[] | {load, red_marks, phantom_marks, first_red_mark_ms, first_phantom_mark_ms}]}' "$out"
+jq -M -c '{totals, correlation_per_interval, phases: [.phases[] | {load, red_marks, phantom_marks, first_red_mark_ms, first_phantom_mark_ms}]}' "$out"
 echo "$prog: $out${base:+, $base-marks.png}"
