@@ -125,15 +125,18 @@ tc -n "$ns_s" qdisc add dev eth0 parent 1:1 handle 10: red limit $((4 * kmax)) \
 in_s "$top/build/symofan" symphony attach eth0 rate "$rate" kmin "$kmin" kmax "$kmax" \
 	pmax "$pmax" marking red nonect pass --registry "$reg" --pin-dir "$pins" >/dev/null
 
-# a sample: ms since start, sch_red's marks and backlog, the program's
+# a sample: ms since start, sch_red's marks and backlog, the program's,
+# and the bytes the HTB class has sent (its real drain rate)
 sample() {
-	local t red sym
+	local t red sym sent
 	t=$(( ($(date +%s%N) - start_ns) / 1000000 ))
 	red=$(tc -n "$ns_s" -s -j qdisc show dev eth0 parent 1:1 |
 	      jq -c '.[0] | [.marked // .xstats.marked // 0, .backlog]')
 	sym=$(in_s "$top/build/symofan" symphony status eth0 --pin-dir "$pins" --json |
 	      jq -c '.[0] | [.stats.red_marks, .phantom_backlog_bytes]')
-	echo "{\"t_ms\":$t,\"red\":$red,\"phantom\":$sym}"
+	sent=$(tc -n "$ns_s" -s class show dev eth0 |
+	       awk '/^class htb 1:1 / { f = 1 } f && /Sent/ { print $2; exit }')
+	echo "{\"t_ms\":$t,\"red\":$red,\"phantom\":$sym,\"sent\":$sent}"
 }
 
 frame=1082			# rocegen's 1024-byte payload on the wire
@@ -170,6 +173,7 @@ jq -s --arg rate "$rate" --argjson kmin "$kmin" --argjson kmax "$kmax" --arg pma
   . as $s
   | [range(1; $s | length) | {t_ms: $s[.].t_ms,
 	red: ($s[.].red[0] - $s[. - 1].red[0]), phantom: ($s[.].phantom[0] - $s[. - 1].phantom[0]),
+	sent_bps: (($s[.].sent - $s[. - 1].sent) * 8000 / ([$s[.].t_ms - $s[. - 1].t_ms, 1] | max) | floor),
 	red_backlog_bytes: $s[.].red[1], phantom_backlog_bytes: $s[.].phantom[1]}] as $iv
   | ($phases | split(" ") | map(tonumber)) as $loads
   | {
@@ -183,6 +187,7 @@ jq -s --arg rate "$rate" --argjson kmin "$kmin" --argjson kmax "$kmax" --arg pma
 	| [$iv[] | select(.t_ms > $a and .t_ms <= $b)] as $p
 	| {load: $loads[$i], start_ms: $a,
 	   red_marks: ([$p[].red] | add // 0), phantom_marks: ([$p[].phantom] | add // 0),
+	   htb_sent_bps_median: ([$p[].sent_bps] | sort | .[length / 2 | floor]),
 	   first_red_mark_ms: ([$p[] | select(.red > 0) | .t_ms - $a] | min),
 	   first_phantom_mark_ms: ([$p[] | select(.phantom > 0) | .t_ms - $a] | min)}],
       correlation_per_interval: pearson([$iv[].red]; [$iv[].phantom]),
@@ -209,5 +214,5 @@ plot "$work/marks.dat" using 1:2 with steps lw 2 title "sch_red marks (real queu
      "" using 1:5 axes x1y2 with lines dt 3 title "phantom backlog"
 EOF
 fi
-jq -M -c '{totals, correlation_per_interval, phases: [.phases[] | {load, red_marks, phantom_marks, first_red_mark_ms, first_phantom_mark_ms}]}' "$out"
+jq -M -c '{totals, correlation_per_interval, phases: [.phases[] | {load, red_marks, phantom_marks, htb_sent_bps_median, first_red_mark_ms, first_phantom_mark_ms}]}' "$out"
 echo "$prog: $out${base:+, $base-marks.png}"
