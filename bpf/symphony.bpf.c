@@ -176,18 +176,62 @@ job_mark(const struct symphony_bpf_cfg *cfg, const struct symphony_pkt *pkt,
 	return mark;
 }
 
+/* The IPv4 RoCEv2 fast path's headers: IPv4 without options, UDP, BTH */
+#define FAST_PATH_BYTES		(20 + 8 + SYMPHONY_BTH_LEN)
+
+/*
+ * Classify the packet.  The fast path reads an IPv4 RoCEv2 packet's
+ * headers where they are, when the linear head holds them (any packet
+ * from a NIC or a socket does); the rest is copied first for the
+ * generic parser.  *ect: the IP header's ECN field is not Not-ECT.
+ */
+static __always_inline enum symphony_parse_result
+parse_packet(struct __sk_buff *skb, const struct symphony_bpf_cfg *cfg,
+	     __u32 l3_len, bool ipv6, struct symphony_pkt *pkt, bool *ect)
+{
+	struct symphony_parse_cfg parse_cfg = {
+		.job_field	= cfg->job_field,
+		.step_field	= cfg->step_field,
+	};
+	void *data_end = (void *)(long)skb->data_end;
+	const __u8 *nh = (void *)(long)skb->data + ETH_HLEN;
+	enum symphony_parse_result res;
+	struct header_copy *copy;
+	__u32 avail, zero = 0;
+	bool in_place;
+
+	in_place = !ipv6 && (void *)(nh + FAST_PATH_BYTES) <= data_end;
+	if (in_place && symphony_parse_rocev2_ipv4(nh, FAST_PATH_BYTES, l3_len,
+						   &parse_cfg, pkt)) {
+		*ect = pkt->ecn != 0;
+		return SYMPHONY_PARSE_COLLECTIVE;
+	}
+	copy = bpf_map_lookup_elem(&header_copies, &zero);
+	avail = l3_len < SYMPHONY_PARSE_MAX_BYTES ? l3_len :
+		SYMPHONY_PARSE_MAX_BYTES;
+	if (!copy || avail < 2 || load_headers(skb, copy, avail))
+		return SYMPHONY_PARSE_OTHER;
+	/* symphony_parse() on the copy; the fast path once only */
+	if (!in_place && !ipv6 &&
+	    symphony_parse_rocev2_ipv4(copy->bytes, avail, l3_len, &parse_cfg, pkt))
+		res = SYMPHONY_PARSE_COLLECTIVE;
+	else
+		res = symphony_parse_generic(copy->bytes, avail, l3_len, ipv6,
+					     &parse_cfg, pkt);
+	*ect = ip_ecn(copy->bytes, ipv6) != 0;
+	return res;
+}
+
 /* The program's body, for symphony_bench.bpf.c's harness too. */
 static __always_inline int symphony_run(struct __sk_buff *skb)
 {
-	struct symphony_parse_cfg parse_cfg;
 	struct symphony_bpf_stats *stats;
 	struct symphony_bpf_port *port;
 	enum symphony_parse_result res = SYMPHONY_PARSE_OTHER;
 	struct symphony_pkt pkt = {};
-	struct header_copy *copy;
 	__u32 ifindex = skb->ifindex, len = skb->len;
 	__u32 segs = skb->gso_segs ?: 1;
-	__u32 l3_len, avail, backlog, red_prob = 0, coin_red, coin_sym, zero = 0;
+	__u32 l3_len, backlog, red_prob = 0, coin_sym = 0;
 	bool ipv6, ect = false, red_mark, sym_mark = false;
 	bool outpacing = false, known = false, overlimit = false;
 	__u64 now;
@@ -197,25 +241,20 @@ static __always_inline int symphony_run(struct __sk_buff *skb)
 		return TC_ACT_OK;
 	stats = bpf_map_lookup_elem(&symphony_port_stats, &ifindex);
 	now = bpf_ktime_get_ns();
-	coin_red = bpf_get_prandom_u32();
-	coin_sym = bpf_get_prandom_u32();
 
 	ipv6 = skb->protocol == bpf_htons(ETH_P_IPV6);
 	l3_len = len > ETH_HLEN ? len - ETH_HLEN : 0;
-	copy = bpf_map_lookup_elem(&header_copies, &zero);
-	avail = l3_len < SYMPHONY_PARSE_MAX_BYTES ? l3_len :
-		SYMPHONY_PARSE_MAX_BYTES;
-	if (copy && (ipv6 || skb->protocol == bpf_htons(ETH_P_IP)) &&
-	    avail >= 2 && !load_headers(skb, copy, avail)) {
-		parse_cfg.job_field = port->cfg.job_field;
-		parse_cfg.step_field = port->cfg.step_field;
-		res = symphony_parse(copy->bytes, avail, l3_len, ipv6,
-				     &parse_cfg, &pkt);
-		ect = ip_ecn(copy->bytes, ipv6) != 0;
-	}
+	if (ipv6 || skb->protocol == bpf_htons(ETH_P_IP))
+		res = parse_packet(skb, &port->cfg, l3_len, ipv6, &pkt, &ect);
 
 	backlog = phantom_enqueue(port, len, now, &red_prob, &overlimit);
-	red_mark = red_prob && symphony_coin(red_prob, coin_red);
+	/* random numbers only where a coin decides */
+	red_mark = red_prob &&
+		   symphony_coin(red_prob, red_prob == SYMPHONY_PROB_ALWAYS ?
+					   0 : bpf_get_prandom_u32());
+	if (res == SYMPHONY_PARSE_COLLECTIVE &&
+	    port->cfg.marking == SYMPHONY_MARKING_SYMPHONY)
+		coin_sym = bpf_get_prandom_u32();
 	if (res == SYMPHONY_PARSE_COLLECTIVE)
 		sym_mark = job_mark(&port->cfg, &pkt, len, segs, now,
 				    port->cfg.marking == SYMPHONY_MARKING_SYMPHONY &&
