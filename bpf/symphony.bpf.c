@@ -139,14 +139,6 @@ job_mark(const struct symphony_bpf_cfg *cfg, const struct symphony_pkt *pkt,
 	 __u32 len, __u32 segs, __u64 now, bool may_mark, bool red_mark,
 	 bool ect, __u32 coin, bool *outpacing, bool *known)
 {
-	struct symphony_params params = {
-		.k_ppm			= cfg->k_ppm,
-		.tau_ppm		= cfg->tau_ppm,
-		.warmup_psn		= cfg->warmup_psn,
-		.sample_min_packets	= cfg->sample_min_packets,
-		.alpha_max		= cfg->alpha_max,
-		.twin_ns		= cfg->twin_ns,
-	};
 	struct symphony_bpf_job_lock *lk;
 	struct symphony_job *job;
 	__u32 id = pkt->job, slot = pkt->job & (SYMPHONY_BPF_JOB_LOCKS - 1);
@@ -161,7 +153,7 @@ job_mark(const struct symphony_bpf_cfg *cfg, const struct symphony_pkt *pkt,
 		return false;
 	*known = true;
 	bpf_spin_lock(&lk->lock);
-	prob = symphony_job_update(job, pkt, &params, now, segs, outpacing);
+	prob = symphony_job_update(job, pkt, &cfg->params, now, segs, outpacing);
 	if (may_mark && prob)
 		mark = symphony_coin(prob, coin);
 	job->packets += segs;

@@ -27,6 +27,8 @@
 #include <linux/types.h>
 #include <linux/bpf.h>
 
+#include "symphony_core.h"	/* struct symphony_params */
+
 #define SYMPHONY_BPF_MAX_PORTS		1024
 #define SYMPHONY_BPF_JOB_LOCKS		1024	/* a power of two */
 
@@ -55,7 +57,8 @@ struct symphony_bpf_cfg {
 	__u8	step_field;		/* enum symphony_field */
 
 	/* derived: picoseconds per byte at rate_bps (8e12 / rate_bps), the
-	 * byte thresholds as nanoseconds of it, RED's pmax as a Q32 fraction
+	 * byte thresholds as nanoseconds of it, RED's pmax as a Q32 fraction,
+	 * Algorithm 1's parameters as symphony_job_update() takes them
 	 */
 	__u32	ps_per_byte;
 	__u32	limit_ns;
@@ -65,7 +68,7 @@ struct symphony_bpf_cfg {
 	__u32	pmax_q32;
 	__u32	frame_bytes;		/* the port's MTU with its Ethernet header */
 	__u32	reserved;
-	__u64	twin_ns;
+	struct symphony_params params;
 };
 
 /* Map "symphony_ports", keyed by ifindex (__u32). */

@@ -140,6 +140,13 @@ int symphony_bpf_cfg_derive(struct symphony_bpf_cfg *cfg, __u64 rate_bps,
 	cfg->kmax_ns = ns_of_bytes(cfg->kmax_bytes, cfg->ps_per_byte);
 	cfg->qmin_ns = ns_of_bytes(cfg->qmin_bytes, cfg->ps_per_byte);
 	cfg->pmax_q32 = symphony_red_pmax_q32(cfg->pmax_ppm);
-	cfg->twin_ns = (__u64)cfg->twin_us * 1000;
+	cfg->params = (struct symphony_params){
+		.k_ppm			= cfg->k_ppm,
+		.tau_ppm		= cfg->tau_ppm,
+		.warmup_psn		= cfg->warmup_psn,
+		.sample_min_packets	= cfg->sample_min_packets,
+		.alpha_max		= cfg->alpha_max,
+		.twin_ns		= (__u64)cfg->twin_us * 1000,
+	};
 	return 0;
 }
