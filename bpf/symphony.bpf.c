@@ -156,14 +156,7 @@ job_mark(const struct symphony_bpf_cfg *cfg, const struct symphony_pkt *pkt,
 	prob = symphony_job_update(job, pkt, &cfg->params, now, segs, outpacing);
 	if (may_mark && prob)
 		mark = symphony_coin(prob, coin);
-	job->packets += segs;
-	job->bytes += len;
-	if (*outpacing)
-		job->outpacing_packets += segs;
-	if (ect && mark)
-		job->symphony_marks += segs;
-	if (ect && red_mark)
-		job->red_marks += segs;
+	symphony_job_count(job, segs, len, *outpacing, ect, red_mark, mark);
 	bpf_spin_unlock(&lk->lock);
 	return mark;
 }

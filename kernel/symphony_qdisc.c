@@ -249,14 +249,7 @@ symphony_job_account(struct symphony_sched_data *q, struct symphony_job *job,
 	prob = symphony_job_update(job, pkt, &q->cfg.params, now_ns, segs,
 				   outpacing);
 	mark = may_mark && symphony_toss(q, prob);
-	job->packets += segs;
-	job->bytes += len;
-	if (*outpacing)
-		job->outpacing_packets += segs;
-	if (markable && red)
-		job->red_marks += segs;
-	if (markable && mark)
-		job->symphony_marks += segs;
+	symphony_job_count(job, segs, len, *outpacing, markable, red, mark);
 	return mark;
 }
 

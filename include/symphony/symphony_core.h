@@ -9,7 +9,8 @@
  *    by a branch-free fast path (symphony_parse_rocev2_ipv4()), the rest
  *    by symphony_parse_generic();
  *  - symphony_job_update() runs Algorithm 1 of the paper on a job's state
- *    block and returns the probability to ECN-mark the packet.
+ *    block and returns the probability to ECN-mark the packet;
+ *    symphony_job_count() adds the packet to the job's counters.
  *
  * Integer arithmetic only.  Probabilities are Q32 fractions: a packet is
  * marked when a uniform 32-bit random number is below the probability, or
@@ -549,6 +550,28 @@ symphony_job_update(struct symphony_job *job, const struct symphony_pkt *pkt,
 		return 0;
 	return symphony_mark_prob(SYMPHONY_JOB_PARAM(job, params, k_ppm),
 				  job->alpha, pkt->psn, psn_rec);
+}
+
+/*
+ * symphony_job_count - a job's counters for one packet of @segs segments
+ * and @len bytes that symphony_job_update() saw, with the marks it leaves
+ * with: @red_mark and @symphony_mark count only when it can carry them
+ * (@markable: ECN-capable with a writable IP header).  Under the same
+ * serialisation as symphony_job_update().
+ */
+static __always_inline void
+symphony_job_count(struct symphony_job *job, __u32 segs, __u32 len,
+		   bool outpacing, bool markable, bool red_mark,
+		   bool symphony_mark)
+{
+	job->packets += segs;
+	job->bytes += len;
+	if (outpacing)
+		job->outpacing_packets += segs;
+	if (markable && red_mark)
+		job->red_marks += segs;
+	if (markable && symphony_mark)
+		job->symphony_marks += segs;
 }
 
 #endif /* _SYMPHONY_CORE_H */

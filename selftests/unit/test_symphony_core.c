@@ -1236,6 +1236,31 @@ static void test_job_update(void)
 		run_scenario(&scenarios[i]);
 }
 
+/*
+ * The job's counters as the module, the program and the simulator keep
+ * them: segments and bytes always, marks only where the packet can carry
+ * them.
+ */
+static void test_job_count(void)
+{
+	struct symphony_job job = {};
+
+	/* 3 segments ahead, ECT, both marks */
+	symphony_job_count(&job, 3, 3000, true, true, true, true);
+	/* 1 lagging segment that cannot carry marks (Not-ECT) */
+	symphony_job_count(&job, 1, 1000, false, false, true, true);
+	/* 2 segments, ECT, RED's mark only */
+	symphony_job_count(&job, 2, 2000, false, true, true, false);
+	tap_check(job.packets == 6 && job.bytes == 6000 &&
+		  job.outpacing_packets == 3 && job.red_marks == 5 &&
+		  job.symphony_marks == 3,
+		  "job counters: packets %llu bytes %llu outpacing %llu red %llu symphony %llu (want 6 6000 3 5 3)",
+		  (unsigned long long)job.packets, (unsigned long long)job.bytes,
+		  (unsigned long long)job.outpacing_packets,
+		  (unsigned long long)job.red_marks,
+		  (unsigned long long)job.symphony_marks);
+}
+
 /* ------------------------------------------------------------------ */
 /* Seeds for the parser fuzzer */
 
@@ -1334,5 +1359,6 @@ int main(int argc, char **argv)
 	test_before();
 	test_parse();
 	test_job_update();
+	test_job_count();
 	return tap_finish();
 }

@@ -263,17 +263,9 @@ SymphonyQueueDisc::MarkDequeued(Ptr<QueueDiscItem> item, uint32_t backlog)
             bool outpacing;
             uint32_t prob = symphony_job_update(job, &pkt, &m_params, now_ns, 1, &outpacing);
             sym = backlog >= m_qmin && Toss(prob);
-            job->packets++;
-            job->bytes += pkt_len + kEthHeaderBytes;
+            symphony_job_count(job, 1, pkt_len + kEthHeaderBytes, outpacing, markable, red, sym);
             if (outpacing)
-            {
-                job->outpacing_packets++;
                 m_xstats.outpacing_packets++;
-            }
-            if (markable && red)
-                job->red_marks++;
-            if (markable && sym)
-                job->symphony_marks++;
             m_xstats.collective_packets++;
             break;
         }
