@@ -45,12 +45,11 @@ struct {
 } symphony_ports SEC(".maps");
 
 struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, SYMPHONY_BPF_MAX_PORTS);
 	__type(key, __u32);
 	__type(value, struct symphony_bpf_stats);
 } symphony_port_stats SEC(".maps");
-
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -224,7 +223,7 @@ static __always_inline int symphony_run(struct __sk_buff *skb)
 	port = bpf_map_lookup_elem(&symphony_ports, &ifindex);
 	if (!port)
 		return TC_ACT_OK;
-	stats = bpf_map_lookup_elem(&symphony_port_stats, &ifindex);
+	stats = bpf_map_lookup_elem(&symphony_port_stats, &port->stats_slot);
 	now = bpf_ktime_get_ns();
 
 	ipv6 = skb->protocol == bpf_htons(ETH_P_IPV6);

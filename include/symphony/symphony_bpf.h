@@ -71,19 +71,28 @@ struct symphony_bpf_cfg {
 	struct symphony_params params;
 };
 
-/* Map "symphony_ports", keyed by ifindex (__u32). */
+/* Map "symphony_ports", keyed by ifindex (__u32): a hash, since an
+ * ifindex may be any number (container hosts count far up).
+ */
 struct symphony_bpf_port {
 	struct bpf_spin_lock	lock;		/* guards empty_ns */
 	__u32			ifindex;
+	__u32			stats_slot;	/* its counters' index in
+						 * "symphony_port_stats"
+						 */
+	__u32			reserved;
 	__u64			empty_ns;	/* the phantom queue is empty from
 						 * then on, CLOCK_MONOTONIC ns
 						 */
 	struct symphony_bpf_cfg	cfg;
 };
 
-/* Map "symphony_port_stats", per CPU, keyed by ifindex: the qdisc's
- * xstats (struct tc_symphony_xstats) where they apply.  Packet counts
- * count GSO segments.
+/* Map "symphony_port_stats", a per-CPU array indexed by the port's
+ * stats_slot (0..SYMPHONY_BPF_MAX_PORTS - 1, one per port of the pinned
+ * program; an array's lookup the verifier inlines, where a second hash
+ * lookup by ifindex cost a tenth of the program): the qdisc's xstats
+ * (struct tc_symphony_xstats) where they apply.  Packet counts count GSO
+ * segments.
  */
 struct symphony_bpf_stats {
 	__u64	packets;

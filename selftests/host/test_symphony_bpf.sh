@@ -20,7 +20,7 @@ reg=/sys/fs/bpf/symofan-test-reg-$$
 pins=/sys/fs/bpf/symofan-test-symbpf-$$
 on_exit rm -rf "$reg" "$pins"
 
-ktap_plan 16
+ktap_plan 17
 
 netns_create sw h0 h1
 veth_pair "$sw" eth0 10.71.0.1/24 "$h0" r0 10.71.0.2/24
@@ -66,8 +66,9 @@ check "a second port shares the program: attach to eth1" \
 	symofan_sw symphony attach eth1 "${sym_params[@]}" --registry "$reg" --pin-dir "$pins"
 ip netns exec "$sw" "$rocegen" 10.71.1.2 job=7,step=5,psn=41,count=3 \
 	job=7,step=6,psn=6,count=3 >/dev/null
-check_jq "... where job 7's state goes on: step 6 is still ahead of step_min 5" \
-	'length == 2 and (.[] | select(.dev == "eth1") | .stats | .symphony_marks == 3 and .outpacing_packets == 3)' \
+check_jq "... where job 7's state goes on: step 6 is still ahead of step_min 5; each port has its own counters" \
+	'length == 2 and (.[] | select(.dev == "eth1") | .stats | .symphony_marks == 3 and .outpacing_packets == 3)
+	 and (.[] | select(.dev == "eth0") | .stats | .collective_packets == 45 and .symphony_marks == 5)' \
 	"$(symofan_sw symphony status --pin-dir "$pins" --json)"
 
 r=$(symofan_sw symphony attach eth0 rate 100mbit kmin 2kb kmax 1kb --registry "$reg" --pin-dir "$pins" 2>&1) && rc=0 || rc=$?
@@ -88,6 +89,12 @@ check_eq "without CAP_BPF attach exits 1, saying so; eth0 keeps its program" "1 
 	"$rc $(grep -qi 'CAP_BPF\|privilege\|permission' <<<"$r" && echo yes) $(tc -n "$sw" filter show dev eth0 egress | grep -q symphony_egress && echo yes)"
 
 check "detach eth0" symofan_sw symphony detach eth0 --pin-dir "$pins"
+symofan_sw symphony attach eth0 "${sym_params[@]}" --registry "$reg" --pin-dir "$pins" >/dev/null
+check_jq "eth0 attached again counts from zero, eth1 keeps its counters" \
+	'(.[] | select(.dev == "eth0") | .stats.packets == 0) and
+	 (.[] | select(.dev == "eth1") | .stats.collective_packets == 6)' \
+	"$(symofan_sw symphony status --pin-dir "$pins" --json)"
+symofan_sw symphony detach eth0 --pin-dir "$pins"
 check "... the program stays pinned for eth1" test -e "$pins/symphony_egress"
 check "detach eth1, the last port: the pins go" sh -c \
 	"nsenter --net=/run/netns/$sw $symofan symphony detach eth1 --pin-dir $pins && ! test -e $pins &&

@@ -32,6 +32,7 @@ const char *tool_name = "test_symphony_prog";
 #include "workload/roce_frame.h"
 
 #define PORT		1		/* lo: where a test run's skb is */
+#define STATS_SLOT	7		/* its counters' slot: neither 0 nor PORT */
 #define NR_JOBS		64
 #define FRAME_MAX	1600
 #define K_ALWAYS	"100"		/* k * psn / psn_rec >= 1: always */
@@ -115,7 +116,8 @@ static struct run send_roce(__u32 job, __u32 step, __u32 psn, bool last, __u8 ec
 /* The port's parameters: the qdisc's defaults, then keyword/value pairs. */
 static int set_port(__u64 rate_bps, const char *const *kv)
 {
-	struct symphony_bpf_port port = { .ifindex = PORT };
+	struct symphony_bpf_port port = { .ifindex = PORT,
+					  .stats_slot = STATS_SLOT };
 	char err[256];
 	__u32 key = PORT;
 
@@ -156,7 +158,7 @@ static __u64 stat_over_cpus(size_t offset, bool max)
 {
 	int ncpus = libbpf_num_possible_cpus();
 	struct symphony_bpf_stats *v = calloc(ncpus, sizeof(*v));
-	__u32 key = PORT;
+	__u32 key = STATS_SLOT;
 	__u64 sum = 0, x;
 	int cpu;
 
@@ -184,7 +186,7 @@ static void reset_stats(void)
 {
 	int ncpus = libbpf_num_possible_cpus();
 	struct symphony_bpf_stats *v = calloc(ncpus, sizeof(*v));
-	__u32 key = PORT;
+	__u32 key = STATS_SLOT;
 
 	if (v)
 		bpf_map_update_elem(bpf_map__fd(skel->maps.symphony_port_stats),

@@ -265,7 +265,63 @@ out:
 	return err ? -1 : 0;
 }
 
-static int zero_stats(int stats_fd, __u32 ifindex)
+/*
+ * The counters' slot of the port of @ifindex: the one it has (attached
+ * again: new parameters, counters from zero), else the lowest no port
+ * uses.  0, or -1 when every slot is taken.  Under the registry's lock.
+ */
+static int stats_slot(int ports_fd, __u32 ifindex, __u32 *slot)
+{
+	static __u8 used[SYMPHONY_BPF_MAX_PORTS];
+	struct symphony_bpf_port port;
+	__u32 key, next, i;
+	bool first = true;
+
+	if (!bpf_map_lookup_elem(ports_fd, &ifindex, &port) &&
+	    port.stats_slot < SYMPHONY_BPF_MAX_PORTS) {
+		*slot = port.stats_slot;
+		return 0;
+	}
+	memset(used, 0, sizeof(used));
+	while (!bpf_map_get_next_key(ports_fd, first ? NULL : &key, &next)) {
+		first = false;
+		key = next;
+		if (!bpf_map_lookup_elem(ports_fd, &key, &port) &&
+		    port.stats_slot < SYMPHONY_BPF_MAX_PORTS)
+			used[port.stats_slot] = 1;
+	}
+	for (i = 0; i < SYMPHONY_BPF_MAX_PORTS; i++)
+		if (!used[i]) {
+			*slot = i;
+			return 0;
+		}
+	return -1;
+}
+
+/*
+ * Whether the maps pinned in @dir have this symofan's layout (a program
+ * pinned by an older one keeps its own until its ports are detached).
+ */
+static bool ports_layout_ok(const struct pinned *p, const char *dir)
+{
+	struct bpf_map_info ports = {}, stats = {};
+	__u32 len = sizeof(ports), slen = sizeof(stats);
+
+	if (bpf_obj_get_info_by_fd(p->ports_fd, &ports, &len) ||
+	    bpf_obj_get_info_by_fd(p->stats_fd, &stats, &slen)) {
+		error("cannot read the maps pinned in %s: %s", dir, why(errno));
+		return false;
+	}
+	if (ports.value_size == sizeof(struct symphony_bpf_port) &&
+	    stats.type == BPF_MAP_TYPE_PERCPU_ARRAY &&
+	    stats.value_size == sizeof(struct symphony_bpf_stats))
+		return true;
+	error("the program pinned in %s has another symofan's map layout: detach its ports to load it anew",
+	      dir);
+	return false;
+}
+
+static int zero_stats(int stats_fd, __u32 slot)
 {
 	int ncpus = libbpf_num_possible_cpus();
 	struct symphony_bpf_stats *zero;
@@ -276,7 +332,7 @@ static int zero_stats(int stats_fd, __u32 ifindex)
 	zero = calloc(ncpus, sizeof(*zero));
 	if (!zero)
 		return -1;
-	err = bpf_map_update_elem(stats_fd, &ifindex, zero, 0);
+	err = bpf_map_update_elem(stats_fd, &slot, zero, 0);
 	free(zero);
 	return err;
 }
@@ -337,7 +393,8 @@ static int cmd_attach(const struct command *cmd, int argc, char **argv)
 	if (!ifindex || parse_params(&a, &port.cfg, &rate))
 		goto out_args;
 	ret = 1;
-	if (require_cap_bpf() || open_jobs_dir(&reg, a.registry, false))
+	/* the registry's lock: one attach at a time picks a stats slot */
+	if (require_cap_bpf() || open_jobs_dir(&reg, a.registry, true))
 		goto out_args;
 	if (symphony_bpf_cfg_derive(&port.cfg, rate, dev_frame_bytes(a.dev),
 				    reg.meta.nr_jobs, err, sizeof(err))) {
@@ -353,9 +410,16 @@ static int cmd_attach(const struct command *cmd, int argc, char **argv)
 		      a.pin_dir, a.registry);
 		goto out;
 	}
+	if (!ports_layout_ok(&p, a.pin_dir))
+		goto out;
 	port.ifindex = ifindex;
-	if (bpf_map_update_elem(p.ports_fd, &ifindex, &port, 0) ||
-	    zero_stats(p.stats_fd, ifindex)) {
+	if (stats_slot(p.ports_fd, ifindex, &port.stats_slot)) {
+		error("no counters left for %s: the program in %s serves %d ports already",
+		      a.dev, a.pin_dir, SYMPHONY_BPF_MAX_PORTS);
+		goto out;
+	}
+	if (zero_stats(p.stats_fd, port.stats_slot) ||
+	    bpf_map_update_elem(p.ports_fd, &ifindex, &port, 0)) {
 		error("cannot set the port of %s: %s", a.dev, why(errno));
 		goto out;
 	} else {
@@ -430,7 +494,7 @@ static int cmd_detach(const struct command *cmd, int argc, char **argv)
 			error("Symphony is not attached to %s", a.dev);
 			goto out;
 		}
-		bpf_map_delete_elem(p.stats_fd, &ifindex);
+		/* its stats slot is free now: the next attach zeroes it */
 		if (r && r != -ENOENT)
 			error("warning: cannot detach from %s: %s", a.dev, why(-r));
 	}
@@ -447,7 +511,7 @@ out_args:
 }
 
 /* A port's counters, summed over the CPUs (the high-water mark: max). */
-static int port_stats(int stats_fd, __u32 ifindex, struct symphony_bpf_stats *s)
+static int port_stats(int stats_fd, __u32 slot, struct symphony_bpf_stats *s)
 {
 	int ncpus = libbpf_num_possible_cpus(), cpu;
 	struct symphony_bpf_stats *v;
@@ -458,7 +522,7 @@ static int port_stats(int stats_fd, __u32 ifindex, struct symphony_bpf_stats *s)
 	v = calloc(ncpus, sizeof(*v));
 	if (!v)
 		return -1;
-	if (bpf_map_lookup_elem(stats_fd, &ifindex, v)) {
+	if (bpf_map_lookup_elem(stats_fd, &slot, v)) {
 		free(v);
 		return -1;
 	}
@@ -574,7 +638,7 @@ static int cmd_status(const struct command *cmd, int argc, char **argv)
 		if ((want && key != want) ||
 		    bpf_map_lookup_elem(p.ports_fd, &key, &port))
 			continue;
-		port_stats(p.stats_fd, key, &s);
+		port_stats(p.stats_fd, port.stats_slot, &s);
 		if_indextoname(key, name);
 		backlog = port.empty_ns > now ? port.empty_ns - now : 0;
 		json_object_array_add(ports, port_json(&port, &s, name, backlog));
