@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * symphony_bpf_bench.c - per-packet cost of Symphony as tc-BPF
- * (bpf/symphony.bpf.c), next to an empty tc program and a minimal ECN
- * marker (the peer), all through BPF_PROG_TEST_RUN with a large repeat
+ * (bpf/symphony.bpf.c), next to an empty tc program, a minimal ECN
+ * marker (the peer) and a minimal marker on a phantom queue (the peer
+ * plus the clock), all through BPF_PROG_TEST_RUN with a large repeat
  * count on 1082-byte RoCEv2 frames (1024 bytes of payload), in one run,
  * cases interleaved run by run.  Symphony's cases: a packet of the job's
  * slowest step (Algorithm 1, no mark), one of a step ahead (marked CE
@@ -88,8 +89,8 @@ bad:
 	return -1;
 }
 
-/* The ECN field of @f after one run of the program itself, or -1. */
-static int ecn_after(struct symphony_bench_bpf *skel, const struct frame *f)
+/* The ECN field of @f after one run of @prog, or -1. */
+static int ecn_after(const struct bpf_program *prog, const struct frame *f)
 {
 	struct __sk_buff ctx = { .ifindex = PORT };
 	__u8 pkt[ETH_HLEN + ROCE_IPV4_LEN + ROCE_UDP_LEN + SYMPHONY_BTH_LEN + PAYLOAD];
@@ -99,8 +100,7 @@ static int ecn_after(struct symphony_bench_bpf *skel, const struct frame *f)
 		    .data_out = out, .data_size_out = sizeof(out),
 		    .ctx_in = &ctx, .ctx_size_in = sizeof(ctx), .repeat = 1);
 
-	if (bpf_prog_test_run_opts(bpf_program__fd(skel->progs.symphony_egress),
-				   &opts))
+	if (bpf_prog_test_run_opts(bpf_program__fd(prog), &opts))
 		return -1;
 	return out[ETH_HLEN + 1] & 3;
 }
@@ -123,6 +123,7 @@ int main(int argc, char **argv)
 	struct bpf_bench_case cases[] = {
 		{ .name = "empty", .verdict = TC_ACT_OK, .priv = &udp },
 		{ .name = "ecn_marker_peer", .verdict = TC_ACT_OK, .priv = &ahead },
+		{ .name = "phantom_marker", .verdict = TC_ACT_OK, .priv = &ahead },
 		{ .name = "symphony_lagging", .verdict = TC_ACT_OK, .priv = &lagging },
 		{ .name = "symphony_marked", .verdict = TC_ACT_OK, .priv = &ahead },
 		{ .name = "symphony_other", .verdict = TC_ACT_OK, .priv = &udp },
@@ -146,12 +147,13 @@ int main(int argc, char **argv)
 		return 1;
 	cases[0].prog = skel->progs.bench_empty;
 	cases[1].prog = skel->progs.bench_ecn_peer;
-	for (i = 2; i < nr; i++)
+	cases[2].prog = skel->progs.bench_phantom_peer;
+	for (i = 3; i < nr; i++)
 		cases[i].prog = skel->progs.bench_symphony;
 	/* step 5 becomes the job's slowest: step 6 is ahead of it, marked */
-	if (ecn_after(skel, &lagging) != ROCE_ECN_ECT0 ||
-	    ecn_after(skel, &ahead) != ROCE_ECN_CE ||
-	    ecn_after(skel, &udp) != ROCE_ECN_ECT0) {
+	if (ecn_after(skel->progs.symphony_egress, &lagging) != ROCE_ECN_ECT0 ||
+	    ecn_after(skel->progs.symphony_egress, &ahead) != ROCE_ECN_CE ||
+	    ecn_after(skel->progs.symphony_egress, &udp) != ROCE_ECN_ECT0) {
 		fprintf(stderr, "%s: the cases do not mark as they should\n",
 			tool_name);
 		return 1;
