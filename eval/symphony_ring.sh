@@ -49,7 +49,7 @@
 #   --state port|switch  where Symphony keeps a job's state: each port's
 #                        own table (default), or one jobs map per switch,
 #                        shared by its ports, as the paper's switch keeps
-#                        it
+#                        it (--engine host: switch, the only one it has)
 #   --step-qps S         queue pairs per rank and ring: 1 (default) sends
 #                        a rank's steps in turn, as NCCL's one connection
 #                        per channel does; S > 1 lets up to S steps send at
@@ -61,7 +61,13 @@
 #                        (default): at its queue pair's current rate
 #   --ringcoll "ARGS"    extra ringcoll options (default: the RTT-scaled
 #                        DCQCN of EVALUATION.md)
-#   --engine vm|sim      vm (default): the testbed in the QEMU VM; sim: the
+#   --engine vm|host|sim vm (default): the testbed in the QEMU VM, sch_symphony
+#                        on every switch port; host: the same testbed on
+#                        this kernel, Symphony as tc-BPF with its
+#                        phantom-queue RED on every switch port
+#                        (leafspine.sh --datapath bpf; job state per
+#                        switch, so --state switch), at rates the VM
+#                        cannot carry; sim: the
 #                        same scenario in the ns-3 simulator (build/symofan-sim,
 #                        make sim) with the testbed's links (HTB-shaped,
 #                        --burst as given), whose ranks merge as the
@@ -101,7 +107,7 @@ background=10
 routing=ecmp
 red_args="limit 1000 kmin 16kb kmax 64kb pmax 0.2"
 symphony_args="k 0.01 tau 0.25 twin 100ms warmup 4 samples 4"
-state=port
+state=
 step_qps=1
 step_flows=off
 engine=vm
@@ -169,8 +175,14 @@ while [ $# -gt 0 ]; do
 	shift 2
 done
 [[ $seeds =~ ^[1-9][0-9]*$ ]] || die "--seeds '$seeds': wants a count"
-[[ $engine =~ ^(vm|sim)$ ]] || die "--engine '$engine': vm or sim"
-if [ "$engine" = vm ]; then
+[[ $engine =~ ^(vm|host|sim)$ ]] || die "--engine '$engine': vm, host or sim"
+if [ "$engine" = host ]; then
+	[ "${state:-switch}" = switch ] ||
+		die "--state '$state': the tc-BPF datapath (--engine host) keeps a job's state per switch, in its registry"
+	state=switch
+fi
+state=${state:-port}
+if [ "$engine" != sim ]; then
 	[[ $hpt =~ ^[2-8]$ ]] || die "--hosts-per-tor '$hpt': wants 2..8"
 	[ "$tors.$spines.$links.$delay_us" = 4.2.htb.1 ] ||
 		die "--tors, --spines, --links and --delay-us are the simulator's (--engine sim)"
@@ -231,6 +243,7 @@ runs=$base.runs.jsonl
 # ---- inside the VM: the runs -------------------------------------------
 
 ls_sh=$top/tc-scripts/leafspine.sh
+symofan=$top/build/symofan
 
 host() {	# host I: the ringrun member of host I (NS:ADDR)
 	echo "$prefix-h$1:10.1.$(($1 / hpt)).$((2 + $1 % hpt))"
@@ -273,11 +286,80 @@ jobs_map() {
 	echo "/sys/fs/bpf/$1-symphony/jobs"
 }
 
+# switches: the switch namespaces of the testbed
+switches() {
+	ip netns list | awk '{ print $1 }' | grep -E "^$prefix-(t|s)[0-9]+$"
+}
+
+# in_ns NS CMD...: CMD in switch NS's network namespace, keeping the
+# mount namespace ("ip netns exec" remounts /sys and hides the pins)
+in_ns() {
+	local ns=$1
+	shift
+	nsenter --net="/run/netns/$ns" "$@"
+}
+
+# the pins of switch NS's registry and program (leafspine.sh's)
+bpf_pins() {
+	echo "/sys/fs/bpf/symofan-$1"
+}
+
+# set_marking_bpf red|symphony: Symphony as tc-BPF anew on every switch
+# port (no job state, zero counters, an empty phantom queue): a switch's
+# ports come off, its registry is made anew, and each port is attached
+# again at the rate it had, marking red or symphony
+set_marking_bpf() {
+	local ns dev bps pins rates
+	for ns in $(switches); do
+		pins=$(bpf_pins "$ns")
+		rates=$(in_ns "$ns" "$symofan" symphony status --pin-dir "$pins-bpf" --json |
+			jq -r '.[] | "\(.dev) \(.rate_bps)"')
+		[ -n "$rates" ] || die "switch $ns: Symphony is attached to none of its ports"
+		while read -r dev bps; do
+			in_ns "$ns" "$symofan" symphony detach "$dev" --pin-dir "$pins-bpf" >/dev/null
+		done <<<"$rates"
+		rm -rf "$pins-jobs" "$pins-bpf"
+		"$symofan" job init --pin-dir "$pins-jobs" >/dev/null
+		while read -r dev bps; do
+			# shellcheck disable=SC2086 # the qdisc's words
+			in_ns "$ns" "$symofan" symphony attach "$dev" rate "${bps}bit" \
+				$red_args $symphony_args marking "$1" \
+				--registry "$pins-jobs" --pin-dir "$pins-bpf" >/dev/null
+		done <<<"$rates"
+	done
+}
+
+# port_counters_bpf: port_counters of the tc-BPF datapath, from each
+# switch's "symofan symphony status" and its ports' pfifo leaves (the
+# real queues' drops)
+port_counters_bpf() {
+	local ns dev
+	{
+		for ns in $(switches); do
+			in_ns "$ns" "$symofan" symphony status \
+				--pin-dir "$(bpf_pins "$ns")-bpf" --json |
+				jq -c --arg ns "$ns" '{switch: $ns, ports: .}'
+		done
+		while read -r ns dev; do
+			tc -n "$ns" -s -j qdisc show dev "$dev" |
+				jq -c '{leaves: [.[] | select(.kind == "pfifo")]}'
+		done <<<"$ports"
+	} | jq -s -c '([.[].ports // empty | .[].stats]) as $s
+	  | ([.[].leaves // empty | .[]]) as $l
+	  | {red_marks: ($s | map(.red_marks) | add), symphony_marks: ($s | map(.symphony_marks) | add),
+	     outpacing_packets: ($s | map(.outpacing_packets) | add),
+	     drops: (($l | map(.drops) | add) + ($s | map(.red_drops) | add)),
+	     collective_packets: ($s | map(.collective_packets) | add),
+	     jobs_maps: ([.[].switch // empty] | length),
+	     phantom_max_backlog_bytes: ($s | map(.max_backlog_bytes) | max)}'
+}
+
 # set_marking red|symphony: a fresh symphony qdisc (no job state, zero
 # counters) under every switch port's HTB; with --state switch, the ports
 # of a switch share a fresh jobs map
 set_marking() {
 	local ns dev map prev='' state_args=()
+	[ "$engine" != host ] || { set_marking_bpf "$1"; return; }
 	while read -r ns dev; do
 		tc -n "$ns" qdisc del dev "$dev" parent 1:1 handle 10: 2>/dev/null || true
 		if [ "$state" = switch ]; then
@@ -302,6 +384,7 @@ set_marking() {
 # jobs maps they use, as JSON
 port_counters() {
 	local ns dev
+	[ "$engine" != host ] || { port_counters_bpf; return; }
 	while read -r ns dev; do
 		tc -n "$ns" -s -j qdisc show dev "$dev"
 	done <<<"$ports" | jq -s -c '[.[][] | select(.kind == "symphony")] |
@@ -484,14 +567,15 @@ run_inside() {
 		rm -rf "$work"
 	}
 	trap inside_cleanup EXIT
-	local imb=() step_flows_arg=
+	local imb=() step_flows_arg= datapath=()
 	[ "$imbalance" = 1 ] || imb=(--imbalance "0:0:$imbalance")
 	[ "$step_flows" = off ] || step_flows_arg=--step-flows
+	[ "$engine" != host ] || datapath=(--datapath bpf)
 	# shellcheck disable=SC2086
 	"$ls_sh" up --prefix "$prefix" --tors "$tors" --spines "$spines" \
 		--hosts-per-tor "$hpt" --rate "$rate" --uplink-rate "$uplink_rate" \
 		--burst "$burst" --mtu 9000 --qdisc symphony --qdisc-args "$red_args marking red" \
-		"${imb[@]}" --routing "$routing" --force >&2
+		"${datapath[@]}" "${imb[@]}" --routing "$routing" --force >&2
 	ports=$(switch_ports)	# "NS DEV" lines, for set_marking and port_counters
 	# Under TCG launching a rank takes about 0.1 s: give every rank time
 	# to be up before the common start, or the late ones skew the steps
@@ -562,6 +646,10 @@ if [ "$replot" -eq 1 ]; then
 elif [ "$engine" = sim ]; then
 	mkdir -p "$(dirname "$out")"
 	run_sim
+elif [ "$engine" = host ]; then
+	[ -x "$top/build/ringcoll" ] && [ -x "$symofan" ] || die "run 'make' first"
+	mkdir -p "$(dirname "$out")"
+	run_inside
 else
 	[ -x "$top/build/ringcoll" ] && [ -f "$top/kernel/sch_symphony.ko" ] ||
 		die "run 'make' first"
@@ -599,7 +687,9 @@ jq -s --arg rate "$rate" --arg uplink "$uplink_rate" --arg size "$size" \
     benchmark: "symphony_ring",
     date: $date,
     engine: $engine,
-    method: ((if $engine == "sim" then "the same leaf-spine, workload and qdisc options in the ns-3 simulator (sim/: point-to-point links, sch_symphony as a queue disc, ringcoll as RoCE hosts, the C cores unchanged); " else "" end) + "leaf-spine of netns in the QEMU VM (4 ToRs, 2 spines, HTB links), ECMP over the spines on the 5-tuple with the step in the UDP source port (or static balanced routes); ring AllReduces of ringcoll DCQCN senders; the same seeds and testbed with the switch ports marking RED only (baseline) and Symphony OR RED"),
+    method: ((if $engine == "sim" then "the same leaf-spine, workload and qdisc options in the ns-3 simulator (sim/: point-to-point links, sch_symphony as a queue disc, ringcoll as RoCE hosts, the C cores unchanged); " else "" end)
+	     + (if $engine == "host" then "leaf-spine of netns on the host kernel (4 ToRs, 2 spines, HTB links), Symphony as tc-BPF on every switch port with RED on a phantom queue draining at the port'"'"'s HTB rate and a pfifo of the qdisc'"'"'s limit under the HTB, "
+		else "leaf-spine of netns in the QEMU VM (4 ToRs, 2 spines, HTB links), " end) + "ECMP over the spines on the 5-tuple with the step in the UDP source port (or static balanced routes); ring AllReduces of ringcoll DCQCN senders; the same seeds and testbed with the switch ports marking RED only (baseline) and Symphony OR RED"),
     testbed: {tors: $tors, spines: $spines, hosts_per_tor: $hpt, rate: $rate, uplink_rate: $uplink,
 	      links: $links, delay_us: $delay_us, pfc: (if $pfc == "" then null else $pfc end),
 	      job_offset_ms: $job_offset, pods: $pods, cores: $cores,
