@@ -130,6 +130,45 @@ kdir_release() {
 	sed -n 's/^#define UTS_RELEASE "\(.*\)"$/\1/p' "$1/include/generated/utsrelease.h"
 }
 
+# A kernel splat in a console log or dmesg, as an extended regex (no
+# {n} intervals: mawk reads it too): what fails a VM run (vm-run.sh)
+KERNEL_SPLAT_RE='Kernel panic|Oops[:]|WARNING: |BUG[:]|kernel BUG at|general protection fault'
+KERNEL_SPLAT_RE+='|KASAN|UBSAN|KFENCE|possible circular locking|possible recursive locking'
+KERNEL_SPLAT_RE+='|inconsistent lock state|INFO: task .* blocked|soft lockup|hard LOCKUP|RCU stall'
+KERNEL_SPLAT_RE+='|refcount_t: |list_add corruption|list_del corruption|Call Trace'
+# a trap's oops header, which 6.1 prints without "Oops: " (int3: 0000 [#1])
+KERNEL_SPLAT_RE+='|int3: [0-9a-f][0-9a-f][0-9a-f][0-9a-f] \[#'
+
+# stale_int3_oops SPLAT_RE CONSOLE: whether the first kernel splat (a line
+# matching the extended regex SPLAT_RE) in the console log CONSOLE is an
+# int3 trap at an instruction that memory no longer holds.  The kernel
+# patches its text live (jump labels, static calls) through a temporary
+# int3 and sends an IPI that makes every CPU drop what it has decoded;
+# QEMU's TCG can still run a stale translation of the patched bytes on
+# another vCPU after the patch is done, and the int3 handler, with no
+# patch in flight, oopses.  The "Code:" line shows the bytes around the
+# trap with the one at RIP in <>: an int3 (cc) traps with RIP past it, so
+# the byte before the <> is what memory holds where the int3 ran.
+# Anything but cc there is the emulator's fault, not the kernel's or the
+# module's.
+stale_int3_oops() {
+	awk -v splat="$1" '
+	!seen && $0 ~ splat {
+		seen = 1
+		if ($0 !~ /int3: [0-9a-f][0-9a-f][0-9a-f][0-9a-f] \[#/)
+			exit 1
+		oops = 1
+		next
+	}
+	oops && /Code: / {
+		if (!match($0, /[0-9a-f][0-9a-f] <[0-9a-f][0-9a-f]>/))
+			exit 1
+		exit substr($0, RSTART, 2) == "cc" ? 1 : 0
+	}
+	END { if (!oops) exit 1 }
+	' "$2"
+}
+
 # Run as a command: scripts/lib.sh FUNCTION prints what FUNCTION prints.
 if [ "${0##*/}" = lib.sh ] && [ $# -gt 0 ]; then
 	"$@"

@@ -2,10 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0
 # test_vm_runner.sh - scripts/vm-run.sh passes the command's exit status
 # and output through, shares a writable folder, boots fast enough, and
-# fails loudly (exit 125 with the console lines) on a kernel WARN, a panic
-# and a timeout; on the debug kernel, a lock inversion (lockdep), an
-# out-of-bounds access (KASAN) and a leak (kmemleak) raised by a test-only
-# module each fail the run too; an unknown --kernel is refused.
+# fails loudly (exit 125 with the console lines) on a kernel WARN, an
+# int3 trap, a panic and a timeout; on the debug kernel, a lock inversion
+# (lockdep), an out-of-bounds access (KASAN) and a leak (kmemleak) raised
+# by a test-only module each fail the run too; an unknown --kernel is
+# refused.  Its classifier of the emulator's own fault (an int3 trap at
+# kernel text memory no longer holds: exit 123, which run_tests.sh runs
+# again) calls a CI run's console that, and not a real int3 or a WARN.
 . "$(dirname "$0")/../lib.sh"
 
 require_root
@@ -13,7 +16,7 @@ require_cmd qemu-system-x86_64
 require_built "$TOP_DIR/kernel/sch_symphony.ko" "$SELFTESTS_DIR/kmod/symofan_splat.ko"
 
 vm_run=$TOP_DIR/scripts/vm-run.sh
-ktap_plan 11
+ktap_plan 15
 
 # run_vm OUTFILE ARGS...: vm-run's exit status, its output in OUTFILE.
 run_vm() {
@@ -52,6 +55,28 @@ run_vm "$tmp/warn.log" --no-module -- \
 rc=$?
 check_eq "an injected WARN fails the run with its console lines" "125 yes" \
 	"$rc $(grep -q 'WARNING: .*symofan_splat' "$tmp/warn.log" && echo yes)"
+
+run_vm "$tmp/int3.log" --no-module -- \
+	insmod "$SELFTESTS_DIR/kmod/symofan_splat.ko" kind=int3
+rc=$?
+check_eq "an int3 the kernel's text holds fails the run as the kernel's (125, not 123)" "125 yes" \
+	"$rc $(grep -Eq 'int3: [0-9a-f]{4} \[#' "$tmp/int3.log" && echo yes)"
+
+# the classifier on console logs: a CI run's, and the same with the int3
+# in memory, and with a WARN before it
+emulator_fault() {	# emulator_fault CONSOLE: vm-run's classifier
+	bash -c '. "$1"; stale_int3_oops "$KERNEL_SPLAT_RE" "$2"' _ \
+		"$TOP_DIR/scripts/lib.sh" "$1"
+}
+stale=$SELFTESTS_DIR/host/data/console-stale-int3.log
+check "a CI run's int3 at a patched-back NOP is the emulator's" \
+	emulator_fault "$stale"
+sed 's/0f <1f> 44/cc <1f> 44/' "$stale" >"$tmp/int3-in-memory.log"
+check_fails "the same trap with the int3 in memory is the kernel's" \
+	emulator_fault "$tmp/int3-in-memory.log"
+{ echo "[    1.000000] WARNING: CPU: 0 PID: 1 at kernel/foo.c:1"; cat "$stale"; } >"$tmp/warn-first.log"
+check_fails "a WARN before it makes the run the kernel's" \
+	emulator_fault "$tmp/warn-first.log"
 
 run_vm "$tmp/panic.log" --no-module -- sh -c 'echo c > /proc/sysrq-trigger'
 rc=$?

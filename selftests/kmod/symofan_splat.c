@@ -3,11 +3,11 @@
  * symofan_splat.c - test-only module: on load it raises the kernel splat
  * chosen by its "kind" parameter and then refuses to stay loaded.  The
  * VM runner's self-test uses it to prove that each class of bug the runner
- * claims to catch fails a run: a WARN on every kernel, and on the debug
- * kernel a lockdep lock inversion, a KASAN out-of-bounds access and a
- * kmemleak leak.
+ * claims to catch fails a run: a WARN and an int3 trap on every kernel,
+ * and on the debug kernel a lockdep lock inversion, a KASAN out-of-bounds
+ * access and a kmemleak leak.
  *
- *	insmod symofan_splat.ko kind=warn|lockdep|kasan|leak
+ *	insmod symofan_splat.ko kind=warn|int3|lockdep|kasan|leak
  */
 #include <linux/module.h>
 #include <linux/kernel.h>
@@ -17,7 +17,7 @@
 
 static char *kind = "warn";
 module_param(kind, charp, 0444);
-MODULE_PARM_DESC(kind, "splat to raise at load: warn, lockdep, kasan or leak");
+MODULE_PARM_DESC(kind, "splat to raise at load: warn, int3, lockdep, kasan or leak");
 
 static DEFINE_MUTEX(symofan_splat_a);
 static DEFINE_MUTEX(symofan_splat_b);
@@ -71,10 +71,27 @@ static noinline void symofan_splat_leak(void)
 	}
 }
 
+/*
+ * An int3 that the kernel's text holds, with no kprobe or text patch
+ * behind it: the trap handler oopses ("Oops: int3") as it does for an
+ * int3 that QEMU ran from a stale translation, but here memory holds the
+ * cc, and the runner must call it the kernel's fault.
+ */
+static noinline void symofan_splat_int3(void)
+{
+#ifdef CONFIG_X86
+	asm volatile("int3");
+#else
+	WARN(1, "symofan_splat: int3 is x86's\n");
+#endif
+}
+
 static int __init symofan_splat_init(void)
 {
 	if (!strcmp(kind, "warn"))
 		WARN(1, "symofan_splat: warning injected for the runner's self-test\n");
+	else if (!strcmp(kind, "int3"))
+		symofan_splat_int3();
 	else if (!strcmp(kind, "lockdep"))
 		symofan_splat_lockdep();
 	else if (!strcmp(kind, "kasan"))
@@ -89,5 +106,5 @@ static int __init symofan_splat_init(void)
 }
 
 module_init(symofan_splat_init);
-MODULE_DESCRIPTION("Test-only: raises a kernel splat (WARN, lockdep, KASAN, kmemleak) on load");
+MODULE_DESCRIPTION("Test-only: raises a kernel splat (WARN, int3, lockdep, KASAN, kmemleak) on load");
 MODULE_LICENSE("GPL");
