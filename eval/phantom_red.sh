@@ -16,12 +16,20 @@
 #
 # Usage: eval/phantom_red.sh [options]          (as root, after "make")
 #   --rate RATE       the port (default 20mbit)
+#   --drain RATE      the phantom queue's drain rate (default --rate; a
+#                     little below it, as HULL's phantom queues run, keeps
+#                     it as deep as a queue that sends slower than its rate)
 #   --kmin BYTES      (default 20000)   --kmax BYTES (default 40000)
 #   --pmax P          (default 0.2)
 #   --phases "X ..."  offered load per 3 s phase, times the rate
 #                     (default "0.8 1.2 0.9 1.5 0.7")
 #   --sample-ms MS    (default 200)
 #   --kernel NAME     the VM's kernel (default 6.1)
+#   --engine vm|host  vm (default): as above; host: on this kernel, which
+#                     has no sch_red, with a bfifo of the same limit as
+#                     the leaf: the real and the phantom backlog compare
+#                     sample by sample (HTB keeps its rate here), marks
+#                     only the phantom queue's
 #   --out FILE        (default build/results/phantom_red.json); the plot
 #                     next to it (-marks.png)
 set -euo pipefail
@@ -35,24 +43,27 @@ pmax=0.2
 phases="0.8 1.2 0.9 1.5 0.7"
 sample_ms=200
 kernel=6.1
+engine=vm
 out=$top/build/results/phantom_red.json
 inside=0
 orig_args=("$@")
 
 die() { echo "$prog: $*" >&2; exit 1; }
-usage() { sed -n '20,30s/^# \{0,1\}//p' "$0" >&2; exit 2; }
+usage() { sed -n '17,30s/^# \{0,1\}//p' "$0" >&2; exit 2; }
 
 while [ $# -gt 0 ]; do
 	case "$1" in
-	--rate|--kmin|--kmax|--pmax|--phases|--sample-ms|--kernel|--out)
+	--rate|--drain|--kmin|--kmax|--pmax|--phases|--sample-ms|--kernel|--engine|--out)
 		[ $# -ge 2 ] || usage ;;&
 	--rate) rate=$2 ;;
+	--drain) drain=$2 ;;
 	--kmin) kmin=$2 ;;
 	--kmax) kmax=$2 ;;
 	--pmax) pmax=$2 ;;
 	--phases) phases=$2 ;;
 	--sample-ms) sample_ms=$2 ;;
 	--kernel) kernel=$2 ;;
+	--engine) engine=$2 ;;
 	--out) out=$2 ;;
 	--inside-vm) inside=1; shift; continue ;;
 	-h|--help) usage ;;
@@ -66,6 +77,9 @@ kbit) rate_bps=$((BASH_REMATCH[1] * 1000)) ;;
 mbit) rate_bps=$((BASH_REMATCH[1] * 1000000)) ;;
 gbit) rate_bps=$((BASH_REMATCH[1] * 1000000000)) ;;
 esac
+drain=${drain:-$rate}
+[[ $engine =~ ^(vm|host)$ ]] || die "--engine '$engine': vm or host"
+[[ $drain =~ ^[0-9]+(kbit|mbit|gbit)$ ]] || die "--drain '$drain': a rate in kbit, mbit or gbit"
 [[ $kmin =~ ^[0-9]+$ && $kmax =~ ^[0-9]+$ && $kmin -lt $kmax ]] ||
 	die "--kmin and --kmax: bytes, kmin below kmax"
 [[ $sample_ms =~ ^[0-9]+$ && $sample_ms -ge 50 ]] || die "--sample-ms: 50 or more"
@@ -75,7 +89,7 @@ done
 [ "$(id -u)" -eq 0 ] || die "must run as root"
 [ -x "$top/build/symofan" ] && [ -x "$top/build/rocegen" ] || die "run 'make' first"
 
-if [ "$inside" -eq 0 ]; then
+if [ "$inside" -eq 0 ] && [ "$engine" = vm ]; then
 	# the guest has no module tree of its own: sch_red from the VM
 	# kernel's image, loaded by the runner
 	# shellcheck source=scripts/lib.sh
@@ -89,7 +103,7 @@ if [ "$inside" -eq 0 ]; then
 	exit $?
 fi
 
-# --- inside the VM ---------------------------------------------------
+# --- inside the VM (or on this kernel: --engine host) -----------------
 ns_s=phantom-s-$$
 ns_r=phantom-r-$$
 reg=/sys/fs/bpf/phantom-reg-$$
@@ -118,11 +132,16 @@ tc -n "$ns_s" class add dev eth0 parent 1: classid 1:1 htb rate "$rate"
 # the fastest average (RED averages; the phantom queue does not)
 avpkt=1000
 burst=$(( (2 * kmin + kmax + 3 * avpkt - 1) / (3 * avpkt) ))
-tc -n "$ns_s" qdisc add dev eth0 parent 1:1 handle 10: red limit $((4 * kmax)) \
-	min "$kmin" max "$kmax" avpkt "$avpkt" burst "$burst" probability "$pmax" \
-	bandwidth "$rate" ecn
+if [ "$engine" = vm ]; then
+	tc -n "$ns_s" qdisc add dev eth0 parent 1:1 handle 10: red limit $((4 * kmax)) \
+		min "$kmin" max "$kmax" avpkt "$avpkt" burst "$burst" probability "$pmax" \
+		bandwidth "$rate" ecn
+else
+	tc -n "$ns_s" qdisc add dev eth0 parent 1:1 handle 10: bfifo limit $((4 * kmax))
+fi
 "$top/build/symofan" job init --jobs 64 --pin-dir "$reg" >/dev/null
-in_s "$top/build/symofan" symphony attach eth0 rate "$rate" kmin "$kmin" kmax "$kmax" \
+in_s "$top/build/symofan" symphony attach eth0 rate "$drain" limit_bytes $((4 * kmax)) \
+	kmin "$kmin" kmax "$kmax" \
 	pmax "$pmax" marking red nonect pass --registry "$reg" --pin-dir "$pins" >/dev/null
 
 # a sample: ms since start, sch_red's marks and backlog, the program's,
@@ -161,7 +180,7 @@ kill "$sampler" 2>/dev/null || true
 wait "$sampler" 2>/dev/null || true
 sample >>"$work/samples.jsonl"
 
-jq -s --arg rate "$rate" --argjson kmin "$kmin" --argjson kmax "$kmax" --arg pmax "$pmax" \
+jq -s --arg rate "$rate" --arg drain "$drain" --arg engine "$engine" --argjson kmin "$kmin" --argjson kmax "$kmax" --arg pmax "$pmax" \
 	--arg phases "$phases" --argjson starts "$(printf '%s\n' "${phase_starts[@]}" | jq -s .)" \
 	--arg kernel "$(uname -r)" --argjson sample_ms "$sample_ms" '
   def pearson($xs; $ys):
@@ -180,7 +199,9 @@ jq -s --arg rate "$rate" --argjson kmin "$kmin" --argjson kmax "$kmax" --arg pma
       benchmark: "phantom_red",
       date: (now | todate),
       kernel: $kernel,
-      method: "VM: one port, HTB at \($rate) with sch_red (ecn, min \($kmin) max \($kmax) probability \($pmax), averaged queue) as its leaf, and Symphony-as-BPF on its egress with marking red on a phantom queue at \($rate) (instantaneous); rocegen ECT(0) frames of 1082 bytes in 3 s phases at \($phases) times the rate; both mark counters sampled every \($sample_ms) ms",
+      engine: $engine,
+      method: "\(if $engine == "vm" then "VM: one port, HTB at \($rate) with sch_red (ecn, min \($kmin) max \($kmax) probability \($pmax), averaged queue, limit \(4 * $kmax) bytes)" else "host kernel: one port, HTB at \($rate) with a bfifo of \(4 * $kmax) bytes (no sch_red here)" end) as its leaf, and Symphony-as-BPF on its egress with marking red on a phantom queue draining at \($drain) (instantaneous); rocegen ECT(0) frames of 1082 bytes in 3 s phases at \($phases) times the rate; both mark counters sampled every \($sample_ms) ms",
+      rate: $rate, phantom_drain_rate: $drain,
       totals: {red_marks: ($s[-1].red[0] - $s[0].red[0]), phantom_marks: ($s[-1].phantom[0] - $s[0].phantom[0])},
       phases: [range(0; $loads | length) as $i
 	| ($starts[$i]) as $a | ($starts[$i + 1] // 1e18) as $b
@@ -191,6 +212,11 @@ jq -s --arg rate "$rate" --argjson kmin "$kmin" --argjson kmax "$kmax" --arg pma
 	   first_red_mark_ms: ([$p[] | select(.red > 0) | .t_ms - $a] | min),
 	   first_phantom_mark_ms: ([$p[] | select(.phantom > 0) | .t_ms - $a] | min)}],
       correlation_per_interval: pearson([$iv[].red]; [$iv[].phantom]),
+      backlog_correlation: pearson([$iv[].red_backlog_bytes]; [$iv[].phantom_backlog_bytes]),
+      backlog_bytes_median: {real: ([$iv[].red_backlog_bytes] | sort | .[length / 2 | floor]),
+			     phantom: ([$iv[].phantom_backlog_bytes] | sort | .[length / 2 | floor])},
+      backlog_bytes_mean: {real: ([$iv[].red_backlog_bytes] | add / length),
+			   phantom: ([$iv[].phantom_backlog_bytes] | add / length)},
       intervals: $iv
     }
   | .totals.ratio_phantom_to_red = (if .totals.red_marks > 0 then .totals.phantom_marks / .totals.red_marks else null end)
@@ -200,19 +226,24 @@ base=${out%.json}
 jq -r '.intervals[] | "\(.t_ms / 1000) \(.red) \(.phantom) \(.red_backlog_bytes) \(.phantom_backlog_bytes)"' \
 	"$out" >"$work/marks.dat"
 if command -v gnuplot >/dev/null; then
+	real=real
+	series="\"$work/marks.dat\" using 1:3 with steps lw 2 title \"phantom-queue RED marks\""
+	if [ "$engine" = vm ]; then
+		real=sch_red
+		series+=", \"\" using 1:2 with steps lw 2 title \"sch_red marks (real queue)\""
+	fi
+	series+=", \"\" using 1:4 axes x1y2 with lines dt 2 title \"$real backlog\""
+	series+=", \"\" using 1:5 axes x1y2 with lines dt 3 title \"phantom backlog\""
 	gnuplot <<EOF || true
-set terminal pngcairo size 900,500
+set terminal pngcairo size 900,500 noenhanced
 set output "$base-marks.png"
 set xlabel "time, s"
 set ylabel "marks per ${sample_ms} ms"
 set y2label "backlog, bytes"
 set y2tics
 set key top left
-plot "$work/marks.dat" using 1:2 with steps lw 2 title "sch_red marks (real queue)", \
-     "" using 1:3 with steps lw 2 title "phantom-queue RED marks", \
-     "" using 1:4 axes x1y2 with lines dt 2 title "sch_red backlog", \
-     "" using 1:5 axes x1y2 with lines dt 3 title "phantom backlog"
+plot $series
 EOF
 fi
-jq -M -c '{totals, correlation_per_interval, phases: [.phases[] | {load, red_marks, phantom_marks, htb_sent_bps_median, first_red_mark_ms, first_phantom_mark_ms}]}' "$out"
+jq -M -c '{totals, correlation_per_interval, backlog_correlation, backlog_bytes_mean, phases: [.phases[] | {load, red_marks, phantom_marks, htb_sent_bps_median, first_red_mark_ms, first_phantom_mark_ms}]}' "$out"
 echo "$prog: $out${base:+, $base-marks.png}"
