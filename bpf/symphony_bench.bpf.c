@@ -109,38 +109,33 @@ int bench_empty(struct __sk_buff *skb)
 	return TC_ACT_OK;
 }
 
-SEC("tc")
-int bench_ecn_peer(struct __sk_buff *skb)
+/* @run in the harness: the ECN field as it was before, for the next repeat */
+static __always_inline int bench_harness(struct __sk_buff *skb,
+					 int (*run)(struct __sk_buff *skb))
 {
 	struct bench_saved saved = {};
 	int ret;
 
 	bench_save(skb, &saved);
-	ret = peer_ecn_run(skb);
+	ret = run(skb);
 	bench_restore(skb, &saved);
 	return ret;
+}
+
+SEC("tc")
+int bench_ecn_peer(struct __sk_buff *skb)
+{
+	return bench_harness(skb, peer_ecn_run);
 }
 
 SEC("tc")
 int bench_phantom_peer(struct __sk_buff *skb)
 {
-	struct bench_saved saved = {};
-	int ret;
-
-	bench_save(skb, &saved);
-	ret = peer_phantom_run(skb);
-	bench_restore(skb, &saved);
-	return ret;
+	return bench_harness(skb, peer_phantom_run);
 }
 
 SEC("tc")
 int bench_symphony(struct __sk_buff *skb)
 {
-	struct bench_saved saved = {};
-	int ret;
-
-	bench_save(skb, &saved);
-	ret = symphony_run(skb);
-	bench_restore(skb, &saved);
-	return ret;
+	return bench_harness(skb, symphony_run);
 }
