@@ -86,7 +86,9 @@ check_jq "--step-flows, 2 queue pairs: both complete, 2 jobs x 4 ranks x 6 steps
 	"$(cat "$tmp/flows/result.json")"
 check_jq "... and every step starts at the 20 Mbit/s line rate, whatever cut its queue pair had" \
 	'length == 2 * 4 * 6 and min == 20000000 and max == 20000000' "$(first_rates flows)"
-check_jq "... and under queues longer than the 20 ms minimum timeout, under 10% of the packets sent are resends" \
+# resends come of timeouts: a bound on them is a timing bound, which a
+# run the guard finds untrustworthy (the machine stalled) cannot vouch for
+check_timing_jq "... and under queues longer than the 20 ms minimum timeout, under 10% of the packets sent are resends" \
 	'.counters.retransmitted_packets < 0.1 * .counters.packets_sent' \
 	"$(cat "$tmp/flows/result.json")"
 
