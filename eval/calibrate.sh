@@ -8,15 +8,21 @@
 # (tc-scripts/permrun.sh: senders on schedule within a few frame times,
 # kernel-stamped delays, every ACK sent) is the one this machine sustains.
 # A busier or slower machine of the same kind gets a lower rate, instead
-# of results that measure its CPUs rather than the network.
+# of results that measure its CPUs rather than the network.  With
+# --testbed leafspine the same for Symphony's testbed on this kernel: the
+# 16-host leaf-spine with Symphony as tc-BPF, section 1's ring AllReduce
+# ("rings", both markings) with the size scaled to the rate (1 MiB per
+# rank at 2.5 Mbit/s), through eval/symphony_ring.sh --engine host.
 #
 # Usage: eval/calibrate.sh [options]                   (as root, after "make")
+#   --testbed T           fattree (default) or leafspine
 #   --ladder "RATE ..."   rates to try, fastest first (default
-#                         "160mbit 80mbit 40mbit 20mbit 10mbit 5mbit 2mbit 1mbit")
-#   --packets M           packets per host and run (default 1024)
-#   --load PCT            offered load (default 90)
+#                         "160mbit 80mbit 40mbit 20mbit 10mbit 5mbit 2mbit 1mbit";
+#                         leafspine: "50mbit 25mbit 10mbit 5mbit 2500kbit")
+#   --packets M           fattree: packets per host and run (default 1024)
+#   --load PCT            fattree: offered load (default 90)
 #   --seeds N             runs per rate, all of which must pass (default 2)
-#   --guard-lag-frames N  the guard's lag limit (default 4)
+#   --guard-lag-frames N  the guard's lag limit (default 4; leafspine: 4)
 #   --prefix NAME         testbed prefix (default ofcal)
 #   --out FILE            JSON (default build/results/calibration.json)
 # Prints the sustained rate; exit 0 when one was found, 1 when none of
@@ -27,7 +33,8 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 fattree=$top/tc-scripts/fattree.sh
 ofan=$top/tc-scripts/ofan-fattree.sh
 permrun=$top/tc-scripts/permrun.sh
-ladder="160mbit 80mbit 40mbit 20mbit 10mbit 5mbit 2mbit 1mbit"
+ladder=
+testbed=fattree
 packets=1024
 load=90
 seeds=2
@@ -36,10 +43,11 @@ prefix=ofcal
 out=$top/build/results/calibration.json
 
 die() { echo "calibrate.sh: $*" >&2; exit 1; }
-usage() { sed -n '13,23s/^# \{0,1\}//p' "$0" >&2; exit 2; }
+usage() { sed -n '/^# Usage:/,/^# the ladder/s/^# \{0,1\}//p' "$0" >&2; exit 2; }
 while [ $# -gt 0 ]; do
 	[ $# -ge 2 ] || usage
 	case "$1" in
+	--testbed) testbed=$2 ;;
 	--ladder) ladder=$2 ;;
 	--packets) packets=$2 ;;
 	--load) load=$2 ;;
@@ -53,6 +61,18 @@ while [ $# -gt 0 ]; do
 done
 [[ $seeds =~ ^[1-9][0-9]*$ ]] || { echo "calibrate.sh: --seeds wants a count" >&2; exit 2; }
 [[ $packets =~ ^[1-9][0-9]*$ ]] || { echo "calibrate.sh: --packets wants a count" >&2; exit 2; }
+[[ $testbed =~ ^(fattree|leafspine)$ ]] || { echo "calibrate.sh: --testbed '$testbed': fattree or leafspine" >&2; exit 2; }
+if [ "$testbed" = leafspine ]; then
+	[ "$lag_frames" = 4 ] || { echo "calibrate.sh: --guard-lag-frames: the leaf-spine's runs use ringrun.sh's 4" >&2; exit 2; }
+	[ -n "$ladder" ] || ladder="50mbit 25mbit 10mbit 5mbit 2500kbit"
+	[ "$prefix" = ofcal ] || { echo "calibrate.sh: --prefix: the leaf-spine's runs use symphony_ring.sh's" >&2; exit 2; }
+else
+	[ -n "$ladder" ] || ladder="160mbit 80mbit 40mbit 20mbit 10mbit 5mbit 2mbit 1mbit"
+fi
+for rate in $ladder; do
+	[[ $rate =~ ^[1-9][0-9]*(kbit|mbit|gbit)$ ]] ||
+		{ echo "calibrate.sh: --ladder: '$rate' is not a rate in kbit, mbit or gbit" >&2; exit 2; }
+done
 [ -n "$ladder" ] || { echo "calibrate.sh: --ladder is empty" >&2; exit 2; }
 [ "$(id -u)" -eq 0 ] || die "must run as root"
 [ -x "$top/build/permsend" ] || die "run 'make' first"
@@ -66,8 +86,48 @@ cleanup() {
 trap cleanup EXIT
 
 : >"$work/tries.jsonl"
+
+# try_leafspine RATE: section 1's rings at RATE on this kernel, $seeds
+# seeds of each marking; passed=1 when every run completed and the guard
+# trusted it
+try_leafspine() {
+	local rate=$1 kbit size_k
+	kbit=$(awk -v r="$rate" 'BEGIN { n = r + 0; u = substr(r, length(n "") + 1);
+		print (u == "kbit" ? n : u == "mbit" ? n * 1000 : n * 1000000) }')
+	size_k=$((1024 * kbit / 2500))
+	passed=0
+	"$top/eval/symphony_ring.sh" --engine host --seeds "$seeds" --scenarios rings \
+		--rate "$rate" --size "${size_k}k" --out "$work/ring.json" \
+		>"$work/ring.log" 2>&1 || true
+	if [ ! -s "$work/ring.json" ]; then
+		jq -n -c --arg rate "$rate" --arg log "$(tail -3 "$work/ring.log")" \
+			'{rate: $rate, completed: false, verdict: "failed", log: $log}' \
+			>>"$work/tries.jsonl"
+		return
+	fi
+	jq -c --arg rate "$rate" --arg size "${size_k}k" '.runs[]
+	  | {rate: $rate, size_per_rank: $size, seed, marking, completed: .complete,
+	     verdict: (if .complete then .guard.verdict else "failed" end),
+	     cct_ms, guard: (.guard | del(.link_classes))}' \
+		"$work/ring.json" >>"$work/tries.jsonl"
+	jq -e '[.runs[] | .complete and .guard.verdict == "trustworthy"] | all' \
+		"$work/ring.json" >/dev/null && passed=1
+	rm -f "$work/ring.json"
+}
+
 sustained=
 for rate in $ladder; do
+	if [ "$testbed" = leafspine ]; then
+		try_leafspine "$rate"
+		jq -r --arg rate "$rate" 'select(.rate == $rate)
+		  | "calibrate.sh: \($rate) seed \(.seed // "-") \(.marking // ""): \(.verdict)\(if .guard then ", worst sender lag \(.guard.worst_sender_lag_frames) frames, CPU busiest \(.guard.cpu_busy_max_window_pct)%" else "" end)"' \
+			"$work/tries.jsonl" >&2
+		if [ "$passed" -eq 1 ]; then
+			sustained=$rate
+			break
+		fi
+		continue
+	fi
 	# a new tree per rate: Ofan's pins go with the old one's namespaces
 	"$ofan" unload --prefix "$prefix" >/dev/null 2>&1 || true
 	"$fattree" up --prefix "$prefix" --rate "$rate" --force >/dev/null
@@ -115,9 +175,10 @@ jq -s --arg sustained "$sustained" --arg ladder "$ladder" \
 	--argjson packets "$packets" --argjson load "$load" \
 	--argjson seeds "$seeds" --argjson lag_frames "$lag_frames" \
 	--arg kernel "$(uname -r)" --arg date "$(date -u +%FT%TZ)" \
-	--argjson cpus "$(nproc)" '
+	--argjson cpus "$(nproc)" --arg testbed "$testbed" '
   {benchmark: "calibration", date: $date, kernel: $kernel, cpus: $cpus,
-   method: "k=4 fat tree, Ofan, permutation at the given load; the fastest rate of the ladder whose runs all pass the guard",
+   testbed: $testbed,
+   method: ((if $testbed == "leafspine" then "the leaf-spine of section 1 on this kernel (Symphony as tc-BPF), ring AllReduce of 2 rings of 8 ranks with the size scaled to the rate, both markings" else "k=4 fat tree, Ofan, permutation at the given load" end) + "; the fastest rate of the ladder whose runs all pass the guard"),
    ladder: ($ladder | split(" ") | map(select(length > 0))),
    packets: $packets, load_pct: $load, seeds: $seeds,
    guard_lag_limit_frames: $lag_frames,

@@ -9,7 +9,8 @@
 # Symphony-marked only under "marking symphony"; the ports of each of the
 # 6 switches share one registry; the guard judged the runs; and the
 # testbed and its pins are gone after.  --state port is refused: the
-# program keeps a job's state per switch.
+# program keeps a job's state per switch.  eval/calibrate.sh --testbed
+# leafspine tries a rate on the same testbed, with the size scaled to it.
 . "$(dirname "$0")/../lib.sh"
 
 require_root
@@ -20,7 +21,7 @@ tmp=$(mktemp -d /tmp/test_eval_symphony_host.XXXXXX)
 on_exit rm -rf "$tmp"
 eval_sh=$TOP_DIR/eval/symphony_ring.sh
 
-ktap_plan 8
+ktap_plan 9
 
 # 14 steps of 128 KiB at 20 Mbit/s: about 0.8 s a run
 check "the native evaluation runs (8 hosts, rings, one seed, 20 Mbit/s)" \
@@ -45,5 +46,15 @@ check "the testbed and its pins are gone after" sh -c \
 r=$("$eval_sh" --engine host --state port --seeds 1 2>&1) && rc=0 || rc=$?
 check_eq "--state port is refused: the program keeps a job's state per switch" \
 	"1 yes" "$rc $(grep -q 'per switch' <<<"$r" && echo yes)"
+
+# one rate, one seed: whether the guard trusts it is the machine's; the
+# tries are the script's
+"$TOP_DIR/eval/calibrate.sh" --testbed leafspine --ladder 20mbit --seeds 1 \
+	--out "$tmp/cal.json" >/dev/null 2>"$tmp/cal.log" && rc=0 || rc=$?
+check_jq "calibrate.sh --testbed leafspine tries both markings at 20 Mbit/s, 8 MiB per rank (exit $rc)" \
+	'.testbed == "leafspine" and ([.tries[] | "\(.rate) \(.size_per_rank) \(.marking) \(.completed)"] | sort)
+	 == ["20mbit 8192k red true", "20mbit 8192k symphony true"] and
+	 (.sustained_rate == null or .sustained_rate == "20mbit")' \
+	"$(cat "$tmp/cal.json" 2>/dev/null || echo '{}')"
 
 ktap_finished
