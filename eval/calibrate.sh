@@ -42,6 +42,10 @@ lag_frames=4
 prefix=ofcal
 out=$top/build/results/calibration.json
 
+prog=calibrate.sh
+# rate_bps (its die is replaced by this script's below)
+# shellcheck source=tc-scripts/lib.sh
+. "$top/tc-scripts/lib.sh"
 die() { echo "calibrate.sh: $*" >&2; exit 1; }
 usage() { sed -n '/^# Usage:/,/^# the ladder/s/^# \{0,1\}//p' "$0" >&2; exit 2; }
 while [ $# -gt 0 ]; do
@@ -91,10 +95,8 @@ trap cleanup EXIT
 # seeds of each marking; passed=1 when every run completed and the guard
 # trusted it
 try_leafspine() {
-	local rate=$1 kbit size_k
-	kbit=$(awk -v r="$rate" 'BEGIN { n = r + 0; u = substr(r, length(n "") + 1);
-		print (u == "kbit" ? n : u == "mbit" ? n * 1000 : n * 1000000) }')
-	size_k=$((1024 * kbit / 2500))
+	local rate=$1 size_k
+	size_k=$((1024 * $(rate_bps "$rate") / 2500000))
 	passed=0
 	"$top/eval/symphony_ring.sh" --engine host --seeds "$seeds" --scenarios rings \
 		--rate "$rate" --size "${size_k}k" --out "$work/ring.json" \
@@ -115,19 +117,11 @@ try_leafspine() {
 	rm -f "$work/ring.json"
 }
 
-sustained=
-for rate in $ladder; do
-	if [ "$testbed" = leafspine ]; then
-		try_leafspine "$rate"
-		jq -r --arg rate "$rate" 'select(.rate == $rate)
-		  | "calibrate.sh: \($rate) seed \(.seed // "-") \(.marking // ""): \(.verdict)\(if .guard then ", worst sender lag \(.guard.worst_sender_lag_frames) frames, CPU busiest \(.guard.cpu_busy_max_window_pct)%" else "" end)"' \
-			"$work/tries.jsonl" >&2
-		if [ "$passed" -eq 1 ]; then
-			sustained=$rate
-			break
-		fi
-		continue
-	fi
+# try_fattree RATE: the permutation at RATE on a new fat tree, $seeds
+# seeds, up to the first that fails; passed=1 when every run completed
+# and the guard trusted it
+try_fattree() {
+	local rate=$1 hosts seed rc
 	# a new tree per rate: Ofan's pins go with the old one's namespaces
 	"$ofan" unload --prefix "$prefix" >/dev/null 2>&1 || true
 	"$fattree" up --prefix "$prefix" --rate "$rate" --force >/dev/null
@@ -161,8 +155,13 @@ for rate in $ladder; do
 			break
 		fi
 	done
+}
+
+sustained=
+for rate in $ladder; do
+	"try_$testbed" "$rate"
 	jq -r --arg rate "$rate" 'select(.rate == $rate)
-	  | "calibrate.sh: \($rate) seed \(.seed): \(.verdict)\(if .guard then ", worst sender lag \(.guard.worst_sender_lag_frames) frames, CPU busiest \(.guard.cpu_busy_max_window_pct)%, \(.guard.timer_irqs_per_s) timer interrupts/s" else "" end)"' \
+	  | "calibrate.sh: \($rate) seed \(.seed // "-")\(if .marking then " " + .marking else "" end): \(.verdict)\(if .guard then ", worst sender lag \(.guard.worst_sender_lag_frames) frames, CPU busiest \(.guard.cpu_busy_max_window_pct)%, \(.guard.timer_irqs_per_s) timer interrupts/s" else "" end)"' \
 		"$work/tries.jsonl" >&2
 	if [ "$passed" -eq 1 ]; then
 		sustained=$rate

@@ -95,6 +95,9 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=scripts/progress.sh
 . "$top/scripts/progress.sh"
 prog=symphony_ring.sh
+# netns_list, netns_run (its die is replaced by this script's below)
+# shellcheck source=tc-scripts/lib.sh
+. "$top/tc-scripts/lib.sh"
 seeds=10
 scenarios="rings jobs2"
 hpt=4
@@ -272,9 +275,14 @@ ring_all() {
 	echo "$members"
 }
 
+# switches: the switch namespaces of the testbed
+switches() {
+	netns_list "$prefix" '[ts][0-9]+'
+}
+
 switch_ports() {	# switch_ports: "NS DEV" of every switch egress port
 	local n dev
-	for n in $(ip netns list | awk '{ print $1 }' | grep -E "^$prefix-(t|s)[0-9]+$"); do
+	for n in $(switches); do
 		for dev in $(ip -n "$n" -br link show | awk '$1 ~ /^[ud][0-9]/ { sub(/@.*/, "", $1); print $1 }'); do
 			echo "$n $dev"
 		done
@@ -284,19 +292,6 @@ switch_ports() {	# switch_ports: "NS DEV" of every switch egress port
 # jobs_map NS: the pinned jobs map of switch NS (--state switch)
 jobs_map() {
 	echo "/sys/fs/bpf/$1-symphony/jobs"
-}
-
-# switches: the switch namespaces of the testbed
-switches() {
-	ip netns list | awk '{ print $1 }' | grep -E "^$prefix-(t|s)[0-9]+$"
-}
-
-# in_ns NS CMD...: CMD in switch NS's network namespace, keeping the
-# mount namespace ("ip netns exec" remounts /sys and hides the pins)
-in_ns() {
-	local ns=$1
-	shift
-	nsenter --net="/run/netns/$ns" "$@"
 }
 
 # the pins of switch NS's registry and program (leafspine.sh's)
@@ -312,17 +307,17 @@ set_marking_bpf() {
 	local ns dev bps pins rates
 	for ns in $(switches); do
 		pins=$(bpf_pins "$ns")
-		rates=$(in_ns "$ns" "$symofan" symphony status --pin-dir "$pins-bpf" --json |
+		rates=$(netns_run "$ns" "$symofan" symphony status --pin-dir "$pins-bpf" --json |
 			jq -r '.[] | "\(.dev) \(.rate_bps)"')
 		[ -n "$rates" ] || die "switch $ns: Symphony is attached to none of its ports"
 		while read -r dev bps; do
-			in_ns "$ns" "$symofan" symphony detach "$dev" --pin-dir "$pins-bpf" >/dev/null
+			netns_run "$ns" "$symofan" symphony detach "$dev" --pin-dir "$pins-bpf" >/dev/null
 		done <<<"$rates"
 		rm -rf "$pins-jobs" "$pins-bpf"
 		"$symofan" job init --pin-dir "$pins-jobs" >/dev/null
 		while read -r dev bps; do
 			# shellcheck disable=SC2086 # the qdisc's words
-			in_ns "$ns" "$symofan" symphony attach "$dev" rate "${bps}bit" \
+			netns_run "$ns" "$symofan" symphony attach "$dev" rate "${bps}bit" \
 				$red_args $symphony_args marking "$1" \
 				--registry "$pins-jobs" --pin-dir "$pins-bpf" >/dev/null
 		done <<<"$rates"
@@ -336,7 +331,7 @@ port_counters_bpf() {
 	local ns dev
 	{
 		for ns in $(switches); do
-			in_ns "$ns" "$symofan" symphony status \
+			netns_run "$ns" "$symofan" symphony status \
 				--pin-dir "$(bpf_pins "$ns")-bpf" --json |
 				jq -c --arg ns "$ns" '{switch: $ns, ports: .}'
 		done
