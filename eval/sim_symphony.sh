@@ -20,7 +20,9 @@
 #   --spines N         spines (default: the hosts of a ToR, no
 #                      over-subscription; Table 1's 4 over-subscribe 2:1
 #                      at 32 nodes)
-#   --scenarios S      rings: hosts/2 rings of 2 hosts per ToR, one job
+#   --scenarios S      rails: Table 1's placement, a rail ring per host
+#                      index (host i of every ToR), one job;
+#                      rings: hosts/2 rings of 2 hosts per ToR, one job
 #                      (the paper's multiple 1D rings; default); jobs2:
 #                      the same rings, each its own job ID; ring1: one
 #                      ring of every host; grid: every host in one 2D
@@ -42,13 +44,31 @@
 #                      ring's step, a grid's column step
 #   --seeds N          (default 10)
 #   --k K              Symphony's k (default 0.01)
-#   --state port|switch  Symphony's job state per port (default) or per
-#                      switch
-#   --cc dcqcn|hpcc    dcqcn: dcqcn.h's constants scaled to the rate
-#                      (default); hpcc: HPCC's DCQCN configuration at
-#                      10 Gbit/s (alpha every 1 us, one fast-recovery
-#                      stage, 2/20 Mbit/s steps, 1 Gbit/s floor, no byte
-#                      counter, a cut at most every 4 us)
+#   --stack paper|nccl|legacy  the transport and Symphony's deployment
+#                      (default paper):
+#                      paper: the Symphony paper's (Astra-Sim over HPCC's
+#                        RDMA model): --cc hpcc --flows astra --symphony-at
+#                        tor --state switch
+#                      nccl: the same with NCCL's flows (--flows nccl: a
+#                        queue pair per channel, steps in order)
+#                      legacy: this project's model until 2026-12, which
+#                        EVALUATION's earlier tables used: --cc legacy
+#                        --flows legacy --symphony-at all --state port
+#   --state port|switch  Symphony's job state per port or per switch
+#                      (default: the stack's)
+#   --symphony-at all|tor|tor-up  the switch ports where Symphony marks
+#                      (default: the stack's)
+#   --pq               also the priority-queue baseline of Fig. 5 (each
+#                      job's slowest step first in strict priority, RED)
+#   --flows legacy|astra|nccl  the senders' flows (default: the stack's;
+#                      symofan-sim --flows)
+#   --cc PROFILE       DCQCN's constants: mlx5, hpcc, legacy (default: the
+#                      stack's); legacy-hpcc: the legacy core with HPCC's
+#                      constants as earlier runs passed them (--cc hpcc
+#                      before 2026-12: alpha every 1 us, 2/20 Mbit/s
+#                      steps, 1 Gbit/s floor, no byte counter, a CNP at
+#                      most every 4 us, the target rate clamped on every
+#                      cut, one fewer fast-recovery step)
 #   --imbalance R      one ToR-spine link at 1/R of the rate (default 1)
 #   --pfc BYTES        lossless, as HPCC's configuration: PFC pauses a
 #                      sender past BYTES held from its port (default: off,
@@ -68,8 +88,12 @@ iterations=1
 chunk=8m
 seeds=10
 k=0.01
-state=port
-cc=dcqcn
+stack=paper
+markings="red symphony"
+state=
+symphony_at=
+flows=
+cc=
 imbalance=1
 pfc=
 job_offset=0
@@ -82,6 +106,7 @@ usage() { sed -n '/^# Usage:/,/^[^#]/s/^# \{0,1\}//p' "$0" >&2; exit 2; }
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-h|--help) usage ;;
+	--pq) markings="red symphony pq"; shift; continue ;;
 	esac
 	[ $# -ge 2 ] || usage
 	case "$1" in
@@ -93,6 +118,9 @@ while [ $# -gt 0 ]; do
 	--seeds) seeds=$2 ;;
 	--k) k=$2 ;;
 	--state) state=$2 ;;
+	--stack) stack=$2 ;;
+	--symphony-at) symphony_at=$2 ;;
+	--flows) flows=$2 ;;
 	--cc) cc=$2 ;;
 	--imbalance) imbalance=$2 ;;
 	--jobs) jobs=$2 ;;
@@ -120,13 +148,23 @@ fi
 [[ $spines =~ ^[1-9][0-9]?$ ]] || die "--spines '$spines': wants 1..64"
 [ -z "$pfc" ] || [[ $pfc =~ ^[1-9][0-9]*[km]?$ ]] || die "--pfc '$pfc': bytes, with k or m"
 [[ $iterations =~ ^[1-9][0-9]*$ ]] || die "--iterations '$iterations': wants a count"
-case $cc in
-dcqcn) cc_args= ;;
-# HPCC's simulation/run.py at 10 Gbit/s (rates scaled as it scales them
-# from 25 Gbit/s)
-hpcc) cc_args="--dcqcn-g 256 --dcqcn-alpha-us 1 --dcqcn-timer-us 300 --dcqcn-f 1 --dcqcn-rai 2mbit --dcqcn-rhai 20mbit --dcqcn-min-rate 1gbit --dcqcn-bytes 1g --cnp-interval 4" ;;
-*) die "--cc '$cc': dcqcn or hpcc" ;;
+case $stack in
+paper) def=(hpcc astra tor switch) ;;
+nccl) def=(hpcc nccl tor switch) ;;
+legacy) def=(legacy legacy all port) ;;
+*) die "--stack '$stack': paper, nccl or legacy" ;;
 esac
+cc=${cc:-${def[0]}} flows=${flows:-${def[1]}}
+symphony_at=${symphony_at:-${def[2]}} state=${state:-${def[3]}}
+case $cc in
+legacy|mlx5|hpcc) cc_args="--cc $cc" ;;
+dcqcn) cc_args="--cc legacy" ;;	# the name before 2026-12
+# the earlier --cc hpcc: HPCC's run.py constants at 10 Gbit/s on the
+# legacy core (its F 1 is the legacy stage rule's, here 0)
+legacy-hpcc) cc_args="--cc legacy --dcqcn-g 256 --dcqcn-alpha-us 1 --dcqcn-timer-us 300 --dcqcn-f 0 --dcqcn-rai 2mbit --dcqcn-rhai 20mbit --dcqcn-min-rate 1gbit --dcqcn-bytes 1g --cnp-interval 4" ;;
+*) die "--cc '$cc': mlx5, hpcc, legacy or legacy-hpcc" ;;
+esac
+[[ $flows =~ ^(legacy|astra|nccl)$ ]] || die "--flows '$flows': legacy, astra or nccl"
 [[ $chunk =~ ^([0-9]+)([km]?)$ ]] || die "--chunk '$chunk': bytes, with k or m"
 case ${BASH_REMATCH[2]} in
 k) mult=1024 ;;
@@ -136,24 +174,30 @@ esac
 chunk_bytes=$((BASH_REMATCH[1] * mult))
 [ -n "$out" ] || out=$top/build/results/sim_symphony_$nodes.json
 for s in $scenarios; do
-	[[ $s =~ ^(rings|jobs2|twojobs|ring1|grid|gridx|gridrings)$ ]] ||
-		die "--scenarios: '$s' is not rings, jobs2, twojobs, ring1, grid, gridx or gridrings"
+	[[ $s =~ ^(rails|rings|jobs2|twojobs|ring1|grid|gridx|gridrings)$ ]] ||
+		die "--scenarios: '$s' is not rails, rings, jobs2, twojobs, ring1, grid, gridx or gridrings"
 done
 # the rank count sets the data per rank: size = chunk x ranks of a ring
-# (of every host in ring1 and the grids, 2 per ToR in rings and jobs2)
+# (of every host in ring1 and the grids, 2 per ToR in rings and jobs2,
+# one per ToR in rails)
 case " $scenarios " in
 *" ring1 "*|*" grid"*)
-	[[ " $scenarios " =~ \ (rings|jobs2|twojobs)\  ]] &&
-		die "--scenarios: ring1 and the grids do not mix with rings, jobs2 and twojobs (their rings differ in size, the chunk does not)"
+	[[ " $scenarios " =~ \ (rings|jobs2|twojobs|rails)\  ]] &&
+		die "--scenarios: ring1 and the grids do not mix with rails, rings, jobs2 and twojobs (their rings differ in size, the chunk does not)"
 	ranks=$((tors * hpt)) ;;
+*" rails "*)
+	[[ " $scenarios " =~ \ (rings|jobs2|twojobs)\  ]] &&
+		die "--scenarios: rails do not mix with rings, jobs2 and twojobs (their rings differ in size, the chunk does not)"
+	ranks=$tors ;;
 *) ranks=$((2 * tors)) ;;
 esac
 
 exec "$top/eval/symphony_ring.sh" --engine sim --links p2p --delay-us 1 \
 	--tors "$tors" --spines "$spines" --hosts-per-tor "$hpt" --state "$state" --jobs "$jobs" \
+	--symphony-at "$symphony_at" --markings "$markings" \
 	${pfc:+--pfc "$pfc"} --job-offset "$job_offset" --pods "$pods" --cores "$cores" \
 	--rate 10gbit --uplink-rate 10gbit --imbalance "$imbalance" --background 0 \
 	--scenarios "$scenarios" --size $((chunk_bytes * ranks)) --seeds "$seeds" \
 	--red "limit 100000 kmin 50kb kmax 100kb pmax 0.2" \
 	--symphony "k $k tau 0.25 twin 100us warmup 16 samples 16" \
-	--ringcoll "--mtu 4096 --rto 4 --iterations $iterations $cc_args" --out "$out"
+	--ringcoll "--mtu 4096 --rto 4 --iterations $iterations $cc_args --flows $flows" --out "$out"

@@ -25,6 +25,10 @@
 #   --gap-ms MS        mean time between arrivals (default 40: about 3
 #                      jobs at once at the defaults)
 #   --k K              Symphony's k (default 0.01)
+#   --stack paper|nccl|legacy  the transport and Symphony's deployment, as
+#                      sim_symphony.sh's (default paper: --cc hpcc --flows
+#                      astra --symphony-at tor --state switch; legacy: the
+#                      runs before 2026-12)
 #   --jobs N           simulations at once (default: the cores)
 #   --out FILE         JSON (default build/results/sim_symphony_arrivals.json);
 #                      the plot next to it (-jct-cdf.png)
@@ -60,12 +64,19 @@ while [ $# -gt 0 ]; do
 	--passes) passes=$2 ;;
 	--gap-ms) gap_ms=$2 ;;
 	--k) k=$2 ;;
+	--stack) stack=$2 ;;
 	--jobs) jobs=$2 ;;
 	--out) out=$2 ;;
 	*) echo "$prog: unknown option '$1'" >&2; usage ;;
 	esac
 	shift 2
 done
+case ${stack:=paper} in
+paper) stack_args=(--cc hpcc --flows astra --symphony-at tor --state switch) ;;
+nccl) stack_args=(--cc hpcc --flows nccl --symphony-at tor --state switch) ;;
+legacy) stack_args=(--cc legacy --flows legacy --symphony-at all --state port) ;;
+*) die "--stack '$stack': paper, nccl or legacy" ;;
+esac
 sim=$top/build/symofan-sim
 [ -x "$sim" ] || die "no $sim: run 'make sim'"
 [[ $seeds =~ ^[1-9][0-9]*$ ]] || die "--seeds '$seeds': wants a count"
@@ -119,7 +130,7 @@ one_run() {
 		--rate 10gbit --uplink-rate 10gbit --links p2p --delay-us 1 --lb ecmp \
 		--qdisc "limit 100000 kmin 50kb kmax 100kb pmax 0.2 k $k tau 0.25 twin 100us warmup 16 samples 16" \
 		--marking "$marking" --seed "$seed" --step-base $((49152 + seed * 97)) \
-		--mtu 4096 --rto 4 "${args[@]}" --out "$work/$n.json" ||
+		--mtu 4096 --rto 4 "${stack_args[@]}" "${args[@]}" --out "$work/$n.json" ||
 		echo "$prog: seed $seed $marking: the simulation did not complete" >&2
 	jq -L "$top/tc-scripts" -c --argjson seed "$seed" --arg marking "$marking" \
 		--slurpfile drawn <(awk '{ printf "{\"job\":%d,\"scale\":%d,\"size\":\"%s\",\"passes\":%d,\"start_us\":%d}\n", $1, $2, $3, $4, $5 }' "$work/jobs-$seed") '

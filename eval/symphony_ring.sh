@@ -25,7 +25,9 @@
 # Usage: eval/symphony_ring.sh [options]        (as root, after "make")
 #   --seeds N            seeded runs per scenario and marking (default 10)
 #   --scenarios "S ..."  rings, jobs2, ring1; with --engine sim also twojobs,
-#                        grid, gridx, gridrings (default "rings jobs2")
+#                        grid, gridx, gridrings, rails (Table 1's rail rings:
+#                        host i of every ToR in ring i, one job)
+#                        (default "rings jobs2")
 #   --hosts-per-tor H    hosts behind each of the 4 ToRs, 2..8 (default 4)
 #   --rate RATE          host link rate (default 2500kbit)
 #   --uplink-rate RATE   ToR-spine link rate (default twice --rate: no
@@ -60,7 +62,14 @@
 #                        --step-flows), as in the paper's simulator; off
 #                        (default): at its queue pair's current rate
 #   --ringcoll "ARGS"    extra ringcoll options (default: the RTT-scaled
-#                        DCQCN of EVALUATION.md)
+#                        legacy DCQCN of EVALUATION.md section 1, --cc legacy)
+#   --markings "red symphony pq"  sim: also the priority-queue baseline
+#                        (symofan-sim --marking pq: each job's slowest
+#                        step served first, RED marking; default "red
+#                        symphony")
+#   --symphony-at all|tor|tor-up  sim: the switch ports where Symphony
+#                        marks, the others RED only (default all;
+#                        symofan-sim --symphony-at)
 #   --engine vm|host|sim vm (default): the testbed in the QEMU VM, sch_symphony
 #                        on every switch port; host: the same testbed on
 #                        this kernel, Symphony as tc-BPF with its
@@ -121,6 +130,8 @@ delay_us=1
 sim_jobs=$(nproc)
 pfc=
 job_offset=0
+symphony_at=all
+markings="red symphony"
 pods=1
 cores=0
 # DCQCN with its time constants scaled to this testbed's round trip
@@ -171,6 +182,8 @@ while [ $# -gt 0 ]; do
 	--jobs) sim_jobs=$2 ;;
 	--pfc) pfc=$2 ;;
 	--job-offset) job_offset=$2 ;;
+	--symphony-at) symphony_at=$2 ;;
+	--markings) markings=$2 ;;
 	--pods) pods=$2 ;;
 	--cores) cores=$2 ;;
 	*) echo "$prog: unknown option '$1'" >&2; usage ;;
@@ -192,6 +205,8 @@ if [ "$engine" != sim ]; then
 	[ -z "$pfc" ] || die "--pfc is the simulator's (--engine sim)"
 	[ "$job_offset" = 0 ] || die "--job-offset is the simulator's (--engine sim)"
 	[ "$pods" = 1 ] || die "--pods is the simulator's (--engine sim)"
+	[ "$symphony_at" = all ] || die "--symphony-at is the simulator's (--engine sim)"
+	[ "$markings" = "red symphony" ] || die "--markings is the simulator's (--engine sim)"
 else
 	[[ $job_offset =~ ^[0-9]+$ ]] || die "--job-offset '$job_offset': wants milliseconds"
 	[[ $pods =~ ^[1-9][0-9]*$ ]] && [ $((tors % pods)) -eq 0 ] ||
@@ -218,12 +233,14 @@ fi
 [ "$burst" = auto ] || [[ $burst =~ ^[1-9][0-9]{2,7}$ ]] ||
 	die "--burst '$burst': auto or bytes, 100..99999999"
 [[ $state =~ ^(port|switch)$ ]] || die "--state '$state': port or switch"
+[[ $symphony_at =~ ^(all|tor|tor-up)$ ]] || die "--symphony-at '$symphony_at': all, tor or tor-up"
+[[ $markings =~ ^red\ symphony(\ pq)?$ ]] || die "--markings '$markings': \"red symphony\" or \"red symphony pq\""
 [[ $step_qps =~ ^([1-9]|1[0-6])$ ]] || die "--step-qps '$step_qps': wants 1..16"
 [[ $step_flows =~ ^(on|off)$ ]] || die "--step-flows '$step_flows': on or off"
 for s in $scenarios; do
-	[[ $s =~ ^(rings|jobs2|ring1|twojobs|grid|gridx|gridrings)$ ]] ||
-		die "--scenarios: unknown scenario '$s' (rings, jobs2, ring1, twojobs, grid, gridx, gridrings)"
-	[[ ! $s =~ ^(twojobs|grid|gridx|gridrings)$ ]] || [ "$engine" = sim ] ||
+	[[ $s =~ ^(rings|jobs2|ring1|twojobs|grid|gridx|gridrings|rails)$ ]] ||
+		die "--scenarios: unknown scenario '$s' (rings, jobs2, ring1, twojobs, grid, gridx, gridrings, rails)"
+	[[ ! $s =~ ^(twojobs|grid|gridx|gridrings|rails)$ ]] || [ "$engine" = sim ] ||
 		die "--scenarios: '$s' runs in the simulator only (--engine sim)"
 done
 rate_kbit() {	# rate_kbit RATE: the rate in kbit/s
@@ -237,7 +254,7 @@ rate_kbit() {	# rate_kbit RATE: the rate in kbit/s
 }
 [ -n "$uplink_rate" ] || uplink_rate=$(( $(rate_kbit "$rate") * 2 ))kbit
 [ -n "$ringcoll_args" ] ||
-	ringcoll_args="--mtu 4096 --rto 500 --dcqcn-alpha-us 50000 --dcqcn-timer-us 50000 --cnp-interval 50000 --dcqcn-bytes 64k --dcqcn-rai $(( $(rate_kbit "$rate") / 100 ))kbit --dcqcn-rhai $(( $(rate_kbit "$rate") / 10 ))kbit"
+	ringcoll_args="--cc legacy --mtu 4096 --rto 500 --dcqcn-alpha-us 50000 --dcqcn-timer-us 50000 --cnp-interval 50000 --dcqcn-bytes 64k --dcqcn-rai $(( $(rate_kbit "$rate") / 100 ))kbit --dcqcn-rhai $(( $(rate_kbit "$rate") / 10 ))kbit"
 rate_kbit "$uplink_rate" >/dev/null
 [ "$engine" = sim ] || [ "$(id -u)" -eq 0 ] || die "must run as root"
 base=${out%.json}
@@ -459,6 +476,15 @@ sim_rings() {
 		echo "--grid ${tors}x$hpt --ring 1=$(seq -s, 0 $((tors * hpt - 1)))"
 		[ "$1" = grid ] || echo "--ring-jobs"
 		return ;;
+	rails)
+		for ((i = 0; i < hpt; i++)); do
+			members=
+			for ((t = 0; t < tors; t++)); do
+				members+=${members:+,}$((t * hpt + i))
+			done
+			echo "--ring 1=$members"
+		done
+		return ;;
 	esac
 	for ((r = 0; r < hpt / 2; r++)); do
 		members=
@@ -485,9 +511,10 @@ sim_one() {
 		--rate "$rate" --uplink-rate "$uplink_rate" "${imb[@]}" \
 		--links "$links" --delay-us "$delay_us" "${burst_arg[@]}" --background "$background" --lb "$routing" \
 		--qdisc "$red_args $symphony_args" --marking "$marking" \
-		--state "$state" --seed "$seed" $(sim_rings "$scenario") \
+		--state "$state" --symphony-at "$symphony_at" --seed "$seed" $(sim_rings "$scenario") \
 		--size "$size" --step-base $((49152 + seed * 97)) \
-		--step-qps "$step_qps" $([ "$step_flows" = off ] || echo --step-flows) \
+		$([ "$step_qps" = 1 ] || echo --step-qps "$step_qps") \
+		$([ "$step_flows" = off ] || echo --step-flows) \
 		${pfc:+--pfc "$pfc"} $ringcoll_args --out "$work/$n.sim.json" ||
 		echo "$prog: seed $seed $scenario $marking: the simulation did not complete" >&2
 	jq -L "$top/tc-scripts" 'include "ringmerge";
@@ -526,11 +553,11 @@ run_sim() {
 		fabric=(--topology multipod --pods "$pods" --leaves $((tors / pods)) --spines "$spines"
 			--cores "$cores")
 	fi
-	total=$((seeds * $(wc -w <<<"$scenarios") * 2))
+	total=$((seeds * $(wc -w <<<"$scenarios") * $(wc -w <<<"$markings")))
 	progress_start "$prog"
 	for ((seed = 1; seed <= seeds; seed++)); do
 		for scenario in $scenarios; do
-			for marking in red symphony; do
+			for marking in $markings; do
 				n=$((n + 1))
 				while [ "$(jobs -rp | wc -l)" -ge "$sim_jobs" ]; do
 					wait -n || true
@@ -627,9 +654,10 @@ if [ "$replot" -eq 1 ]; then
 	[ -s "$out" ] || die "--replot: no $out"
 	jq -c '.runs[]' "$out" >"$runs"
 	link_classes=$(jq -c '.testbed.link_classes // null' "$out")
+	markings=$(jq -r '[.runs[].marking] | unique | if index("pq") then "red symphony pq" else "red symphony" end' "$out")
 	# the settings the runs had
 	eval "$(jq -r '@sh "rate=\(.testbed.rate) uplink_rate=\(.testbed.uplink_rate)
-	  hpt=\(.testbed.hosts_per_tor) burst=\(.testbed.burst // "auto") state=\(.qdisc.state // "port") imbalance=\(.testbed.imbalance) routing=\(.testbed.routing // "ecmp")
+	  hpt=\(.testbed.hosts_per_tor) burst=\(.testbed.burst // "auto") state=\(.qdisc.state // "port") symphony_at=\(.qdisc.symphony_at // "all") imbalance=\(.testbed.imbalance) routing=\(.testbed.routing // "ecmp")
 	  background=\(.testbed.background_pct) size=\(.workload.size_per_rank) step_qps=\(.workload.step_qps // 1)
 	  step_flows=\(if .workload.step_flows then "on" else "off" end)
 	  ringcoll_args=\(.workload.ringcoll) red_args=\(.qdisc.red) engine=\(.engine // "vm")
@@ -668,7 +696,7 @@ jq -s --arg rate "$rate" --arg uplink "$uplink_rate" --arg size "$size" \
 	--arg imbalance "$imbalance" --argjson background "$background" --arg routing "$routing" \
 	--arg red "$red_args" --arg symphony "$symphony_args" --arg rc "$ringcoll_args" \
 	--argjson step_qps "$step_qps" --argjson step_flows "$([ "$step_flows" = on ] && echo true || echo false)" \
-	--arg state "$state" --argjson hpt "$hpt" --arg burst "$burst" \
+	--arg state "$state" --arg symphony_at "$symphony_at" --argjson hpt "$hpt" --arg burst "$burst" \
 	--argjson tors "$tors" --argjson spines "$spines" --arg links "$links" \
 	--argjson delay_us "$delay_us" --arg pfc "$pfc" --argjson job_offset "$job_offset" \
 	--argjson pods "$pods" --argjson cores "$cores" \
@@ -694,7 +722,7 @@ jq -s --arg rate "$rate" --arg uplink "$uplink_rate" --arg size "$size" \
     workload: {collective: "allreduce", size_per_rank: $size, step_qps: $step_qps,
 	       step_flows: $step_flows,
 	       ringcoll: $rc},
-    qdisc: {red: $red, symphony: $symphony, state: $state},
+    qdisc: {red: $red, symphony: $symphony, state: $state, symphony_at: $symphony_at},
     guard: {
       runs: length,
       untrustworthy_runs: (map(select((.guard.verdict // "none") | . != "trustworthy" and . != "simulated")) | length),
@@ -724,13 +752,14 @@ jq -s --arg rate "$rate" --arg uplink "$uplink_rate" --arg size "$size" \
     runs: map(.guard |= (if . then del(.link_classes) else . end))
   }
   | .runs as $runs
-  | .comparison = [.summary | group_by(.scenario)[]
+  # marking $m against RED, per scenario: the same seed and job under both
+  | def compare($m): [.summary | group_by(.scenario)[]
       | (map(select(.marking == "red"))[0]) as $b
-      | (map(select(.marking == "symphony"))[0]) as $s
+      | (map(select(.marking == $m))[0]) as $s
       | select($b and $s)
-      # the same seed and job under both markings
-      | [$runs[] | select(.scenario == $b.scenario)] | group_by([.seed, .job])
-      | map(select(length == 2) | (map(select(.marking == "symphony"))[0].cct_ms /
+      | [$runs[] | select(.scenario == $b.scenario and (.marking == "red" or .marking == $m))]
+      | group_by([.seed, .job])
+      | map(select(length == 2) | (map(select(.marking == $m))[0].cct_ms /
 			       map(select(.marking == "red"))[0].cct_ms)) as $paired
       | {scenario: $b.scenario,
 	 median_cct_reduction: (1 - $s.cct_ms.median / $b.cct_ms.median),
@@ -739,12 +768,15 @@ jq -s --arg rate "$rate" --arg uplink "$uplink_rate" --arg size "$size" \
 	 pairs: ($paired | length),
 	 final_step_span_reduction: (1 - $s.final_step_span_ms.median / $b.final_step_span_ms.median),
 	 max_step_overlap_baseline: $b.max_step_overlap.max,
-	 max_step_overlap_symphony: $s.max_step_overlap.max}]' \
+	 max_step_overlap_symphony: $s.max_step_overlap.max}];
+    .comparison = compare("symphony")
+  # the priority-queue baseline (--markings ... pq), in the same terms
+  | if any(.summary[]; .marking == "pq") then .pq_comparison = compare("pq") else . end' \
 	"$runs" >"$out.tmp" && mv "$out.tmp" "$out"
 
 if command -v gnuplot >/dev/null; then
 	for s in $scenarios; do
-		for m in red symphony; do
+		for m in $markings; do
 			# CDF points: CCT, fraction of runs at or below it
 			jq -r --arg s "$s" --arg m "$m" '[.runs[] | select(.scenario == $s and .marking == $m) | .cct_ms] | sort
 			  | length as $n | to_entries[] | "\(.value / 1000) \((.key + 1) / $n)"' "$out" >"$base.$s-$m.cdf.dat"
@@ -754,7 +786,13 @@ if command -v gnuplot >/dev/null; then
 			  | "\(.[0] / 1000) \(.[1])"' "$out" >"$base.$s-$m.overlap.dat"
 		done
 	done
-	label() { [ "$1" = red ] && echo "RED+DCQCN (baseline)" || echo "Symphony+DCQCN"; }
+	label() {
+		case $1 in
+		red) echo "RED+DCQCN (baseline)" ;;
+		pq) echo "RED+DCQCN, lagging step first (priority queue)" ;;
+		*) echo "Symphony+DCQCN" ;;
+		esac
+	}
 	{
 		echo "set terminal pngcairo size 800,500 noenhanced"
 		echo "set output '$base-cct-cdf.png'"
@@ -766,7 +804,7 @@ if command -v gnuplot >/dev/null; then
 		printf "plot "
 		sep=
 		for s in $scenarios; do
-			for m in red symphony; do
+			for m in $markings; do
 				printf "%s'%s' using 1:2 with steps lw 2 title '%s, %s'" "$sep" \
 					"$base.$s-$m.cdf.dat" "$s" "$(label "$m")"
 				sep=", "
@@ -785,7 +823,7 @@ if command -v gnuplot >/dev/null; then
 			echo "set title 'Step overlap over time, $s (the run of median CCT)'"
 			printf "plot "
 			sep=
-			for m in red symphony; do
+			for m in $markings; do
 				printf "%s'%s' using 1:2 with steps lw 2 title '%s'" "$sep" \
 					"$base.$s-$m.overlap.dat" "$(label "$m")"
 				sep=", "
@@ -795,8 +833,13 @@ if command -v gnuplot >/dev/null; then
 		echo "unset multiplot"
 	} | gnuplot
 fi
-jq -r '"scenario marking   runs  CCT ms median (p25..p75, min..max)        max step overlap median (max)  final step span ms  retransmitted",
+# "cuts X by 12.5%" or "raises X by 79.2%": a reduction's sign in words
+jq -r 'def change(r; what): if r >= 0 then "cuts \(what) by \(r * 1000 | round / 10)%"
+			  else "raises \(what) by \(-r * 1000 | round / 10)%" end;
+       "scenario marking   runs  CCT ms median (p25..p75, min..max)        max step overlap median (max)  final step span ms  retransmitted",
        (.summary[] | "\(.scenario)\t\(.marking)\t\(.runs)\t\(.cct_ms.median | round) (\(.cct_ms.p25 | round)..\(.cct_ms.p75 | round), \(.cct_ms.min | round)..\(.cct_ms.max | round))\t\(.max_step_overlap.median) (\(.max_step_overlap.max))\t\(.final_step_span_ms.median | round)\t\(if .retransmitted_share then "\(.retransmitted_share * 1000 | round / 10)%" else "-" end)"),
-       (.comparison[] | "\(.scenario): Symphony cuts the median CCT by \(.median_cct_reduction * 1000 | round / 10)% (paired by seed: median ratio \(.paired_cct_ratio.median * 1000 | round / 1000), faster in \(.paired_symphony_faster) of \(.pairs)); the final step span by \(.final_step_span_reduction * 1000 | round / 10)%; max step overlap \(.max_step_overlap_baseline) (baseline) vs \(.max_step_overlap_symphony)"),
-       (.guard | "guard: \(.verdict): \(.untrustworthy_runs) of \(.runs) runs untrustworthy; worst sender lag \(.worst_sender_lag_frames_max) frames, CPU busiest window \(.cpu_busy_max_window_pct_max)%, up to \(.timer_irqs_per_s_max) timer interrupts/s")' "$out"
+       (.comparison[] | "\(.scenario): Symphony \(change(.median_cct_reduction; "the median CCT")) (paired by seed: median ratio \(.paired_cct_ratio.median * 1000 | round / 1000), faster in \(.paired_symphony_faster) of \(.pairs)); it \(change(.final_step_span_reduction; "the final step span")); max step overlap \(.max_step_overlap_baseline) (baseline) vs \(.max_step_overlap_symphony)"),
+       (.pq_comparison // [] | .[] | "\(.scenario): the priority queue \(change(.median_cct_reduction; "the median CCT")) (paired by seed: median ratio \(.paired_cct_ratio.median * 1000 | round / 1000), faster in \(.paired_symphony_faster) of \(.pairs)); max step overlap \(.max_step_overlap_baseline) (baseline) vs \(.max_step_overlap_symphony)"),
+       (.guard | if .verdict == "simulated" then "guard: simulated runs: the testbed guard (sender lag, CPU load) does not apply"
+		 else "guard: \(.verdict): \(.untrustworthy_runs) of \(.runs) runs untrustworthy; worst sender lag \(.worst_sender_lag_frames_max) frames, CPU busiest window \(.cpu_busy_max_window_pct_max)%, up to \(.timer_irqs_per_s_max) timer interrupts/s" end)' "$out"
 echo "$prog: $out, $base-cct-cdf.png, $base-overlap.png"

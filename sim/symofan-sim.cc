@@ -72,8 +72,13 @@ static const char kUsage[] =
     "  --qdisc \"OPTS\"        every switch port's sch_symphony options, tc's words\n"
     "                        (default \"limit 1000 kmin 16kb kmax 64kb pmax 0.2\n"
     "                        k 0.01 tau 0.25 twin 100ms warmup 4 samples 4\")\n"
-    "  --marking red|symphony  RED only (the baseline) or Symphony OR RED\n"
+    "  --marking red|symphony|pq  RED only (the baseline), Symphony OR RED, or\n"
+    "                        RED with each job's slowest step served first in strict\n"
+    "                        priority (the Symphony paper's Fig. 5 priority queue)\n"
     "  --state port|switch   Symphony's job state per port or shared per switch\n"
+    "  --symphony-at all|tor|tor-up  the switch ports where Symphony marks (the\n"
+    "                        others mark RED only): every port (default), the\n"
+    "                        ToRs' ports (the paper's deployment), the ToRs' uplinks\n"
     "Workload (ringcoll's options):\n"
     "  --ring JOB=H,H,...    a ring of job JOB over hosts H (repeatable; several\n"
     "                        rings of one job run side by side)\n"
@@ -87,19 +92,32 @@ static const char kUsage[] =
     "                        column AllReduce, row all-gather; ringcoll's --grid)\n"
     "  --ring-jobs           a grid's row and column rings each carry a job ID of\n"
     "                        their own (JOB x 256 + ring: rows 0.., columns ROWS..)\n"
+    "  --flows legacy|astra|nccl  the transport's flows (default legacy):\n"
+    "                        legacy: --step-qps queue pairs per channel, the PSN\n"
+    "                        running on across messages; astra: Astra-Sim's, every\n"
+    "                        step a new queue pair at line rate, a node's open steps\n"
+    "                        sharing its NIC; nccl: one queue pair per channel, steps\n"
+    "                        in order; astra and nccl number each message's PSNs from 0\n"
     "  --channels N --step-qps S --iterations N --step-base PORT\n"
-    "  --step-flows          each step's transfer starts as a new flow\n"
+    "  --step-flows          each step's transfer starts as a new flow (legacy flows)\n"
     "  --fixed-rate          no DCQCN: queue pairs send at line rate\n"
     "  --mtu BYTES           payload bytes per packet (default 4096)\n"
     "  --rto MS              retransmission timeout, milliseconds (default 20)\n"
     "  --lose-ack-of-message N  fault injection: every receiver drops the first ACK\n"
     "                        of each queue pair's N-th message (1..1000000)\n"
-    "  --cnp-interval US     at most one CNP per queue pair per US microseconds (default 50)\n"
-    "  --dcqcn-alpha-us US --dcqcn-timer-us US --dcqcn-bytes BYTES\n"
+    "  --cc PROFILE          DCQCN's constants: mlx5 (the driver's defaults; the\n"
+    "                        default), hpcc (HPCC's simulator) or legacy (the\n"
+    "                        project's before 2026-12); docs/workloads.md\n"
+    "  --cnp-interval US     at most one CNP per queue pair per US microseconds\n"
+    "                        (default: the profile's, mlx5 4)\n"
+    "  --dcqcn-alpha-us US --dcqcn-timer-us US --dcqcn-decrease-us US\n"
+    "  --dcqcn-bytes BYTES (0: no byte counter)\n"
     "  --dcqcn-rai RATE --dcqcn-rhai RATE   DCQCN's timers, byte counter and steps\n"
     "  --dcqcn-g N --dcqcn-f N --dcqcn-min-rate RATE   gain 1/N, fast-recovery\n"
-    "                        stages and the floor of a cut (ringcoll's)\n"
-    "                        (default: dcqcn.h's, scaled to --rate)\n"
+    "                        events after a cut and the floor of a cut\n"
+    "  --dcqcn-clamp always|timer|never  a cut sets the target rate to the\n"
+    "                        current rate: always, after a timer increase, never\n"
+    "                        (each overrides the profile's, as ringcoll's)\n"
     "Permutation (permsend's options):\n"
     "  --packets M           data packets per host (default 64)\n"
     "  --load PCT|max        each host's pace, % of --rate (default 100); max: the\n"
@@ -241,6 +259,7 @@ main(int argc, char** argv)
         O_FAIL, O_LB, O_PIPES, O_QDISC, O_MARKING, O_STATE, O_RING, O_JOBSTART, O_COLL,
         O_SIZE, O_CHANNELS, O_STEPQPS, O_ITER, O_STEPBASE, O_STEPFLOWS, O_FIXED, O_MTU,
         O_RTO, O_LOSEACK, O_CNP, O_DALPHA, O_DTIMER, O_DBYTES, O_DRAI, O_DRHAI, O_DG, O_DF, O_DMIN, O_PFC, O_SEED, O_STOP, O_OUT, O_BG, O_LINKS, O_BURST, O_PACKETS, O_LOAD, O_GRID, O_FAILP, O_JOBSIZE, O_JOBITER, O_RINGJOBS,
+        O_CC, O_FLOWS, O_SYMAT, O_DDEC, O_DCLAMP,
     };
     static const struct option opts[] = {
         {"topology", required_argument, nullptr, O_TOPOLOGY},
@@ -296,6 +315,11 @@ main(int argc, char** argv)
         {"job-size", required_argument, nullptr, O_JOBSIZE},
         {"job-iterations", required_argument, nullptr, O_JOBITER},
         {"ring-jobs", no_argument, nullptr, O_RINGJOBS},
+        {"cc", required_argument, nullptr, O_CC},
+        {"flows", required_argument, nullptr, O_FLOWS},
+        {"symphony-at", required_argument, nullptr, O_SYMAT},
+        {"dcqcn-decrease-us", required_argument, nullptr, O_DDEC},
+        {"dcqcn-clamp", required_argument, nullptr, O_DCLAMP},
         {"help", no_argument, nullptr, 'h'},
         {nullptr, 0, nullptr, 0},
     };
@@ -307,7 +331,11 @@ main(int argc, char** argv)
                             "k 0.01 tau 0.25 twin 100ms warmup 4 samples 4";
     std::string marking = "symphony", state = "port", out, imbalance = "none";
     uint64_t uplinkRate = 0, stopMs = 600000, backgroundPct = 0;
-    uint64_t dAlphaUs = 0, dTimerUs = 0, dBytes = 0, dRai = 0, dRhai = 0, dG = 0, dF = 0, dMin = 0;
+    uint64_t dAlphaUs = 0, dTimerUs = 0, dRai = 0, dRhai = 0, dG = 0, dMin = 0;
+    int64_t dBytes = -1, dF = -1, dDecUs = -1, cnpUs = -1;
+    int ccProfile = DCQCN_PROFILE_MLX5;
+    std::string flows = "legacy", dClamp;
+    bool stepQpsSet = false;
     int opt;
 
     PermSpec perm;
@@ -370,8 +398,8 @@ main(int argc, char** argv)
         case O_QDISC: qdiscText = optarg; break;
         case O_MARKING:
             marking = optarg;
-            if (marking != "red" && marking != "symphony")
-                Usage(std::string("--marking: '") + optarg + "' is not red or symphony");
+            if (marking != "red" && marking != "symphony" && marking != "pq")
+                Usage(std::string("--marking: '") + optarg + "' is not red, symphony or pq");
             break;
         case O_STATE:
             state = optarg;
@@ -419,7 +447,10 @@ main(int argc, char** argv)
             break;
         case O_SIZE: run.sizeBytes = ArgSize("--size", optarg); break;
         case O_CHANNELS: run.channels = ArgU64("--channels", optarg, 1, 64); break;
-        case O_STEPQPS: run.stepQps = ArgU64("--step-qps", optarg, 1, 64); break;
+        case O_STEPQPS:
+            run.stepQps = ArgU64("--step-qps", optarg, 1, 64);
+            stepQpsSet = true;
+            break;
         case O_ITER: run.iterations = ArgU64("--iterations", optarg, 1, 100000); break;
         case O_STEPBASE: run.stepBase = ArgU64("--step-base", optarg, 0, 65535); break;
         case O_STEPFLOWS: roce.stepFlows = true; break;
@@ -427,14 +458,35 @@ main(int argc, char** argv)
         case O_MTU: roce.mtuBytes = ArgU64("--mtu", optarg, 64, 8192); break;
         case O_RTO: roce.rtoNs = ArgU64("--rto", optarg, 1, 600000) * 1000000; break;
         case O_LOSEACK: roce.loseAckOfMessage = ArgU64("--lose-ack-of-message", optarg, 1, 1000000); break;
-        case O_CNP: roce.cnpIntervalNs = ArgU64("--cnp-interval", optarg, 0, 10000000) * 1000; break;
+        case O_CNP: cnpUs = ArgU64("--cnp-interval", optarg, 0, 10000000); break;
+        case O_CC:
+            ccProfile = dcqcn_profile_by_name(optarg);
+            if (ccProfile < 0)
+                Usage(std::string("--cc: '") + optarg + "' is not mlx5, hpcc or legacy");
+            break;
+        case O_FLOWS:
+            flows = optarg;
+            if (flows != "legacy" && flows != "astra" && flows != "nccl")
+                Usage(std::string("--flows: '") + optarg + "' is not legacy, astra or nccl");
+            break;
+        case O_SYMAT:
+            topo.symphonyAt = optarg;
+            if (topo.symphonyAt != "all" && topo.symphonyAt != "tor" && topo.symphonyAt != "tor-up")
+                Usage(std::string("--symphony-at: '") + optarg + "' is not all, tor or tor-up");
+            break;
+        case O_DDEC: dDecUs = ArgU64("--dcqcn-decrease-us", optarg, 0, 10000000); break;
+        case O_DCLAMP:
+            dClamp = optarg;
+            if (dClamp != "always" && dClamp != "timer" && dClamp != "never")
+                Usage(std::string("--dcqcn-clamp: '") + optarg + "' is not always, timer or never");
+            break;
         case O_DALPHA: dAlphaUs = ArgU64("--dcqcn-alpha-us", optarg, 1, 10000000); break;
         case O_DTIMER: dTimerUs = ArgU64("--dcqcn-timer-us", optarg, 1, 10000000); break;
         case O_DBYTES: dBytes = ArgSize("--dcqcn-bytes", optarg); break;
         case O_DRAI: dRai = ArgRate("--dcqcn-rai", optarg); break;
         case O_DRHAI: dRhai = ArgRate("--dcqcn-rhai", optarg); break;
         case O_DG: dG = ArgU64("--dcqcn-g", optarg, 1, 65536); break;
-        case O_DF: dF = ArgU64("--dcqcn-f", optarg, 1, 100); break;
+        case O_DF: dF = ArgU64("--dcqcn-f", optarg, 0, 100); break;
         case O_DMIN: dMin = ArgRate("--dcqcn-min-rate", optarg); break;
         case O_PFC: topo.pfcXoffBytes = ArgSize("--pfc", optarg); break;
         case O_SEED: topo.seed = ArgU64("--seed", optarg, 1, 1ULL << 32); break;
@@ -505,6 +557,15 @@ main(int argc, char** argv)
             Usage("--ring-jobs: job " + std::to_string(id) + " is not 1..31 (its rings' IDs are JOB x 256 + ring, 13 bits)");
     if (run.gridCols && (run.coll != Collective::AllReduce || run.stepQps != 1))
         Usage("--grid runs allreduce with --step-qps 1 (ringcoll's 2D rings)");
+    if (flows != "legacy" && (stepQpsSet || roce.stepFlows))
+        Usage("--flows " + flows + ": --step-qps and --step-flows are for legacy flows (astra: a "
+              "queue pair per step, a new flow each; nccl: one queue pair per channel)");
+    if (flows == "astra")
+    {
+        run.qpPerStep = true;
+        roce.stepFlows = true;
+    }
+    roce.psnPerMessage = flows != "legacy";
     if (topo.kind == "fattree" && topo.k % 2)
         Usage("--k: " + std::to_string(topo.k) + " is odd (a fat tree's k is even)");
     /* the fabric's switch links: leaf x spine, or k^3/2 in a fat tree */
@@ -543,12 +604,12 @@ main(int argc, char** argv)
                                                     : 2 * roce.lineRateBps;
     if (isPerm)
         roce.fixedRateBps = roce.lineRateBps * perm.loadPpm / 1000000;
-    dcqcn_params_scaled(&roce.dcqcn, roce.lineRateBps);
+    dcqcn_params_profile(&roce.dcqcn, (enum dcqcn_profile)ccProfile, roce.lineRateBps);
     if (dAlphaUs)
         roce.dcqcn.alpha_interval_ns = dAlphaUs * 1000;
     if (dTimerUs)
         roce.dcqcn.rate_interval_ns = dTimerUs * 1000;
-    if (dBytes)
+    if (dBytes >= 0)
         roce.dcqcn.byte_counter_bytes = dBytes;
     if (dRai)
         roce.dcqcn.rai_bps = dRai;
@@ -556,13 +617,25 @@ main(int argc, char** argv)
         roce.dcqcn.rhai_bps = dRhai;
     if (dG) /* g = 1/N as Q16 */
         roce.dcqcn.g_q16 = DCQCN_ONE_Q16 / dG;
-    if (dF)
+    if (dF >= 0)
         roce.dcqcn.f = dF;
     if (dMin)
         roce.dcqcn.min_rate_bps = dMin;
+    if (dDecUs >= 0)
+        roce.dcqcn.decrease_interval_ns = dDecUs * 1000;
+    if (cnpUs >= 0)
+        roce.dcqcn.cnp_interval_ns = cnpUs * 1000;
+    if (!dClamp.empty())
+    {
+        roce.dcqcn.clamp_tgt_rate = dClamp == "always";
+        roce.dcqcn.clamp_tgt_rate_ati = dClamp == "timer";
+    }
+    roce.cnpIntervalNs = roce.dcqcn.cnp_interval_ns;
 
     topo.switchQueue.SetTypeId("ns3::SymphonyQueueDisc");
-    ApplyQdiscOptions(topo.switchQueue, qdiscText + " marking " + marking);
+    ApplyQdiscOptions(topo.switchQueue, qdiscText + " marking " + (marking == "pq" ? "red" : marking));
+    if (marking == "pq")
+        topo.switchQueue.Set("priority_lagging", BooleanValue(true));
     topo.sharedJobs = state == "switch";
     RngSeedManager::SetSeed(1);
     RngSeedManager::SetRun(topo.seed);
@@ -677,7 +750,8 @@ main(int argc, char** argv)
           << ",\"malformed_packets\":" << x.malformed_packets
           << ",\"limit_drops\":" << x.limit_drops << ",\"red_drops\":" << x.red_drops
           << ",\"max_backlog_packets\":" << x.max_backlog_packets
-          << ",\"max_backlog_bytes\":" << x.max_backlog_bytes;
+          << ",\"max_backlog_bytes\":" << x.max_backlog_bytes << ",\"max_psn\":" << q->GetMaxPsn()
+          << ",\"symphony\":" << (port.symphony ? "true" : "false");
         if (port.gate)
             o << ",\"pfc_pauses\":" << port.gate->Pauses()
               << ",\"pfc_paused_ns\":" << port.gate->PausedNs();
@@ -726,13 +800,20 @@ main(int argc, char** argv)
     for (size_t i = 0; i < failed.size(); i++)
         os << (i ? "," : "") << "\"" << fabric.LinkName(failed[i]) << "\"";
     os << "]},\"lb\":\"" << LbModeName(topo.routing.mode) << "\",\"marking\":\"" << marking
-       << "\",\"qdisc\":\"" << qdiscText << "\",\"state\":\"" << state << "\"";
-    os << ",\"dcqcn\":{\"g_q16\":" << roce.dcqcn.g_q16
+       << "\",\"qdisc\":\"" << qdiscText << "\",\"state\":\"" << state
+       << "\",\"symphony_at\":\"" << topo.symphonyAt << "\",\"flows\":\"" << flows << "\"";
+    os << ",\"dcqcn\":{\"profile\":\"" << dcqcn_profile_name((enum dcqcn_profile)ccProfile)
+       << "\",\"g_q16\":" << roce.dcqcn.g_q16
        << ",\"alpha_interval_ns\":" << roce.dcqcn.alpha_interval_ns
        << ",\"rate_interval_ns\":" << roce.dcqcn.rate_interval_ns
        << ",\"byte_counter_bytes\":" << roce.dcqcn.byte_counter_bytes << ",\"f\":" << roce.dcqcn.f
        << ",\"rai_bps\":" << roce.dcqcn.rai_bps << ",\"rhai_bps\":" << roce.dcqcn.rhai_bps
-       << ",\"min_rate_bps\":" << roce.dcqcn.min_rate_bps << "}";
+       << ",\"min_rate_bps\":" << roce.dcqcn.min_rate_bps
+       << ",\"decrease_interval_ns\":" << roce.dcqcn.decrease_interval_ns
+       << ",\"cnp_interval_ns\":" << roce.dcqcn.cnp_interval_ns << ",\"clamp\":\""
+       << (roce.dcqcn.clamp_tgt_rate ? "always" : roce.dcqcn.clamp_tgt_rate_ati ? "timer" : "never")
+       << "\",\"hai_grows\":" << (roce.dcqcn.hai_grows ? "true" : "false")
+       << ",\"alpha_decays_at_rest\":" << (roce.dcqcn.alpha_decays_at_rest ? "true" : "false") << "}";
     os << ",\"sim\":{\"complete\":" << (complete ? "true" : "false")
        << ",\"processes\":" << Partition::Count()
        << ",\"simulated_ns\":" << simNs << ",\"events\":" << events

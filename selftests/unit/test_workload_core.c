@@ -59,12 +59,12 @@ static void test_dcqcn(void)
 	struct dcqcn s, f;
 	int i;
 
-	dcqcn_params_scaled(&p, 1000000000ULL);
+	dcqcn_params_profile(&p, DCQCN_PROFILE_LEGACY, 1000000000ULL);
 	tap_check(p.rai_bps == 1000000 && p.rhai_bps == 10000000 &&
 		  p.min_rate_bps == 1000000 && p.byte_counter_bytes == 250000 &&
-		  p.g_q16 == 256 && p.f == 5 && p.alpha_interval_ns == 55000 &&
+		  p.g_q16 == 256 && p.f == 4 && p.alpha_interval_ns == 55000 &&
 		  p.rate_interval_ns == 300000,
-		  "dcqcn: parameters scaled to 1 Gbit/s (R_AI 1 Mbit/s, R_HAI 10 Mbit/s, B 250 kB)");
+		  "dcqcn: legacy parameters scaled to 1 Gbit/s (R_AI 1 Mbit/s, R_HAI 10 Mbit/s, B 250 kB, F 4: the paper's F 5)");
 
 	dcqcn_init(&s, &p);
 	dcqcn_on_sent(&s, &p, 10000000, 1000000);
@@ -113,6 +113,201 @@ static void test_dcqcn(void)
 		dcqcn_on_cnp(&f, &p, i * 1000);
 	tap_check(f.rc_bps == p.min_rate_bps && f.alpha_q16 == DCQCN_ONE_Q16,
 		  "dcqcn: a CNP storm stops at the minimum rate, alpha 1");
+}
+
+/*
+ * The profiles' rate trajectories for four CNP traces at 10 Gbit/s.  The
+ * expected rates come from a reference model of the published algorithm
+ * (HPCC's Mellanox DCQCN, mlx5's documented parameters) written with
+ * explicit periodic timers, each tick its own step: alpha every 1 us
+ * (raised by g if a CNP came in the tick, else decayed; alpha in
+ * double precision, as HPCC's), a decrease check every 4 us from 4 us
+ * after the first CNP (cutting if a CNP came since the last check), the
+ * rate timer 300 us after each cut; the core keeps alpha in Q16 and
+ * batches its ticks with a Q32 power, and its rates agree to 1e-3.
+ * HPCC's own figures (its rdma-hw.cc, run.py's DCQCN settings, at
+ * 10 Gbit/s) are kept as data beside them, to 0.1%.
+ */
+struct dcqcn_trace {
+	const char	*name;
+	__u64		cnp_us[64];
+	__u32		nr_cnps;
+	__u64		cut_rc[3];	/* Rc after the first cuts, bit/s */
+	__u64		rc_after[3];	/* 5 us, 600 us, 1 ms after the last CNP */
+	__u64		t95_us;		/* Rc back at 95% of the line */
+};
+
+static bool dcqcn_near(__u64 got, __u64 want, __u64 ppm)
+{
+	__u64 d = got > want ? got - want : want - got;
+
+	return d * 1000000 <= want * ppm;
+}
+
+static void dcqcn_play(struct dcqcn *s, const struct dcqcn_params *p,
+		       const struct dcqcn_trace *t, __u32 *next, __u64 to_ns)
+{
+	while (*next < t->nr_cnps && t->cnp_us[*next] * 1000 <= to_ns)
+		dcqcn_on_cnp(s, p, t->cnp_us[(*next)++] * 1000);
+	dcqcn_advance(s, p, to_ns);
+}
+
+static void test_dcqcn_trace(enum dcqcn_profile profile, const char *clamp,
+			     const struct dcqcn_trace *t, __u64 want_rt,
+			     const __u64 *hpcc_cut_rc, __u64 hpcc_t95_us)
+{
+	static const __u64 after_us[3] = { 5, 600, 1000 };
+	const __u64 line = 10000000000ULL;
+	__u64 last_ns = t->cnp_us[t->nr_cnps - 1] * 1000, cut_at, got[3];
+	struct dcqcn_params p;
+	struct dcqcn s;
+	__u32 next = 0, i, cuts_ok = 1, after_ok = 1, hpcc_ok = 1;
+	__u64 t95 = 0, us;
+
+	dcqcn_params_profile(&p, profile, line);
+	if (clamp && !strcmp(clamp, "always"))
+		p.clamp_tgt_rate = true;
+	if (clamp && !strcmp(clamp, "never"))
+		p.clamp_tgt_rate_ati = false;
+	dcqcn_init(&s, &p);
+	/* the checks of the grid: 4 us after the first CNP, then every 4 us */
+	for (i = 0; i < 3 && t->cut_rc[i]; i++) {
+		__u64 c = s.cuts;
+
+		for (cut_at = 4000; s.cuts == c; cut_at += 4000)
+			dcqcn_play(&s, &p, t, &next, cut_at);
+		got[i] = s.rc_bps;
+		cuts_ok &= dcqcn_near(got[i], t->cut_rc[i], 1000);
+		if (hpcc_cut_rc && hpcc_cut_rc[i])
+			hpcc_ok &= dcqcn_near(got[i], hpcc_cut_rc[i], 1000);
+	}
+	tap_check(cuts_ok, "dcqcn %s%s%s, %s: the first cuts' rates (first %llu bit/s)",
+		  dcqcn_profile_name(profile), clamp ? " clamp " : "",
+		  clamp ? clamp : "", t->name, (unsigned long long)t->cut_rc[0]);
+	if (!cuts_ok)
+		tap_note("got %llu %llu %llu", (unsigned long long)got[0],
+			 (unsigned long long)(i > 1 ? got[1] : 0),
+			 (unsigned long long)(i > 2 ? got[2] : 0));
+	for (i = 0; i < 3; i++) {
+		dcqcn_play(&s, &p, t, &next, last_ns + after_us[i] * 1000);
+		got[i] = s.rc_bps;
+		after_ok &= dcqcn_near(got[i], t->rc_after[i], 1000);
+	}
+	after_ok &= s.rt_bps == want_rt || (want_rt != line &&
+					    dcqcn_near(s.rt_bps, want_rt, 1000));
+	tap_check(after_ok, "dcqcn %s%s%s, %s: Rc 5 us, 600 us, 1 ms after the last CNP; Rt %llu bit/s",
+		  dcqcn_profile_name(profile), clamp ? " clamp " : "",
+		  clamp ? clamp : "", t->name, (unsigned long long)want_rt);
+	if (!after_ok)
+		tap_note("got Rc %llu %llu %llu, Rt %llu", (unsigned long long)got[0],
+			 (unsigned long long)got[1], (unsigned long long)got[2],
+			 (unsigned long long)s.rt_bps);
+	if (!t->t95_us)
+		return;
+	for (us = 1001; us <= 20000 && !t95; us++) {
+		dcqcn_advance(&s, &p, last_ns + us * 1000);
+		if (s.rc_bps * 100 >= line * 95)
+			t95 = us;
+	}
+	tap_check(t95 == t->t95_us &&
+		  (!hpcc_t95_us || (t95 + 1 >= hpcc_t95_us && t95 <= hpcc_t95_us + 1)) && hpcc_ok,
+		  "dcqcn %s, %s: back at 95%% of the line %llu us after the last CNP%s",
+		  dcqcn_profile_name(profile), t->name,
+		  (unsigned long long)t->t95_us,
+		  hpcc_t95_us ? " (HPCC's rdma-hw.cc: the same, and its cut rates to 0.1%)" : "");
+	if (t95 != t->t95_us)
+		tap_note("got %llu us", (unsigned long long)t95);
+}
+
+static void test_dcqcn_profiles(void)
+{
+	struct dcqcn_trace hpcc[4] = {
+		{ "one CNP", { 0 }, 1, { 5077668428ULL },
+		  { 5077668428ULL, 7538834214ULL, 9384708554ULL }, 1204 },
+		{ "a CNP every 50 us for 1 ms", { 0 }, 21,
+		  { 5077668428ULL, 2996516400ULL, 1972854439ULL },
+		  { 1000000000ULL, 7750000000ULL, 8875000000ULL }, 1500 },
+		{ "a CNP every 4 us for 200 us", { 0 }, 51,
+		  { 5058137178ULL, 2587424960ULL, 1338142786ULL },
+		  { 1000000000ULL, 7750000000ULL, 8875000000ULL }, 1500 },
+		{ "CNPs at 0, 10 and 110 us", { 0, 10, 110 }, 3,
+		  { 5077668428ULL, 2645478267ULL, 1783592163ULL },
+		  { 1783592163ULL, 5891796082ULL, 8972949021ULL }, 1502 },
+	};
+	struct dcqcn_trace mlx5[4] = {
+		{ "one CNP", { 0 }, 1, { 5096943320ULL },
+		  { 5096943320ULL, 7548471660ULL, 9387117915ULL }, 1204 },
+		{ "a CNP every 50 us for 1 ms", { 0 }, 21,
+		  { 5096943320ULL, 3108836074ULL, 2142528454ULL },
+		  { 551215258ULL, 7637803815ULL, 8818901908ULL }, 1500 },
+		{ "a CNP every 4 us for 200 us", { 0 }, 51,
+		  { 5072529258ULL, 2609132663ULL, 1360244258ULL },
+		  { 1000000ULL, 7500250000ULL, 8750125000ULL }, 1500 },
+		{ "CNPs at 0, 10 and 110 us", { 0, 10, 110 }, 3,
+		  { 5096943320ULL, 2681528065ULL, 1896135493ULL },
+		  { 1896135493ULL, 5948067747ULL, 8987016937ULL }, 1502 },
+	};
+	/* HPCC's figures for the same traces (cut rates, Gbit/s x 1e9) */
+	static const __u64 hpcc_cuts[4][3] = {
+		{ 5077670000ULL }, { 5077670000ULL, 2996520000ULL, 1972850000ULL },
+		{ 5058140000ULL, 2587420000ULL, 1338140000ULL },
+		{ 5077670000ULL, 2645480000ULL, 1783590000ULL },
+	};
+	static const __u64 hpcc_t95[4] = { 1204, 1500, 1500, 1502 };
+	struct dcqcn_trace clamp_d = hpcc[3], clamp_e = {
+		"CNPs at 0 and 400 us (a timer increase between)", { 0, 400 }, 2,
+		{ 5077668428ULL, 6736411016ULL },
+		{ 6736411016ULL, 7339228415ULL, 7450031315ULL }, 0,
+	};
+	const __u64 line = 10000000000ULL;
+	struct dcqcn_params p;
+	int i, k;
+
+	for (k = 0; k < 2; k++) {
+		struct dcqcn_trace *t = k ? mlx5 : hpcc;
+
+		for (i = 1; i < 21; i++)
+			t[1].cnp_us[i] = i * 50;
+		for (i = 1; i < 51; i++)
+			t[2].cnp_us[i] = i * 4;
+		for (i = 0; i < 4; i++)
+			test_dcqcn_trace(k ? DCQCN_PROFILE_MLX5 : DCQCN_PROFILE_HPCC,
+					 NULL, &t[i], line, k ? NULL : hpcc_cuts[i],
+					 k ? 0 : hpcc_t95[i]);
+	}
+	/* the clamp rules apart: always follows each cut; after a timer
+	 * increase (ati) only once one came; never keeps the line rate
+	 */
+	clamp_d.rc_after[1] = 2214535215ULL;
+	clamp_d.rc_after[2] = 2549242504ULL;
+	clamp_d.t95_us = 0;
+	test_dcqcn_trace(DCQCN_PROFILE_HPCC, "always", &clamp_d, 2667478267ULL,
+			 NULL, 0);
+	test_dcqcn_trace(DCQCN_PROFILE_HPCC, NULL, &clamp_e, 7560834214ULL, NULL, 0);
+	clamp_e.rc_after[1] = 9184102754ULL;
+	clamp_e.rc_after[2] = 9592051377ULL;
+	test_dcqcn_trace(DCQCN_PROFILE_HPCC, "never", &clamp_e, line, NULL, 0);
+
+	dcqcn_params_profile(&p, DCQCN_PROFILE_MLX5, 10000000000ULL);
+	tap_check(p.rai_bps == 5000000 && p.rhai_bps == 50000000 &&
+		  p.min_rate_bps == 1000000 && p.g_q16 == 320 && p.f == 1 &&
+		  p.alpha_interval_ns == 1000 && p.rate_interval_ns == 300000 &&
+		  p.decrease_interval_ns == 4000 && p.cnp_interval_ns == 4000 &&
+		  p.byte_counter_bytes == 32767 * 64 && !p.clamp_tgt_rate &&
+		  p.clamp_tgt_rate_ati,
+		  "dcqcn: mlx5 at 10 Gbit/s: the firmware's defaults as they are");
+	dcqcn_params_profile(&p, DCQCN_PROFILE_MLX5, 2500000);
+	tap_check(p.rai_bps == 1250 && p.rhai_bps == 12500 && p.min_rate_bps == 250 &&
+		  p.rate_interval_ns == 300000,
+		  "dcqcn: mlx5 at 2.5 Mbit/s: rate steps scaled as from 10 Gbit/s, timers kept");
+	dcqcn_params_profile(&p, DCQCN_PROFILE_HPCC, 100000000000ULL);
+	tap_check(p.rai_bps == 20000000 && p.rhai_bps == 200000000 &&
+		  p.min_rate_bps == 1000000000 && !p.byte_counter_bytes,
+		  "dcqcn: hpcc at 100 Gbit/s: run.py's 5 and 50 Mbit/s x bw/25, 1 Gbit/s floor, no byte counter");
+	tap_check(dcqcn_profile_by_name("mlx5") == DCQCN_PROFILE_MLX5 &&
+		  dcqcn_profile_by_name("legacy") == DCQCN_PROFILE_LEGACY &&
+		  dcqcn_profile_by_name("dcqcn") == -1,
+		  "dcqcn: profiles by name; an unknown name is -1");
 }
 
 static void check_bytes(const __u8 *got, const __u8 *want, size_t len,
@@ -389,6 +584,7 @@ int main(void)
 {
 	printf("TAP version 13\n");
 	test_dcqcn();
+	test_dcqcn_profiles();
 	test_frames();
 	test_permutation_lb();
 	test_pacer();

@@ -85,7 +85,7 @@ RingDriver::QpMessages(const Rank* r, uint32_t dim, uint32_t slot) const
 {
     uint32_t n = r->plan->dimSteps[dim].size();
 
-    return slot < n ? (n - slot + m_spec.stepQps - 1) / m_spec.stepQps : 0;
+    return slot < n ? (n - slot + r->stepQps - 1) / r->stepQps : 0;
 }
 
 /* The steps of a ring of @nranks and @size bytes per rank (ringcoll's
@@ -101,6 +101,7 @@ RingDriver::PlanSteps(uint32_t nranks, uint64_t size)
     auto add = [&p](uint32_t n, uint32_t dim, uint64_t bytes) {
         for (uint32_t i = 0; i < n; i++)
         {
+            p.pos.push_back(p.dimSteps[dim].size());
             p.dimSteps[dim].push_back(p.dim.size());
             p.dim.push_back(dim);
             p.bytes.push_back(bytes);
@@ -123,7 +124,7 @@ RingDriver::PlanSteps(uint32_t nranks, uint64_t size)
 void
 RingDriver::AddJob(const RingJobSpec& job)
 {
-    uint32_t C = m_spec.channels, S = m_spec.stepQps;
+    uint32_t C = m_spec.channels;
     uint32_t R2 = m_spec.gridRows, C2 = m_spec.gridCols;
 
     for (const auto& ring : job.rings)
@@ -137,11 +138,13 @@ RingDriver::AddJob(const RingJobSpec& job)
         NS_ABORT_MSG_IF(C2 && n != R2 * C2,
                         "job " << job.job << ": " << n << " ranks are not a " << R2 << "x" << C2
                                << " grid");
-        NS_ABORT_MSG_IF(C2 && (S != 1 || m_spec.coll != Collective::AllReduce),
-                        "a grid runs AllReduce on one queue pair per channel");
+        NS_ABORT_MSG_IF(C2 && m_spec.coll != Collective::AllReduce, "a grid runs AllReduce");
         uint64_t size = job.sizeBytes ? job.sizeBytes : m_spec.sizeBytes;
         uint32_t iterations = job.iterations ? job.iterations : m_spec.iterations;
         plan = PlanSteps(n, size);
+        uint32_t S = m_spec.stepQps;
+        if (m_spec.qpPerStep)
+            S = std::max(plan->dimSteps[0].size(), plan->dimSteps[1].size());
         for (uint32_t i = 0; i < n; i++)
         {
             Rank* r = new Rank;
@@ -159,6 +162,7 @@ RingDriver::AddJob(const RingJobSpec& job)
             NS_ABORT_MSG_IF(r->host >= m_hosts.size(), "job " << job.job << ": no host " << r->host);
             r->plan = plan;
             r->steps = plan->dim.size();
+            r->stepQps = S;
             r->iterations = iterations;
             r->sizeBytes = size;
             r->startNs = kFirstStartNs + job.startNs;
@@ -214,7 +218,7 @@ RingDriver::Start(Rank* r)
 void
 RingDriver::StartStep(Rank* r, uint32_t c, uint32_t k)
 {
-    uint32_t q = (r->plan->dim[k] * m_spec.channels + c) * m_spec.stepQps + k % m_spec.stepQps;
+    uint32_t q = (r->plan->dim[k] * m_spec.channels + c) * r->stepQps + r->plan->pos[k] % r->stepQps;
     uint16_t sport = (m_spec.stepBase + (uint64_t)r->iter * r->steps + k) & 0xffff;
     Iteration& it = r->rec[r->iter];
 
@@ -227,7 +231,7 @@ RingDriver::StartStep(Rank* r, uint32_t c, uint32_t k)
 void
 RingDriver::Advance(Rank* r)
 {
-    uint32_t C = m_spec.channels, S = m_spec.stepQps;
+    uint32_t C = m_spec.channels, S = r->stepQps;
 
     if (!r->running)
         return;
@@ -279,7 +283,7 @@ RingDriver::OnArrival(uint32_t host, uint32_t src, uint32_t qpn, uint16_t sport)
      * position slot + n * S; the previous rank may be an iteration ahead
      */
     uint64_t iter = ep.received / per;
-    uint32_t k = r->plan->dimSteps[ep.dim][ep.slot + ep.received % per * m_spec.stepQps];
+    uint32_t k = r->plan->dimSteps[ep.dim][ep.slot + ep.received % per * r->stepQps];
     ep.received++;
     if (iter < r->iterations)
         r->rec[iter].stepRecvNs[ep.channel][k] = Simulator::Now().GetNanoSeconds();
@@ -327,7 +331,7 @@ RingDriver::RankItems(const RoceConfig& roce) const
         os << "{\"tool\":\"symofan-sim\",\"host\":" << r->host
            << ",\"collective\":\"" << CollectiveName(m_spec.coll) << "\",\"proto\":\"rocev2\""
            << ",\"size_bytes\":" << r->sizeBytes << ",\"channels\":" << m_spec.channels
-           << ",\"step_qps\":" << m_spec.stepQps
+           << ",\"step_qps\":" << r->stepQps
            << ",\"step_flows\":" << (roce.stepFlows ? "true" : "false")
            << ",\"iterations\":" << r->iterations << ",\"steps\":" << r->steps
            << ",\"mtu_bytes\":" << roce.mtuBytes << ",\"rate_bps\":" << roce.lineRateBps

@@ -6,7 +6,7 @@
  * (reduce-scatter then all-gather, 2(N-1) steps of size/N), AllGather or
  * ReduceScatter (N-1 steps) on C channels, each channel's steps in turn
  * on its queue pair to the next rank (or on S queue pairs, step k on
- * pair k mod S); step k+1 of a channel starts when the previous rank's
+ * pair k mod S, or each step on a pair of its own); step k+1 of a channel starts when the previous rank's
  * step k has fully arrived.  With a grid of ROWS x COLS (ringcoll's
  * --grid), each "ring" is a 2D torus of ranks in row-major order running
  * the hierarchical AllReduce: reduce-scatter along its row ring (COLS-1
@@ -56,6 +56,10 @@ struct RingRunSpec
     uint64_t sizeBytes = 1 << 20; /* per rank and collective */
     uint32_t channels = 1;
     uint32_t stepQps = 1;
+    /* Astra-Sim's flows: every step of a ring its own queue pair (as
+     * --step-qps with one pair per step of the job's ring)
+     */
+    bool qpPerStep = false;
     uint32_t iterations = 1;
     uint32_t stepBase = 49152;
     uint32_t gridRows = 0, gridCols = 0; /* 0: 1D rings */
@@ -102,6 +106,7 @@ class RingDriver
     {
         uint32_t dims = 1;
         std::vector<uint32_t> dim;        /* [k]: the ring step k runs on, 0 row, 1 column */
+        std::vector<uint32_t> pos;        /* [k]: its place among that ring's steps */
         std::vector<uint64_t> bytes;      /* [k]: bytes of step k, all channels */
         std::vector<uint32_t> dimSteps[2]; /* each ring's steps, in order */
     };
@@ -110,6 +115,7 @@ class RingDriver
         uint32_t job, nranks, rank, host;
         uint32_t succ[2];    /* next rank's host on the row (1D) ring and column ring */
         uint32_t steps;      /* per collective */
+        uint32_t stepQps;    /* queue pairs per channel and ring */
         uint32_t iterations; /* the job's */
         uint64_t sizeBytes;  /* the job's, per rank and collective */
         const StepPlan* plan;

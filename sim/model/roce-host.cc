@@ -35,6 +35,46 @@ PutUdpHeader(uint8_t* udp, uint16_t sport, uint16_t dport, uint32_t payload)
     symphony_put_be16(udp + 6, 0); /* no checksum, as RoCEv2 NICs send */
 }
 
+NS_OBJECT_ENSURE_REGISTERED(SeqTag);
+
+TypeId
+SeqTag::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::SeqTag").SetParent<Tag>().SetGroupName("Symofan").AddConstructor<SeqTag>();
+    return tid;
+}
+
+TypeId
+SeqTag::GetInstanceTypeId() const
+{
+    return GetTypeId();
+}
+
+uint32_t
+SeqTag::GetSerializedSize() const
+{
+    return 8;
+}
+
+void
+SeqTag::Serialize(TagBuffer i) const
+{
+    i.WriteU64(seq);
+}
+
+void
+SeqTag::Deserialize(TagBuffer i)
+{
+    seq = i.ReadU64();
+}
+
+void
+SeqTag::Print(std::ostream& os) const
+{
+    os << "seq=" << seq;
+}
+
 TypeId
 RoceHost::GetTypeId()
 {
@@ -247,13 +287,19 @@ RoceHost::Transmit(TxQp& qp, uint64_t now)
                  roce_write_opcode(i, m->count),
                  qp.job,
                  qp.qpn,
-                 qp.nextSeq & kPsnMask,
+                 (m_cfg.psnPerMessage ? i : qp.nextSeq) & kPsnMask,
                  ackReq);
     if (ackReq && qp.nextSeq == qp.highSeq)
         rto_sent(&qp.rto, qp.nextSeq, now);
     PutUdpHeader(l4, m->sport, SYMPHONY_UDP_PORT_ROCEV2, SYMPHONY_BTH_LEN + payload + ROCE_ICRC_LEN);
     Ptr<Packet> p = Create<Packet>(l4, sizeof(l4));
     p->AddPaddingAtEnd(payload + ROCE_ICRC_LEN);
+    if (m_cfg.psnPerMessage)
+    {
+        SeqTag tag;
+        tag.seq = qp.nextSeq;
+        p->AddPacketTag(tag);
+    }
     SendIp(qp.dst, p);
 
     m_counters.packetsSent++;
@@ -564,6 +610,11 @@ RoceHost::Receive(Ptr<Packet> p, const Ipv4Header& header, Ptr<Ipv4Interface> in
     qpn = symphony_get_be24(bth + SYMPHONY_BTH_DESTQP);
     psn = symphony_get_be24(bth + SYMPHONY_BTH_PSN);
     if (symphony_bth_is_data(op, &last))
+    {
+        SeqTag tag;
+        /* a per-message PSN: the transport's sequence from the tag */
+        if (m_cfg.psnPerMessage && p->PeekPacketTag(tag))
+            psn = tag.seq & kPsnMask;
         OnData(src,
                symphony_get_be16(buf),
                qpn,
@@ -572,6 +623,7 @@ RoceHost::Receive(Ptr<Packet> p, const Ipv4Header& header, Ptr<Ipv4Interface> in
                last,
                header.GetEcn() == Ipv4Header::ECN_CE,
                now);
+    }
     else if (op == SYMPHONY_OP_RC_ACK && n >= sizeof(buf))
         OnAck(qpn, psn, bth[SYMPHONY_BTH_LEN], now);
     else if (op == SYMPHONY_OP_CNP)

@@ -24,6 +24,7 @@
 #include "ns3/event-id.h"
 #include "ns3/ip-l4-protocol.h"
 #include "ns3/ipv4-l3-protocol.h"
+#include "ns3/tag.h"
 
 #include "cores.h"
 
@@ -37,6 +38,11 @@ struct RoceConfig
     struct dcqcn_params dcqcn = {};
     bool fixedRate = false;           /* no DCQCN: every queue pair at line rate */
     bool stepFlows = false;           /* a message's first packet starts a new flow */
+    /* the BTH PSN is the packet's position within its message (Algorithm
+     * 1's psn, as a queue pair per message starts at 0); the transport's
+     * own sequence rides in a packet tag (SeqTag) for go-back-N
+     */
+    bool psnPerMessage = false;
     uint64_t cnpIntervalNs = 50000;   /* at most one CNP per queue pair per interval */
     uint64_t rtoNs = 0;               /* the retransmission timeout's minimum */
     uint32_t ackEvery = 64;           /* packets per cumulative ACK */
@@ -71,6 +77,22 @@ struct RoceCounters
     /* the unreliable transport's */
     uint64_t acksReceived = 0, reordered = 0;
     uint64_t lastAckNs = 0;
+};
+
+/* The sender's 64-bit transport sequence of a data packet whose BTH PSN
+ * counts within its message (RoceConfig::psnPerMessage): simulator
+ * metadata, not on the wire.
+ */
+class SeqTag : public Tag
+{
+  public:
+    static TypeId GetTypeId();
+    TypeId GetInstanceTypeId() const override;
+    uint32_t GetSerializedSize() const override;
+    void Serialize(TagBuffer i) const override;
+    void Deserialize(TagBuffer i) override;
+    void Print(std::ostream& os) const override;
+    uint64_t seq = 0;
 };
 
 /* The 8-byte UDP header at @udp of a datagram with @payload bytes after

@@ -9,6 +9,7 @@
  */
 #include "symphony-queue-disc.h"
 
+#include "ns3/boolean.h"
 #include "ns3/drop-tail-queue.h"
 #include "ns3/enum.h"
 #include "ns3/ipv4-queue-disc-item.h"
@@ -120,6 +121,12 @@ SymphonyQueueDisc::GetTypeId()
                           MakeUintegerAccessor(&SymphonyQueueDisc::m_alphaMax),
                           MakeUintegerChecker<uint32_t>(SYMPHONY_ALPHA_MAX_MIN,
                                                         SYMPHONY_ALPHA_MAX_MAX))
+            .AddAttribute("priority_lagging",
+                          "serve each job's slowest step first, in strict priority (the "
+                          "Symphony paper's priority-queue baseline; marks RED only)",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&SymphonyQueueDisc::m_priorityLagging),
+                          MakeBooleanChecker())
             .SYM_U32("qmin", "backlog from which Symphony marks, bytes (0: any)", m_qmin,
                      SYMPHONY_QMIN_DEFAULT, 0, 0xffffffffU)
             .SYM_U32("job_field", "RoCEv2 header field of the job id (enum symphony_field)",
@@ -189,7 +196,11 @@ SymphonyQueueDisc::DoEnqueue(Ptr<QueueDiscItem> item)
     uint32_t backlog = m_backlog + len;
     uint32_t prob;
 
-    if (GetInternalQueue(0)->GetNPackets() >= m_limit || (m_limitBytes && backlog > m_limitBytes))
+    uint32_t queued = 0;
+
+    for (uint32_t i = 0; i < GetNInternalQueues(); i++)
+        queued += GetInternalQueue(i)->GetNPackets();
+    if (queued >= m_limit || (m_limitBytes && backlog > m_limitBytes))
     {
         m_xstats.limit_drops++;
         DropBeforeEnqueue(item, "limit");
@@ -207,15 +218,61 @@ SymphonyQueueDisc::DoEnqueue(Ptr<QueueDiscItem> item)
             return false;
         }
     }
-    if (!GetInternalQueue(0)->Enqueue(item))
+    if (!GetInternalQueue(m_priorityLagging && !Lagging(item) ? 1 : 0)->Enqueue(item))
         return false;
     m_backlog = backlog;
-    uint32_t qlen = GetInternalQueue(0)->GetNPackets();
+    uint32_t qlen = queued + 1;
     if (qlen > m_xstats.max_backlog_packets)
         m_xstats.max_backlog_packets = qlen;
     if (m_backlog > m_xstats.max_backlog_bytes)
         m_xstats.max_backlog_bytes = m_backlog;
     return true;
+}
+
+int
+SymphonyQueueDisc::Parse(Ptr<QueueDiscItem> item, struct symphony_pkt* pkt, uint32_t* pkt_len)
+{
+    Ptr<Ipv4QueueDiscItem> ip = DynamicCast<Ipv4QueueDiscItem>(item);
+    uint8_t nh[SYMPHONY_PARSE_MAX_BYTES];
+    const struct symphony_parse_cfg cfg = {(__u8)m_jobField, (__u8)m_stepField};
+
+    if (!ip)
+        return SYMPHONY_PARSE_OTHER;
+    /* The bytes a switch's parser sees: the IP header as it would be on
+     * the wire (serialised into the queue disc's own buffer, sized
+     * once), then the packet's first bytes.
+     */
+    uint32_t hlen = ip->GetHeader().GetSerializedSize();
+    *pkt_len = hlen + item->GetPacket()->GetSize();
+    if (m_ipHeader.GetSize() != hlen)
+    {
+        m_ipHeader = Buffer();
+        m_ipHeader.AddAtStart(hlen);
+    }
+    ip->GetHeader().Serialize(m_ipHeader.Begin());
+    m_ipHeader.CopyData(nh, hlen);
+    uint32_t avail = hlen + item->GetPacket()->CopyData(nh + hlen, SYMPHONY_PARSE_MAX_BYTES - hlen);
+    return symphony_parse(nh, avail, *pkt_len, false, &cfg, pkt);
+}
+
+bool
+SymphonyQueueDisc::Lagging(Ptr<QueueDiscItem> item)
+{
+    struct symphony_pkt pkt;
+    struct symphony_job* job;
+    uint32_t pkt_len;
+    bool outpacing;
+
+    if (Parse(item, &pkt, &pkt_len) != SYMPHONY_PARSE_COLLECTIVE || !(job = m_jobs->Lookup(pkt.job)))
+        return false;
+    uint64_t now_ns = Simulator::Now().GetNanoSeconds();
+    now_ns -= now_ns % m_params.twin_ns;
+    /* Algorithm 1's progress tracking; its marking probability unused */
+    symphony_job_update(job, &pkt, &m_params, now_ns, 1, &outpacing);
+    m_xstats.collective_packets++;
+    if (outpacing)
+        m_xstats.outpacing_packets++;
+    return !outpacing;
 }
 
 /* RED on @backlog, and Algorithm 1 on the packet's own bytes. */
@@ -228,27 +285,10 @@ SymphonyQueueDisc::MarkDequeued(Ptr<QueueDiscItem> item, uint32_t backlog)
 
     if (m_marking == SYMPHONY_MARKING_SYMPHONY && ip)
     {
-        uint8_t nh[SYMPHONY_PARSE_MAX_BYTES];
-        const struct symphony_parse_cfg cfg = {(__u8)m_jobField, (__u8)m_stepField};
-        uint32_t pkt_len = ip->GetHeader().GetSerializedSize() + item->GetPacket()->GetSize();
         struct symphony_pkt pkt;
+        uint32_t pkt_len;
 
-        /* The bytes a switch's parser sees: the IP header as it would
-         * be on the wire (serialised into the queue disc's own buffer,
-         * sized once), then the packet's first bytes.
-         */
-        uint32_t hlen = ip->GetHeader().GetSerializedSize();
-        if (m_ipHeader.GetSize() != hlen)
-        {
-            m_ipHeader = Buffer();
-            m_ipHeader.AddAtStart(hlen);
-        }
-        ip->GetHeader().Serialize(m_ipHeader.Begin());
-        m_ipHeader.CopyData(nh, hlen);
-        uint32_t avail =
-            hlen + item->GetPacket()->CopyData(nh + hlen, SYMPHONY_PARSE_MAX_BYTES - hlen);
-
-        switch (symphony_parse(nh, avail, pkt_len, false, &cfg, &pkt))
+        switch (Parse(item, &pkt, &pkt_len))
         {
         case SYMPHONY_PARSE_COLLECTIVE: {
             struct symphony_job* job = m_jobs->Lookup(pkt.job);
@@ -267,6 +307,8 @@ SymphonyQueueDisc::MarkDequeued(Ptr<QueueDiscItem> item, uint32_t backlog)
             if (outpacing)
                 m_xstats.outpacing_packets++;
             m_xstats.collective_packets++;
+            if (pkt.psn > m_maxPsn)
+                m_maxPsn = pkt.psn;
             break;
         }
         case SYMPHONY_PARSE_MALFORMED:
@@ -287,11 +329,19 @@ SymphonyQueueDisc::MarkDequeued(Ptr<QueueDiscItem> item, uint32_t backlog)
     }
 }
 
+uint32_t
+SymphonyQueueDisc::GetMaxPsn() const
+{
+    return m_maxPsn;
+}
+
 Ptr<QueueDiscItem>
 SymphonyQueueDisc::DoDequeue()
 {
     Ptr<QueueDiscItem> item = GetInternalQueue(0)->Dequeue();
 
+    if (!item && GetNInternalQueues() > 1)
+        item = GetInternalQueue(1)->Dequeue();
     if (!item)
         return nullptr;
     uint32_t len = item->GetSize() + kEthHeaderBytes;
@@ -317,12 +367,18 @@ SymphonyQueueDisc::CheckConfig()
         NS_LOG_ERROR("kmin " << m_kmin << " above kmax " << m_kmax);
         return false;
     }
-    if (GetNInternalQueues() == 0)
+    /* the lagging steps' queue, then with priority_lagging the others' */
+    while (GetNInternalQueues() < (m_priorityLagging ? 2U : 1U))
     {
         Ptr<InternalQueue> q = CreateObject<DropTailQueue<QueueDiscItem>>();
         /* the limit is the queue disc's own (DoEnqueue) */
         q->SetMaxSize(QueueSize(QueueSizeUnit::PACKETS, SYMPHONY_LIMIT_MAX));
         AddInternalQueue(q);
+    }
+    if (m_priorityLagging && m_marking != SYMPHONY_MARKING_RED)
+    {
+        NS_LOG_ERROR("priority_lagging marks RED only");
+        return false;
     }
     if (!m_jobs)
         m_jobs = CreateObject<SymphonyJobs>();

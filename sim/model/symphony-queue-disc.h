@@ -9,6 +9,10 @@
  * qdisc's xstats (struct tc_symphony_xstats).  Job state lives in a
  * SymphonyJobs table, one per port by default or shared by the ports of
  * a switch (the paper's per-switch state), as the kernel's jobs map is.
+ * With priority_lagging (the simulator's own, the Symphony paper's
+ * Fig. 5 "priority queue" baseline), the port serves the packets of each
+ * job's slowest step (Algorithm 1's step_min, tracked at enqueue) before
+ * all others, in strict priority, and marks RED only.
  */
 #ifndef SYMOFAN_SIM_SYMPHONY_QUEUE_DISC_H
 #define SYMOFAN_SIM_SYMPHONY_QUEUE_DISC_H
@@ -50,6 +54,11 @@ class SymphonyQueueDisc : public QueueDisc
     void SetJobs(Ptr<SymphonyJobs> jobs);
     Ptr<SymphonyJobs> GetJobs() const;
     const struct tc_symphony_xstats& GetXstats() const;
+    /* The highest BTH PSN of the collective packets parsed here (the
+     * simulator's own figure, not an xstat: shows whether the senders
+     * number PSNs per message or per queue pair)
+     */
+    uint32_t GetMaxPsn() const;
     int64_t AssignStreams(int64_t stream);
 
   private:
@@ -59,6 +68,10 @@ class SymphonyQueueDisc : public QueueDisc
     void InitializeParams() override;
 
     bool Toss(uint32_t prob_q32);
+    /* The packet's collective header as a switch's parser reads it. */
+    int Parse(Ptr<QueueDiscItem> item, struct symphony_pkt* pkt, uint32_t* pkt_len);
+    /* priority_lagging: whether the packet belongs to its job's slowest step */
+    bool Lagging(Ptr<QueueDiscItem> item);
     void MarkDequeued(Ptr<QueueDiscItem> item, uint32_t backlog);
 
     /* tc options */
@@ -78,6 +91,7 @@ class SymphonyQueueDisc : public QueueDisc
     uint32_t m_warmupPsn;
     uint32_t m_samplesPackets;
     uint32_t m_alphaMax;
+    bool m_priorityLagging = false;
     struct symphony_params m_params; /* Algorithm 1's, from the above */
 
     uint32_t m_redPmaxQ32;
@@ -86,6 +100,7 @@ class SymphonyQueueDisc : public QueueDisc
     Ptr<SymphonyJobs> m_jobs;
     Ptr<UniformRandomVariable> m_rng;
     struct tc_symphony_xstats m_xstats;
+    uint32_t m_maxPsn = 0;
 };
 
 } // namespace ns3

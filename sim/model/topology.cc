@@ -8,6 +8,8 @@
  */
 #include "topology.h"
 
+#include "ns3/boolean.h"
+
 #include <array>
 #include <functional>
 #include <random>
@@ -238,8 +240,17 @@ Fabric::Wire(const TopologySpec& spec, const RoceConfig& roce)
             }
             else
             {
+                bool tor = m_info[node].tier == 1;
+                bool here = spec.symphonyAt == "all" ||
+                            (tor && (spec.symphonyAt == "tor" || m_info[peer].tier > 1));
+
                 q = spec.switchQueue.Create<QueueDisc>();
                 Ptr<SymphonyQueueDisc> sym = DynamicCast<SymphonyQueueDisc>(q);
+                if (sym && !here)
+                {
+                    sym->SetAttribute("marking", EnumValue(SYMPHONY_MARKING_RED));
+                    sym->SetAttribute("priority_lagging", BooleanValue(false));
+                }
                 if (sym && spec.sharedJobs)
                 {
                     if (!jobsOf[node])
@@ -248,8 +259,8 @@ Fabric::Wire(const TopologySpec& spec, const RoceConfig& roce)
                 }
                 if (sym)
                     sym->AssignStreams(spec.seed * 100003 + m_ports.size());
-                m_ports.push_back(
-                    {m_info[node].name + "->" + m_info[peer].name, q, link.rateBps, nullptr, node});
+                m_ports.push_back({m_info[node].name + "->" + m_info[peer].name, q, link.rateBps,
+                                   nullptr, node, here});
             }
             if (htb)
             {

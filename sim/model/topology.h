@@ -64,6 +64,12 @@ struct TopologySpec
     /* the queue disc of every switch port: its TypeId and attributes */
     ObjectFactory switchQueue;
     bool sharedJobs = false; /* one job table per switch, not per port */
+    /* where Symphony marks (the rest of the switch ports mark RED only):
+     * "all" every switch port, "tor" the ToRs' (leaf, edge) ports only, as
+     * the Symphony paper deploys it (section 5), "tor-up" the ToRs'
+     * uplinks only
+     */
+    std::string symphonyAt = "all";
     uint32_t hostQueuePackets = 100000;
     /* PFC (pfc.h): a switch pauses the sender on an ingress port holding
      * more than @pfcXoffBytes and resumes it at @pfcXonBytes; 0: lossy
@@ -85,6 +91,7 @@ struct SwitchPort
     uint64_t rateBps;
     Ptr<PfcGate> gate; /* under PFC: the port's pause state */
     uint32_t node;     /* the switch's, for IsLocal() */
+    bool symphony;     /* Symphony marks here (--symphony-at) */
 };
 
 class Fabric

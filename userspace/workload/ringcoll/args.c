@@ -2,8 +2,8 @@
 /*
  * args.c - ringcoll's command line: usage, the options and their checks,
  * the --job rings, this host's rank in each and its neighbours, the step
- * plan of the collective, and the --dcqcn-* options over the defaults
- * scaled to --rate.
+ * plan of the collective and its queue pairs (--flows), and the --dcqcn-*
+ * options over the --cc profile's constants at --rate.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -16,6 +16,29 @@
 #include "ringcoll.h"
 
 const char *const coll_names[] = { "allreduce", "allgather", "reducescatter" };
+const char *const flows_names[] = { "legacy", "astra", "nccl" };
+
+/* Options without a letter; OPT_DCQCN_G..OPT_CNP_INTERVAL wait for
+ * apply_dcqcn_opts(), over the --cc profile's constants at --rate
+ */
+enum {
+	OPT_DCQCN_G = 1001,
+	OPT_DCQCN_ALPHA,
+	OPT_DCQCN_TIMER,
+	OPT_DCQCN_BYTES,
+	OPT_DCQCN_F,
+	OPT_DCQCN_RAI,
+	OPT_DCQCN_RHAI,
+	OPT_DCQCN_MIN_RATE,
+	OPT_DCQCN_DECREASE,
+	OPT_DCQCN_CLAMP,
+	OPT_CNP_INTERVAL,
+	OPT_STEP_FLOWS,
+	OPT_LOSE_FINAL_ACKS,
+	OPT_LOSE_CLOSES,
+	OPT_CC,
+	OPT_FLOWS,
+};
 
 void usage(FILE *f)
 {
@@ -29,27 +52,48 @@ void usage(FILE *f)
 "  --size BYTES          data per rank per collective (k, m, g: 1024s;\n"
 "                        default 1m); a step sends size/N/channels bytes\n"
 "  --channels C          parallel 1D rings, one queue pair each (1..16, default 1)\n"
+"  --flows MODEL         how steps map to queue pairs (default legacy):\n"
+"                        legacy: --step-qps and --step-flows as given, the PSN\n"
+"                        running on per queue pair; astra: Astra-Sim's, every\n"
+"                        step on a queue pair of its own, a new flow at line\n"
+"                        rate, a rank's open steps sharing its NIC (channels x\n"
+"                        a ring's steps at most 16); nccl: one queue pair per\n"
+"                        channel, steps in turn; astra and nccl number each\n"
+"                        message's PSNs from 0\n"
 "  --step-qps S          queue pairs per channel: step k on queue pair k mod S,\n"
-"                        so up to S steps send at once (1D rings; channels x S\n"
-"                        at most 16; default 1: a channel's steps in turn)\n"
+"                        so up to S steps send at once (legacy flows, 1D rings;\n"
+"                        channels x S at most 16; default 1: a channel's steps\n"
+"                        in turn)\n"
 "  --step-flows          each step starts as a new flow: its first packet\n"
 "                        resets its queue pair's DCQCN to the line rate\n"
+"                        (legacy flows)\n"
 "  --iterations I        collectives in a row (1..1000, default 1)\n"
 "  --mtu BYTES           RDMA payload per packet (64..8192, default 1024)\n"
 "  --rate RATE           line rate: DCQCN's start and ceiling, or the fixed\n"
 "                        rate (kbit, mbit, gbit or bit/s; default 100mbit)\n"
 "  --fixed-rate          no DCQCN: every queue pair sends at --rate\n"
-"  DCQCN (defaults: the DCQCN paper and NIC practice at 40 Gbit/s, steps\n"
-"  and byte counter scaled to --rate):\n"
-"  --dcqcn-g N           alpha gain g = 1/N (default 256)\n"
-"  --dcqcn-alpha-us US   alpha decay period K (default 55)\n"
+"  --cc PROFILE          DCQCN's constants: mlx5 (the driver's defaults; the\n"
+"                        default), hpcc (HPCC's simulator) or legacy (the\n"
+"                        project's before 2026-12); docs/workloads.md\n"
+"  Each option below overrides one constant of the profile; the defaults\n"
+"  shown are mlx5's (its steps, floor and byte counter are the NIC's at\n"
+"  10 Gbit/s, scaled down to a slower --rate):\n"
+"  --dcqcn-g N           alpha gain g = 1/N (default 5/1024, about 1/205)\n"
+"  --dcqcn-alpha-us US   alpha decay period K (default 1)\n"
 "  --dcqcn-timer-us US   rate-increase timer T (default 300)\n"
-"  --dcqcn-bytes BYTES   rate-increase byte counter B (default 2 ms of --rate)\n"
-"  --dcqcn-f N           fast-recovery stages F (default 5)\n"
-"  --dcqcn-rai RATE      additive increase (default --rate / 1000)\n"
-"  --dcqcn-rhai RATE     hyper increase (default --rate / 100)\n"
-"  --dcqcn-min-rate RATE floor of a cut (default --rate / 1000)\n"
-"  --cnp-interval US     at most one CNP per queue pair per US microseconds (default 50)\n"
+"  --dcqcn-bytes BYTES   rate-increase byte counter B, 0: none (default\n"
+"                        32767 x 64 bytes)\n"
+"  --dcqcn-f N           fast-recovery events F after a cut, 0..100 (default 1)\n"
+"  --dcqcn-rai RATE      additive increase (default 5 Mbit/s)\n"
+"  --dcqcn-rhai RATE     hyper increase (default 50 Mbit/s)\n"
+"  --dcqcn-min-rate RATE floor of a cut (default 1 Mbit/s)\n"
+"  --dcqcn-decrease-us US  at most one cut per US microseconds, 0: a cut per\n"
+"                        CNP (0..10000000, default 4)\n"
+"  --dcqcn-clamp always|timer|never  a cut sets the target rate to the\n"
+"                        current rate: always, after a timer increase, never\n"
+"                        (default timer)\n"
+"  --cnp-interval US     at most one CNP per queue pair per US microseconds\n"
+"                        (default 4)\n"
 "  --rto MS              retransmission timeout's minimum, milliseconds (default\n"
 "                        20; the timeout follows the round trip, 1 s before\n"
 "                        the first is timed: include/workload/rto.h)\n"
@@ -180,8 +224,33 @@ void plan_steps(struct ringcoll *rc, __u32 nranks)
 	for (k = 0; k < rc->steps; k++) {
 		__u32 d = rc->step_dim[k];
 
+		rc->step_pos[k] = rc->dim_count[d];
 		rc->dim_steps[d][rc->dim_count[d]++] = k;
 	}
+}
+
+/*
+ * --flows astra: every step of a ring on a queue pair of its own, as
+ * --step-qps S with S the steps of the longest ring (a grid's row and
+ * column rings each use their first queue pairs); 0, or -1 after a
+ * message when they would be more than MAX_CHANNELS.
+ */
+int plan_flows(struct ringcoll *rc)
+{
+	__u32 s = rc->dim_count[0];
+
+	if (rc->flows != FLOWS_ASTRA)
+		return 0;
+	if (rc->dims == 2 && rc->dim_count[1] > s)
+		s = rc->dim_count[1];
+	if (rc->channels * s > MAX_CHANNELS) {
+		fprintf(stderr, "ringcoll: --flows astra: --channels %u x %u steps: more than %u queue pairs\n",
+			rc->channels, s, MAX_CHANNELS);
+		return -1;
+	}
+	rc->step_qps = s;
+	rc->nr_qps = rc->channels * s;
+	return 0;
 }
 
 /* Find this host's rank in each job. */
@@ -225,20 +294,24 @@ int parse_args(struct ringcoll *rc, int argc, char **argv)
 		{ "size", required_argument, NULL, 's' },
 		{ "channels", required_argument, NULL, 'C' },
 		{ "step-qps", required_argument, NULL, 'Q' },
-		{ "step-flows", no_argument, NULL, 1009 },
+		{ "step-flows", no_argument, NULL, OPT_STEP_FLOWS },
+		{ "flows", required_argument, NULL, OPT_FLOWS },
 		{ "iterations", required_argument, NULL, 'i' },
 		{ "mtu", required_argument, NULL, 'm' },
 		{ "rate", required_argument, NULL, 'r' },
 		{ "fixed-rate", no_argument, NULL, 'F' },
-		{ "cnp-interval", required_argument, NULL, 'N' },
-		{ "dcqcn-g", required_argument, NULL, 1001 },
-		{ "dcqcn-alpha-us", required_argument, NULL, 1002 },
-		{ "dcqcn-timer-us", required_argument, NULL, 1003 },
-		{ "dcqcn-bytes", required_argument, NULL, 1004 },
-		{ "dcqcn-f", required_argument, NULL, 1005 },
-		{ "dcqcn-rai", required_argument, NULL, 1006 },
-		{ "dcqcn-rhai", required_argument, NULL, 1007 },
-		{ "dcqcn-min-rate", required_argument, NULL, 1008 },
+		{ "cc", required_argument, NULL, OPT_CC },
+		{ "cnp-interval", required_argument, NULL, OPT_CNP_INTERVAL },
+		{ "dcqcn-g", required_argument, NULL, OPT_DCQCN_G },
+		{ "dcqcn-alpha-us", required_argument, NULL, OPT_DCQCN_ALPHA },
+		{ "dcqcn-timer-us", required_argument, NULL, OPT_DCQCN_TIMER },
+		{ "dcqcn-bytes", required_argument, NULL, OPT_DCQCN_BYTES },
+		{ "dcqcn-f", required_argument, NULL, OPT_DCQCN_F },
+		{ "dcqcn-rai", required_argument, NULL, OPT_DCQCN_RAI },
+		{ "dcqcn-rhai", required_argument, NULL, OPT_DCQCN_RHAI },
+		{ "dcqcn-min-rate", required_argument, NULL, OPT_DCQCN_MIN_RATE },
+		{ "dcqcn-decrease-us", required_argument, NULL, OPT_DCQCN_DECREASE },
+		{ "dcqcn-clamp", required_argument, NULL, OPT_DCQCN_CLAMP },
 		{ "rto", required_argument, NULL, 'R' },
 		{ "proto", required_argument, NULL, 'p' },
 		{ "step-base", required_argument, NULL, 'b' },
@@ -247,13 +320,13 @@ int parse_args(struct ringcoll *rc, int argc, char **argv)
 		{ "local", required_argument, NULL, 'l' },
 		{ "out", required_argument, NULL, 'o' },
 		{ "grid", required_argument, NULL, 'g' },
-		{ "lose-final-acks", required_argument, NULL, 1010 },
-		{ "lose-closes", no_argument, NULL, 1011 },
+		{ "lose-final-acks", required_argument, NULL, OPT_LOSE_FINAL_ACKS },
+		{ "lose-closes", no_argument, NULL, OPT_LOSE_CLOSES },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
 	__u32 v, n;
-	int c;
+	int c, i;
 
 	rc->coll = COLL_ALLREDUCE;
 	rc->size = 1 << 20;
@@ -262,7 +335,8 @@ int parse_args(struct ringcoll *rc, int argc, char **argv)
 	rc->iterations = 1;
 	rc->mtu = 1024;
 	rc->rate_bps = 100000000ULL;
-	rc->cnp_interval_ns = 50000;
+	rc->flows = FLOWS_LEGACY;
+	rc->cc_profile = DCQCN_PROFILE_MLX5;
 	rc->rto_ns = 20000000ULL;
 	rc->common.timeout_ns = 10000000000ULL;
 	rc->step_base = 49152;
@@ -300,15 +374,30 @@ int parse_args(struct ringcoll *rc, int argc, char **argv)
 			if (parse_u32_range("--step-qps", optarg, 1, MAX_CHANNELS,
 					    &rc->step_qps))
 				return -1;
+			rc->step_qps_set = true;
 			break;
-		case 1009:
+		case OPT_STEP_FLOWS:
 			rc->step_flows = true;
 			break;
-		case 1010:
+		case OPT_FLOWS:
+			for (n = 0; n < NR_FLOWS; n++)
+				if (!strcmp(optarg, flows_names[n]))
+					break;
+			if (n == NR_FLOWS)
+				return bad("--flows", optarg, "legacy, astra or nccl");
+			rc->flows = n;
+			break;
+		case OPT_CC:
+			i = dcqcn_profile_by_name(optarg);
+			if (i < 0)
+				return bad("--cc", optarg, "mlx5, hpcc or legacy");
+			rc->cc_profile = i;
+			break;
+		case OPT_LOSE_FINAL_ACKS:
 			if (parse_lose_final_acks(rc, optarg))
 				return -1;
 			break;
-		case 1011:
+		case OPT_LOSE_CLOSES:
 			rc->lose_closes = true;
 			break;
 		case 'i':
@@ -329,11 +418,6 @@ int parse_args(struct ringcoll *rc, int argc, char **argv)
 		case 'F':
 			rc->fixed_rate = true;
 			break;
-		case 'N':
-			if (parse_u32_range("--cnp-interval", optarg, 0, 1000000, &v))
-				return -1;
-			rc->cnp_interval_ns = v * 1000ULL;
-			break;
 		case 'R':
 			if (parse_u32_range("--rto", optarg, 1, 60000, &v))
 				return -1;
@@ -353,8 +437,7 @@ int parse_args(struct ringcoll *rc, int argc, char **argv)
 			if (common_opt(&rc->common, c, optarg) < 0)
 				return -1;
 			break;
-		case 1001: case 1002: case 1003: case 1004:
-		case 1005: case 1006: case 1007: case 1008:
+		case OPT_DCQCN_G ... OPT_CNP_INTERVAL:
 			if (rc->nr_dcqcn_opts == MAX_DCQCN_OPTS)
 				return bad("--dcqcn-*", optarg, "too many");
 			rc->dcqcn_opt[rc->nr_dcqcn_opts].which = c;
@@ -382,6 +465,11 @@ int parse_args(struct ringcoll *rc, int argc, char **argv)
 		fprintf(stderr, "ringcoll: no --job\n");
 		return -1;
 	}
+	if (rc->flows != FLOWS_LEGACY && (rc->step_qps_set || rc->step_flows)) {
+		fprintf(stderr, "ringcoll: --flows %s: --step-qps and --step-flows are for legacy flows (astra: a queue pair per step, a new flow each; nccl: one queue pair per channel)\n",
+			flows_names[rc->flows]);
+		return -1;
+	}
 	if (rc->channels * rc->step_qps > MAX_CHANNELS) {
 		fprintf(stderr, "ringcoll: --channels %u x --step-qps %u: more than %u queue pairs\n",
 			rc->channels, rc->step_qps, MAX_CHANNELS);
@@ -396,6 +484,11 @@ int parse_args(struct ringcoll *rc, int argc, char **argv)
 			rc->step_qps);
 		return -1;
 	}
+	/* astra: a new flow per step; its queue pairs wait for the plan
+	 * (plan_flows())
+	 */
+	rc->step_flows |= rc->flows == FLOWS_ASTRA && !rc->fixed_rate;
+	rc->psn_per_message = rc->flows != FLOWS_LEGACY;
 	rc->nr_qps = rc->channels * rc->step_qps;
 	return 0;
 }
@@ -419,7 +512,27 @@ int check_jobs(const struct ringcoll *rc)
 	return 0;
 }
 
-/* The --dcqcn-* options over the defaults scaled to --rate. */
+/* --dcqcn-clamp: the target rate on a cut */
+static int parse_clamp(struct dcqcn_params *p, const char *val)
+{
+	if (!strcmp(val, "always")) {
+		p->clamp_tgt_rate = true;
+		p->clamp_tgt_rate_ati = false;
+	} else if (!strcmp(val, "timer")) {
+		p->clamp_tgt_rate = false;
+		p->clamp_tgt_rate_ati = true;
+	} else if (!strcmp(val, "never")) {
+		p->clamp_tgt_rate = false;
+		p->clamp_tgt_rate_ati = false;
+	} else {
+		return bad("--dcqcn-clamp", val, "always, timer or never");
+	}
+	return 0;
+}
+
+/* The --dcqcn-* options and --cnp-interval over the --cc profile's
+ * constants at --rate, in the order given.
+ */
 int apply_dcqcn_opts(struct ringcoll *rc)
 {
 	struct dcqcn_params *p = &rc->cc;
@@ -430,39 +543,53 @@ int apply_dcqcn_opts(struct ringcoll *rc)
 		const char *val = rc->dcqcn_opt[i].value;
 
 		switch (rc->dcqcn_opt[i].which) {
-		case 1001:	/* g as 1/N */
+		case OPT_DCQCN_G:	/* g as 1/N */
 			if (parse_u32_range("--dcqcn-g", val, 1, 65536, &v))
 				return -1;
 			p->g_q16 = DCQCN_ONE_Q16 / v;
 			break;
-		case 1002:
+		case OPT_DCQCN_ALPHA:
 			if (parse_u32_range("--dcqcn-alpha-us", val, 1, 1000000, &v))
 				return -1;
 			p->alpha_interval_ns = v * 1000ULL;
 			break;
-		case 1003:
+		case OPT_DCQCN_TIMER:
 			if (parse_u32_range("--dcqcn-timer-us", val, 1, 1000000, &v))
 				return -1;
 			p->rate_interval_ns = v * 1000ULL;
 			break;
-		case 1004:
-			if (parse_size(val, &r) || !r)
-				return bad("--dcqcn-bytes", val, "bytes > 0 (k, m, g)");
+		case OPT_DCQCN_BYTES:	/* 0: no byte counter */
+			if (parse_size(val, &r))
+				return bad("--dcqcn-bytes", val, "bytes, 0: none (k, m, g)");
 			p->byte_counter_bytes = r;
 			break;
-		case 1005:
-			if (parse_u32_range("--dcqcn-f", val, 1, 100, &p->f))
+		case OPT_DCQCN_F:
+			if (parse_u32_range("--dcqcn-f", val, 0, 100, &p->f))
 				return -1;
+			break;
+		case OPT_DCQCN_DECREASE:
+			if (parse_u32_range("--dcqcn-decrease-us", val, 0, 10000000, &v))
+				return -1;
+			p->decrease_interval_ns = v * 1000ULL;
+			break;
+		case OPT_DCQCN_CLAMP:
+			if (parse_clamp(p, val))
+				return -1;
+			break;
+		case OPT_CNP_INTERVAL:
+			if (parse_u32_range("--cnp-interval", val, 0, 1000000, &v))
+				return -1;
+			p->cnp_interval_ns = v * 1000ULL;
 			break;
 		default:	/* rates */
 			if (parse_rate(val, &r) || !r || r > rc->rate_bps)
-				return bad(rc->dcqcn_opt[i].which == 1006 ? "--dcqcn-rai" :
-					   rc->dcqcn_opt[i].which == 1007 ? "--dcqcn-rhai" :
+				return bad(rc->dcqcn_opt[i].which == OPT_DCQCN_RAI ? "--dcqcn-rai" :
+					   rc->dcqcn_opt[i].which == OPT_DCQCN_RHAI ? "--dcqcn-rhai" :
 					   "--dcqcn-min-rate", val,
 					   "a rate up to --rate (kbit, mbit, gbit)");
-			if (rc->dcqcn_opt[i].which == 1006)
+			if (rc->dcqcn_opt[i].which == OPT_DCQCN_RAI)
 				p->rai_bps = r;
-			else if (rc->dcqcn_opt[i].which == 1007)
+			else if (rc->dcqcn_opt[i].which == OPT_DCQCN_RHAI)
 				p->rhai_bps = r;
 			else
 				p->min_rate_bps = r;

@@ -5,14 +5,17 @@
  *
  * Step k+1 of a channel starts when the previous rank's step-k data has
  * fully arrived, as in a real ring.  A channel sends its steps one after
- * the other on its queue pair, as NCCL does; with --step-qps S, step k
- * goes on the channel's queue pair k mod S, so that up to S steps of a
- * rank send at once and share its NIC (each step's transfer its own
- * flow, as in the Symphony paper's simulations, where a step that starts
- * early competes with the step still being sent).  With --step-flows each
- * step's transfer also starts as a new flow would: at the line rate with
- * fresh DCQCN state, rather than at the rate its queue pair's previous
- * step was left at (transport.c's transmit()).
+ * the other on its queue pair, as NCCL does (--flows nccl, and legacy's
+ * default); with --step-qps S, the step at place p of its ring goes on
+ * the channel's queue pair p mod S (in 1D rings, step k on k mod S), so
+ * that up to S steps of a rank send at once and share its NIC (each
+ * step's transfer its own flow, as in the Symphony paper's simulations,
+ * where a step that starts early competes with the step still being
+ * sent).  With --step-flows each step's transfer also starts as a new
+ * flow would: at the line rate with fresh DCQCN state, rather than at
+ * the rate its queue pair's previous step was left at (transport.c's
+ * transmit()).  --flows astra is both, with a queue pair per step, as
+ * Astra-Sim's ns-3 frontend makes its flows.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -39,13 +42,12 @@ static void start_step(struct ringcoll *rc, struct job *j, __u32 c, __u32 k,
 		       __u64 now)
 {
 	struct channel *ch = &j->ch[rc->step_dim[k]][c * rc->step_qps +
-						      k % rc->step_qps];
+						      rc->step_pos[k] % rc->step_qps];
 	struct message *m = &ch->msg[ch->queued++];
-	__u32 bytes = step_bytes(rc, k, c);
 
 	m->step = k;
-	m->bytes = bytes;
-	m->count = (bytes + rc->mtu - 1) / rc->mtu;
+	m->bytes = step_bytes(rc, k, c);
+	m->count = step_packets(rc, k, c);
 	m->seq_start = ch->end_seq;
 	m->start_ns = now;
 	m->sent_ns = m->acked_ns = m->recv_ns = 0;
@@ -230,6 +232,20 @@ static __u64 pump(struct ringcoll *rc, __u64 now)
 	return wake;
 }
 
+/* Where each message of an iteration on @ch starts in its sequence. */
+static void plan_sequence(const struct ringcoll *rc, struct channel *ch)
+{
+	__u32 per = qp_messages(rc, ch->dim, ch->slot), n;
+
+	ch->iter_packets = 0;
+	for (n = 0; n < per; n++) {
+		__u32 k = rc->dim_steps[ch->dim][ch->slot + n * rc->step_qps];
+
+		ch->msg_first[n] = ch->iter_packets;
+		ch->iter_packets += step_packets(rc, k, ch->index);
+	}
+}
+
 /* The jobs' iteration records, queue pairs and the rate timeline. */
 int init_jobs(struct ringcoll *rc)
 {
@@ -255,6 +271,7 @@ int init_jobs(struct ringcoll *rc)
 				ch->slot = c % rc->step_qps;
 				ch->dim = d;
 				ch->qpn = d * MAX_CHANNELS + c + 1;
+				plan_sequence(rc, ch);
 				dcqcn_init(&ch->cc, &rc->cc);
 				rto_init(&ch->rto);
 			}

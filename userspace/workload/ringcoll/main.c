@@ -30,11 +30,13 @@ int main(int argc, char **argv)
 	if (check_jobs(rc))
 		return EXIT_USAGE;
 	plan_steps(rc, rc->jobs[0].nranks);
+	if (plan_flows(rc))
+		return EXIT_USAGE;
 	if (place_ranks(rc))
 		return EXIT_USAGE;
 	if (!rc->common.local)
 		rc->common.local = rc->jobs[0].addr[rc->jobs[0].rank];
-	dcqcn_params_scaled(&rc->cc, rc->rate_bps);
+	dcqcn_params_profile(&rc->cc, rc->cc_profile, rc->rate_bps);
 	if (apply_dcqcn_opts(rc))
 		return EXIT_USAGE;
 	if (init_jobs(rc))

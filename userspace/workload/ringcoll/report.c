@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * report.c - ringcoll's result, as JSON through json-c: the run's
- * parameters, the DCQCN parameters, the counters, per job and iteration
- * the start and end and each step's start, arrival and first rate, and
- * the rate timeline.  tc-scripts/ringrun.sh merges the ranks' results.
+ * parameters (its --flows among them), the DCQCN profile and the
+ * constants in force, the counters, per job and iteration the start and
+ * end and each step's start, arrival and first rate, and the rate
+ * timeline.  tc-scripts/ringrun.sh merges the ranks' results.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -34,8 +35,16 @@ static struct json_object *fields_json(const struct u64_field *f, size_t n)
 	return jdoc_finish(o, err);
 }
 
-static struct json_object *dcqcn_json(const struct dcqcn_params *p)
+/* The target-rate clamp on a cut, as --dcqcn-clamp names it. */
+static const char *clamp_name(const struct dcqcn_params *p)
 {
+	return p->clamp_tgt_rate ? "always" : p->clamp_tgt_rate_ati ? "timer" :
+	       "never";
+}
+
+static struct json_object *dcqcn_json(const struct ringcoll *rc)
+{
+	const struct dcqcn_params *p = &rc->cc;
 	const struct u64_field params[] = {
 		{ "g_q16", p->g_q16 },
 		{ "alpha_interval_ns", p->alpha_interval_ns },
@@ -45,9 +54,20 @@ static struct json_object *dcqcn_json(const struct dcqcn_params *p)
 		{ "rai_bps", p->rai_bps },
 		{ "rhai_bps", p->rhai_bps },
 		{ "min_rate_bps", p->min_rate_bps },
+		{ "decrease_interval_ns", p->decrease_interval_ns },
+		{ "cnp_interval_ns", p->cnp_interval_ns },
 	};
+	struct json_object *o = json_object_new_object();
+	size_t i;
+	int err;
 
-	return fields_json(params, ARRAY_SIZE(params));
+	err = jdoc_add_str(o, "profile", dcqcn_profile_name(rc->cc_profile));
+	for (i = 0; i < ARRAY_SIZE(params); i++)
+		err |= jdoc_add_u64(o, params[i].key, params[i].val);
+	err |= jdoc_add_str(o, "clamp", clamp_name(p));
+	err |= jdoc_add_bool(o, "hai_grows", p->hai_grows);
+	err |= jdoc_add_bool(o, "alpha_decays_at_rest", p->alpha_decays_at_rest);
+	return jdoc_finish(o, err);
 }
 
 static struct json_object *counters_json(const struct ringcoll *rc)
@@ -245,6 +265,7 @@ int print_report(const struct ringcoll *rc, FILE *f)
 	err |= jdoc_add_str(doc, "proto", rc->uec ? "uec" : "rocev2");
 	err |= jdoc_add_u64(doc, "size_bytes", rc->size);
 	err |= jdoc_add_u64(doc, "channels", rc->channels);
+	err |= jdoc_add_str(doc, "flows", flows_names[rc->flows]);
 	err |= jdoc_add_u64(doc, "step_qps", rc->step_qps);
 	err |= jdoc_add_bool(doc, "step_flows", rc->step_flows);
 	err |= jdoc_add_u64(doc, "iterations", rc->iterations);
@@ -253,7 +274,7 @@ int print_report(const struct ringcoll *rc, FILE *f)
 	err |= jdoc_add_u64(doc, "rate_bps", rc->rate_bps);
 	err |= jdoc_add_str(doc, "congestion_control",
 			      rc->fixed_rate ? "fixed" : "dcqcn");
-	err |= jdoc_add(doc, "dcqcn", dcqcn_json(&rc->cc));
+	err |= jdoc_add(doc, "dcqcn", dcqcn_json(rc));
 	err |= jdoc_add(doc, "counters", counters_json(rc));
 	err |= jdoc_add(doc, "pacing", pacing_json(rc));
 	jobs = json_object_new_array_ext(rc->nr_jobs);

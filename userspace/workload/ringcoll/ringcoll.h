@@ -13,7 +13,11 @@
  * ReduceScatter, N-1 steps) runs on C parallel 1D rings (channels), each
  * with its own queue pair to the next rank; with --grid RxC, a 2D
  * (hierarchical) AllReduce runs on the row and column rings through this
- * rank.
+ * rank.  --flows picks how a channel's steps map to queue pairs and PSNs:
+ * legacy (--step-qps, --step-flows as given, PSNs running on per queue
+ * pair), astra (Astra-Sim's ns-3 frontend: a queue pair per step, each
+ * message a new flow) or nccl (a queue pair per channel); astra and nccl
+ * number each message's PSNs from 0.
  *
  * The result (per job and iteration: start, end, per-step start and
  * arrival times of this rank; bytes, packets, retransmissions, CNPs, a
@@ -23,8 +27,9 @@
  *
  * The parts, each using only those above it in this list:
  *   ringcoll.h     this header
- *   args.c         usage, options and --job, rank placement, the step plan,
- *                  the --dcqcn-* options
+ *   args.c         usage, options and --job, rank placement, the step plan
+ *                  and its queue pairs (--flows), the --cc profile's
+ *                  constants under the --dcqcn-* options
  *   transport.c    sockets; go-back-N with DCQCN pacing: transmit, ACK, NAK,
  *                  CNP, the receive path
  *   collective.c   steps, iterations, the scheduler loop and its pump
@@ -46,7 +51,7 @@
 #define MAX_JOBS		8
 #define MAX_CHANNELS		16
 #define MAX_DIMS		2	/* 1D rings, or rows and columns */
-#define MAX_DCQCN_OPTS		16
+#define MAX_DCQCN_OPTS		32
 #define MAX_RANKS		64
 #define MAX_STEPS		(2 * (MAX_RANKS - 1))
 #define MAX_ITERATIONS		1000
@@ -74,6 +79,15 @@ enum collective { COLL_ALLREDUCE, COLL_ALLGATHER, COLL_REDUCESCATTER };
 /* "allreduce", "allgather", "reducescatter" (args.c) */
 extern const char *const coll_names[];
 
+/* How steps map to queue pairs (--flows; args.c's flows_names[]) */
+enum flows {
+	FLOWS_LEGACY,		/* --step-qps and --step-flows as given */
+	FLOWS_ASTRA,		/* a queue pair per step, each a new flow */
+	FLOWS_NCCL,		/* a queue pair per channel, steps in turn */
+	NR_FLOWS,
+};
+extern const char *const flows_names[];
+
 /* One RDMA WRITE message: a step's data on a channel. */
 struct message {
 	__u32	step;			/* the collective's step */
@@ -87,8 +101,9 @@ struct message {
 };
 
 /* A queue pair of a job's channel: this rank's to the next rank (tx) and
- * from the previous one (rx).  Sequence numbers are 64-bit here, their
- * low 24 bits the PSN on the wire.
+ * from the previous one (rx).  Sequence numbers are 64-bit here, running
+ * on over the queue pair's messages; the PSN on the wire is their low 24
+ * bits, or with --flows astra and nccl the packet's index in its message.
  */
 struct channel {
 	struct job	*job;
@@ -116,6 +131,11 @@ struct channel {
 	__u64		nak_seq;
 	__u32		final_acks_lost;	/* --lose-final-acks so far */
 	bool		pred_closed;		/* its sender sent ROCE_OP_CLOSE */
+	/* the plan's: packets per iteration, and the sequence number of
+	 * each message of an iteration within it (per-message PSNs)
+	 */
+	__u64		iter_packets;
+	__u64		msg_first[MAX_STEPS];
 	/* the current iteration's messages, in order */
 	struct message	msg[MAX_STEPS];
 };
@@ -157,6 +177,7 @@ struct ringcoll {
 	__u32		dims;			/* 1, or 2 with --grid */
 	__u32		grid_rows, grid_cols;
 	__u8		step_dim[MAX_STEPS];	/* the ring each step runs on */
+	__u8		step_pos[MAX_STEPS];	/* its place among that ring's */
 	__u64		step_size[MAX_STEPS];	/* its bytes, all channels */
 	__u32		dim_steps[MAX_DIMS][MAX_STEPS];	/* a ring's steps, in order */
 	__u32		dim_count[MAX_DIMS];
@@ -165,6 +186,9 @@ struct ringcoll {
 	__u32		nr_dcqcn_opts;
 	__u64		size;			/* bytes per rank per collective */
 	__u32		channels;
+	enum flows	flows;
+	bool		psn_per_message;	/* astra, nccl: PSN from 0 per message */
+	bool		step_qps_set;		/* --step-qps given */
 	__u32		step_qps;		/* queue pairs per channel */
 	__u32		nr_qps;			/* channels * step_qps */
 	__u32		iterations;
@@ -176,14 +200,14 @@ struct ringcoll {
 	__u32		lose_acks_rank;		/* by this rank */
 	bool		lose_closes;		/* no close notice sent */
 	bool		uec;
-	__u64		cnp_interval_ns;
 	__u64		rto_ns;			/* the timeout's minimum */
 	__u32		step_base;
 	struct workload_common common;		/* start, timeout, local, out */
 	__u64		launch_ns;
 	__u64		done_ns;		/* every job completed */
 	__u64		last_rx_ns;
-	struct dcqcn_params cc;
+	enum dcqcn_profile cc_profile;		/* --cc */
+	struct dcqcn_params cc;			/* its constants, --dcqcn-* applied */
 	__u32		nr_jobs;
 	struct job	jobs[MAX_JOBS];
 	int		tx_fd, ctl_fd, rx_fd, rx_uec_fd; /* ctl: ACK, NAK, CNP */
@@ -203,7 +227,7 @@ struct ringcoll {
 	__u64		packets_sent, bytes_sent, retransmits;
 	__u64		packets_received, ce_received, cnps_sent, cnps_received;
 	__u64		naks_sent, naks_received, acks_sent, dup_packets;
-	__u64		flow_starts;		/* --step-flows: rates reset */
+	__u64		flow_starts;		/* --step-flows, astra: rates reset */
 	__u64		rto_timeouts;		/* retransmission timeouts */
 	__u64		closes_sent, closes_received;
 	__u32		nr_samples;
@@ -217,6 +241,12 @@ static inline __u32 step_bytes(const struct ringcoll *rc, __u32 k, __u32 channel
 	__u64 bytes = size / rc->channels + (channel < size % rc->channels);
 
 	return bytes ? bytes : 1;
+}
+
+/* Packets of step @k's message on @channel. */
+static inline __u32 step_packets(const struct ringcoll *rc, __u32 k, __u32 channel)
+{
+	return (step_bytes(rc, k, channel) + rc->mtu - 1) / rc->mtu;
 }
 
 /* Messages per iteration on queue pair @slot of a channel in ring @dim:
@@ -234,6 +264,7 @@ void usage(FILE *f);
 int parse_args(struct ringcoll *rc, int argc, char **argv);
 int check_jobs(const struct ringcoll *rc);
 void plan_steps(struct ringcoll *rc, __u32 nranks);
+int plan_flows(struct ringcoll *rc);
 int place_ranks(struct ringcoll *rc);
 int apply_dcqcn_opts(struct ringcoll *rc);
 

@@ -5,16 +5,23 @@
  *
  * A step's data is one RDMA WRITE message (FIRST/MIDDLE/LAST or ONLY) of
  * size/N/C bytes: UDP destination port 4791, the step in the UDP
- * source port (step base + global step), the job in the BTH reserved bits,
- * the channel's queue pair in DestQP, PSNs running on per queue pair,
- * ECT(0) in the IP header: what sch_symphony parses.
+ * source port (step base + iteration x steps + step), the job in the BTH
+ * reserved bits, the channel's queue pair in DestQP, ECT(0) in the IP
+ * header: what sch_symphony parses.  The PSN runs on per queue pair
+ * (--flows legacy), or counts from 0 in each message (astra, nccl), as
+ * Astra-Sim's and NCCL's RDMA writes number theirs; the go-back-N
+ * transport keeps a sequence running on per queue pair either way, which
+ * the receiver rebuilds from the message the source port names and the
+ * step plan (message_seq()), and ACKs and NAKs carry it (Symphony's
+ * parser reads data packets only).
  *
  * Reliability is RoCE's go-back-N: the receiver accepts packets in PSN
  * order, ACKs each complete message and NAKs a gap; the sender rewinds on
  * a NAK or after a retransmission timeout, adaptive (rto.h) so that a
  * queue longer than --rto does not make every timeout spurious.  Congestion control is DCQCN
  * (include/workload/dcqcn.h): the receiver sends a CNP for a CE-marked
- * packet, at most one per queue pair per --cnp-interval, and the sender
+ * packet, at most one per queue pair per --cnp-interval (the --cc
+ * profile's notification point by default), and the sender
  * paces each queue pair at its DCQCN rate; --fixed-rate sends at --rate.
  * Which queue pair sends next, and when, is collective.c's pump().
  */
@@ -126,7 +133,7 @@ int transmit(struct ringcoll *rc, struct channel *ch, __u64 now)
 	struct message *m;
 	__u32 step, i, payload, hdr;
 	bool ack_req;
-	__u64 wire;
+	__u64 wire, psn;
 	int ret;
 
 	m = message_of(rc, ch, ch->next_seq, &step);
@@ -134,8 +141,10 @@ int transmit(struct ringcoll *rc, struct channel *ch, __u64 now)
 		return 0;
 	i = ch->next_seq - m->seq_start;
 	if (i == 0 && ch->next_seq == ch->high_seq) {
-		/* --step-flows: a step's first transmission starts a flow */
-		if (rc->step_flows) {
+		/* --step-flows (astra): a step's first transmission starts
+		 * a flow
+		 */
+		if (rc->step_flows && !rc->fixed_rate) {
 			dcqcn_init(&ch->cc, &rc->cc);
 			rc->flow_starts++;
 		}
@@ -145,13 +154,14 @@ int transmit(struct ringcoll *rc, struct channel *ch, __u64 now)
 	payload = i + 1 < m->count ? rc->mtu : m->bytes - (m->count - 1) * rc->mtu;
 	/* the receiver ACKs every ACK_EVERY packets and a message's last */
 	ack_req = i + 1 == m->count || !((ch->next_seq + 1) % ACK_EVERY);
+	psn = rc->psn_per_message ? i : ch->next_seq;
 	if (rc->uec) {
-		hdr = roce_put_uec(l4, (__u32)ch->next_seq, step_port(rc, j, step),
+		hdr = roce_put_uec(l4, (__u32)psn, step_port(rc, j, step),
 				   j->id, ch->qpn, i == 0, i + 1 == m->count);
 	} else {
 		hdr = SYMPHONY_BTH_LEN;
 		roce_put_bth(l4, roce_write_opcode(i, m->count), j->id, ch->qpn,
-			     ch->next_seq & PSN_MASK, ack_req);
+			     psn & PSN_MASK, ack_req);
 	}
 	memset(l4 + hdr, 0xa5, payload);
 	ret = send_udp(rc, ch->succ, step_port(rc, j, step),
@@ -274,17 +284,69 @@ static void record_arrival(struct ringcoll *rc, struct job *j,
 		j->rec[it].step_recv_ns[ch->index][rc->dim_steps[ch->dim][pos]] = now;
 }
 
-/* A data packet of @j's channel @ch from the previous rank. */
-static void on_data(struct ringcoll *rc, struct job *j, struct channel *ch,
-		    __u32 psn, bool last, __u8 ecn, __u64 now)
+/*
+ * The sequence number of a data packet of @ch whose PSN counts within
+ * its message (--flows astra, nccl), in @seq; false when the packet is
+ * none of this queue pair's messages.  The UDP source port @sport names
+ * the message: step_base + iteration x steps + step, 16 bits read near
+ * the message the receiver expects next; the plan gives where that
+ * message starts in the queue pair's sequence (plan_sequence()), the PSN
+ * the packet's place in it.
+ */
+static bool message_seq(const struct ringcoll *rc, const struct channel *ch,
+			__u16 sport, __u32 psn, __u64 *seq)
 {
-	__u64 seq = seq_of(ch->expected_seq, psn);
+	__u32 per = qp_messages(rc, ch->dim, ch->slot), pos, k, count;
+	__u64 ref, g, it, first, i;
+	__s16 d;
 
+	if (!per)
+		return false;
+	it = ch->recv_total / per;
+	pos = ch->slot + ch->recv_total % per * rc->step_qps;
+	ref = it * rc->steps + rc->dim_steps[ch->dim][pos];
+	d = (__s16)(__u16)(sport - rc->step_base - ref);
+	if (d < 0 && (__u64)-d > ref)
+		return false;
+	g = ref + d;
+	it = g / rc->steps;
+	k = g % rc->steps;
+	if (rc->step_dim[k] != ch->dim ||
+	    rc->step_pos[k] % rc->step_qps != ch->slot)
+		return false;
+	first = it * ch->iter_packets + ch->msg_first[rc->step_pos[k] / rc->step_qps];
+	count = step_packets(rc, k, ch->index);
+	/* 24 bits of the index: a message of more packets is read near
+	 * where the receiver is in it
+	 */
+	i = psn;
+	if (count > PSN_MASK + 1ULL) {
+		ref = ch->expected_seq > first ? ch->expected_seq - first : 0;
+		i = seq_of(ref < count ? ref : count - 1, psn);
+	}
+	if (i >= count)
+		return false;
+	*seq = first + i;
+	return true;
+}
+
+/* A data packet of @j's channel @ch from the previous rank, from UDP
+ * source port @sport.
+ */
+static void on_data(struct ringcoll *rc, struct job *j, struct channel *ch,
+		    __u16 sport, __u32 psn, bool last, __u8 ecn, __u64 now)
+{
+	__u64 seq;
+
+	if (!rc->psn_per_message)
+		seq = seq_of(ch->expected_seq, psn);
+	else if (!message_seq(rc, ch, sport, psn, &seq))
+		return;
 	j->last_progress_ns = now;
 	if (ecn == ROCE_ECN_CE) {
 		rc->ce_received++;
 		if (!ch->last_cnp_ns ||
-		    now - ch->last_cnp_ns >= rc->cnp_interval_ns) {
+		    now - ch->last_cnp_ns >= rc->cc.cnp_interval_ns) {
 			send_cnp(rc, j, ch);
 			ch->last_cnp_ns = now;
 		}
@@ -408,7 +470,8 @@ void receive(struct ringcoll *rc, int fd, bool uec_port)
 			ch = j ? channel_of(rc, j, qpn) : NULL;
 			if (!ch || from.sin_addr.s_addr != ch->pred)
 				continue;
-			on_data(rc, j, ch, symphony_get_be32(buf + SYMPHONY_PDS_PSN) & PSN_MASK,
+			on_data(rc, j, ch, ntohs(from.sin_port),
+				symphony_get_be32(buf + SYMPHONY_PDS_PSN) & PSN_MASK,
 				ses[SYMPHONY_SES_FLAGS] & SYMPHONY_SES_FLAG_EOM,
 				ecn, now);
 			continue;
@@ -450,7 +513,8 @@ void receive(struct ringcoll *rc, int fd, bool uec_port)
 			   op <= SYMPHONY_OP_RC_WRITE_ONLY) {
 			if (from.sin_addr.s_addr != ch->pred)
 				continue;
-			on_data(rc, j, ch, psn, op == SYMPHONY_OP_RC_WRITE_LAST ||
+			on_data(rc, j, ch, ntohs(from.sin_port), psn,
+				op == SYMPHONY_OP_RC_WRITE_LAST ||
 				op == SYMPHONY_OP_RC_WRITE_ONLY, ecn, now);
 		}
 	}
