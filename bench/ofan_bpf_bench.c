@@ -142,7 +142,7 @@ static double measure(struct bpf_program *prog, const __u8 *pkt, size_t len,
 
 int main(int argc, char **argv)
 {
-	const char *out_path = "results/ofan_bpf.json";
+	const char *out_path = "results/3-cost/ofan_bpf.json";
 	int repeat = 2000000, runs = 5, i, r, ret;
 	struct bpf_bench_case cases[] = {
 #define CASE(n, m, f, v)						\

@@ -128,7 +128,7 @@ int main(int argc, char **argv)
 		{ .name = "symphony_marked", .verdict = TC_ACT_OK, .priv = &ahead },
 		{ .name = "symphony_other", .verdict = TC_ACT_OK, .priv = &udp },
 	};
-	const char *out_path = "results/symphony_bpf.json";
+	const char *out_path = "results/5-symphony-bpf/symphony_bpf.json";
 	int nr = ARRAY_SIZE(cases), repeat = 2000000, runs = 5, i, r, err, ret;
 	struct symphony_bench_bpf *skel;
 	FILE *f;

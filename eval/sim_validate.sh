@@ -7,8 +7,8 @@
 # and the background), 10 seeds each with RED only and with Symphony, run
 # by eval/symphony_controls.sh --engine sim; then, per control, the
 # simulator's CCTs and step overlaps next to the testbed's published ones
-# (results/symphony_controls.json) and the guarded rings rerun's
-# (results/symphony_rings_guarded_20261202.json: CCTs and resends), and
+# (results/1-symphony-testbed/symphony_controls.json) and the guarded rings rerun's
+# (results/1-symphony-testbed/symphony_rings_guarded_20261202.json: CCTs and resends), and
 # whether the simulator's median lands within the testbed's spread.
 #
 # Usage: eval/sim_validate.sh [--seeds N] [--out FILE]
@@ -21,8 +21,8 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 prog=sim_validate.sh
 seeds=10
 out=$top/build/results/sim_validation.json
-testbed_controls=$top/results/symphony_controls.json
-testbed_rings=$top/results/symphony_rings_guarded_20261202.json
+testbed_controls=$top/results/1-symphony-testbed/symphony_controls.json
+testbed_rings=$top/results/1-symphony-testbed/symphony_rings_guarded_20261202.json
 
 die() { echo "$prog: $*" >&2; exit 1; }
 usage() { sed -n '15,18s/^# \{0,1\}//p' "$0" >&2; exit 2; }
