@@ -21,7 +21,9 @@
 #                      over-subscription; Table 1's 4 over-subscribe 2:1
 #                      at 32 nodes)
 #   --scenarios S      rails: Table 1's placement, a rail ring per host
-#                      index (host i of every ToR), one job;
+#                      index (host i of every ToR), one job; railtwojobs:
+#                      the same rails as two jobs of half of them, the
+#                      second starting --job-offset later (Fig. 7);
 #                      rings: hosts/2 rings of 2 hosts per ToR, one job
 #                      (the paper's multiple 1D rings; default); jobs2:
 #                      the same rings, each its own job ID; ring1: one
@@ -58,6 +60,8 @@
 #                      (default: the stack's)
 #   --symphony-at all|tor|tor-up  the switch ports where Symphony marks
 #                      (default: the stack's)
+#   --dcqcn "ARGS"     symofan-sim's --dcqcn-* options over the profile's
+#                      (e.g. "--dcqcn-clamp always")
 #   --pq               also the priority-queue baseline of Fig. 5 (each
 #                      job's slowest step first in strict priority, RED)
 #   --flows legacy|astra|nccl  the senders' flows (default: the stack's;
@@ -90,6 +94,7 @@ seeds=10
 k=0.01
 stack=paper
 markings="red symphony"
+dcqcn_args=
 state=
 symphony_at=
 flows=
@@ -122,6 +127,7 @@ while [ $# -gt 0 ]; do
 	--symphony-at) symphony_at=$2 ;;
 	--flows) flows=$2 ;;
 	--cc) cc=$2 ;;
+	--dcqcn) dcqcn_args=$2 ;;
 	--imbalance) imbalance=$2 ;;
 	--jobs) jobs=$2 ;;
 	--pfc) pfc=$2 ;;
@@ -165,6 +171,8 @@ legacy-hpcc) cc_args="--cc legacy --dcqcn-g 256 --dcqcn-alpha-us 1 --dcqcn-timer
 *) die "--cc '$cc': mlx5, hpcc, legacy or legacy-hpcc" ;;
 esac
 [[ $flows =~ ^(legacy|astra|nccl)$ ]] || die "--flows '$flows': legacy, astra or nccl"
+[[ $dcqcn_args =~ ^(\ *--(dcqcn-[a-z-]+|cnp-interval)\ +[^\ ]+)*\ *$ ]] ||
+	die "--dcqcn '$dcqcn_args': wants --dcqcn-* and --cnp-interval options with their values"
 [[ $chunk =~ ^([0-9]+)([km]?)$ ]] || die "--chunk '$chunk': bytes, with k or m"
 case ${BASH_REMATCH[2]} in
 k) mult=1024 ;;
@@ -174,8 +182,8 @@ esac
 chunk_bytes=$((BASH_REMATCH[1] * mult))
 [ -n "$out" ] || out=$top/build/results/sim_symphony_$nodes.json
 for s in $scenarios; do
-	[[ $s =~ ^(rails|rings|jobs2|twojobs|ring1|grid|gridx|gridrings)$ ]] ||
-		die "--scenarios: '$s' is not rails, rings, jobs2, twojobs, ring1, grid, gridx or gridrings"
+	[[ $s =~ ^(rails|railtwojobs|rings|jobs2|twojobs|ring1|grid|gridx|gridrings)$ ]] ||
+		die "--scenarios: '$s' is not rails, railtwojobs, rings, jobs2, twojobs, ring1, grid, gridx or gridrings"
 done
 # the rank count sets the data per rank: size = chunk x ranks of a ring
 # (of every host in ring1 and the grids, 2 per ToR in rings and jobs2,
@@ -185,7 +193,7 @@ case " $scenarios " in
 	[[ " $scenarios " =~ \ (rings|jobs2|twojobs|rails)\  ]] &&
 		die "--scenarios: ring1 and the grids do not mix with rails, rings, jobs2 and twojobs (their rings differ in size, the chunk does not)"
 	ranks=$((tors * hpt)) ;;
-*" rails "*)
+*" rails "*|*" railtwojobs "*)
 	[[ " $scenarios " =~ \ (rings|jobs2|twojobs)\  ]] &&
 		die "--scenarios: rails do not mix with rings, jobs2 and twojobs (their rings differ in size, the chunk does not)"
 	ranks=$tors ;;
@@ -200,4 +208,4 @@ exec "$top/eval/symphony_ring.sh" --engine sim --links p2p --delay-us 1 \
 	--scenarios "$scenarios" --size $((chunk_bytes * ranks)) --seeds "$seeds" \
 	--red "limit 100000 kmin 50kb kmax 100kb pmax 0.2" \
 	--symphony "k $k tau 0.25 twin 100us warmup 16 samples 16" \
-	--ringcoll "--mtu 4096 --rto 4 --iterations $iterations $cc_args --flows $flows" --out "$out"
+	--ringcoll "--mtu 4096 --rto 4 --iterations $iterations $cc_args${dcqcn_args:+ $dcqcn_args} --flows $flows" --out "$out"

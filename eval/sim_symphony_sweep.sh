@@ -23,7 +23,8 @@
 #                      PARAM.json); the plot next to it (-normalised.png)
 #   --replot           no runs: plot and summarise the JSON in --out
 #   Other options (--nodes, --spines, --iterations, --chunk, --k,
-#   --imbalance, --state, --cc, --pfc, --job-offset, --jobs) pass to
+#   --imbalance, --state, --cc, --pfc, --job-offset, --jobs, --stack,
+#   --flows, --symphony-at) pass to
 #   sim_symphony.sh for every value.
 set -euo pipefail
 
@@ -51,7 +52,7 @@ while [ $# -gt 0 ]; do
 	--scenarios) scenarios=$2 ;;
 	--seeds) seeds=$2 ;;
 	--out) out=$2 ;;
-	--nodes|--spines|--iterations|--chunk|--k|--imbalance|--state|--cc|--pfc|--job-offset|--jobs)
+	--nodes|--spines|--iterations|--chunk|--k|--imbalance|--state|--cc|--pfc|--job-offset|--jobs|--stack|--flows|--symphony-at)
 		pass+=("$1" "$2") ;;
 	*) echo "$prog: unknown option '$1'" >&2; usage ;;
 	esac

@@ -26,7 +26,9 @@
 #   --seeds N            seeded runs per scenario and marking (default 10)
 #   --scenarios "S ..."  rings, jobs2, ring1; with --engine sim also twojobs,
 #                        grid, gridx, gridrings, rails (Table 1's rail rings:
-#                        host i of every ToR in ring i, one job)
+#                        host i of every ToR in ring i, one job),
+#                        railtwojobs (the rails of hosts 0..H/2-1 job 1,
+#                        the others job 2, --job-offset later)
 #                        (default "rings jobs2")
 #   --hosts-per-tor H    hosts behind each of the 4 ToRs, 2..8 (default 4)
 #   --rate RATE          host link rate (default 2500kbit)
@@ -67,9 +69,9 @@
 #                        (symofan-sim --marking pq: each job's slowest
 #                        step served first, RED marking; default "red
 #                        symphony")
-#   --symphony-at all|tor|tor-up  sim: the switch ports where Symphony
-#                        marks, the others RED only (default all;
-#                        symofan-sim --symphony-at)
+#   --symphony-at all|tor|tor-up  the switch ports where Symphony marks,
+#                        the others RED only (default all; symofan-sim's
+#                        and leafspine.sh's --symphony-at)
 #   --engine vm|host|sim vm (default): the testbed in the QEMU VM, sch_symphony
 #                        on every switch port; host: the same testbed on
 #                        this kernel, Symphony as tc-BPF with its
@@ -205,7 +207,6 @@ if [ "$engine" != sim ]; then
 	[ -z "$pfc" ] || die "--pfc is the simulator's (--engine sim)"
 	[ "$job_offset" = 0 ] || die "--job-offset is the simulator's (--engine sim)"
 	[ "$pods" = 1 ] || die "--pods is the simulator's (--engine sim)"
-	[ "$symphony_at" = all ] || die "--symphony-at is the simulator's (--engine sim)"
 	[ "$markings" = "red symphony" ] || die "--markings is the simulator's (--engine sim)"
 else
 	[[ $job_offset =~ ^[0-9]+$ ]] || die "--job-offset '$job_offset': wants milliseconds"
@@ -238,9 +239,9 @@ fi
 [[ $step_qps =~ ^([1-9]|1[0-6])$ ]] || die "--step-qps '$step_qps': wants 1..16"
 [[ $step_flows =~ ^(on|off)$ ]] || die "--step-flows '$step_flows': on or off"
 for s in $scenarios; do
-	[[ $s =~ ^(rings|jobs2|ring1|twojobs|grid|gridx|gridrings|rails)$ ]] ||
-		die "--scenarios: unknown scenario '$s' (rings, jobs2, ring1, twojobs, grid, gridx, gridrings, rails)"
-	[[ ! $s =~ ^(twojobs|grid|gridx|gridrings|rails)$ ]] || [ "$engine" = sim ] ||
+	[[ $s =~ ^(rings|jobs2|ring1|twojobs|grid|gridx|gridrings|rails|railtwojobs)$ ]] ||
+		die "--scenarios: unknown scenario '$s' (rings, jobs2, ring1, twojobs, grid, gridx, gridrings, rails, railtwojobs)"
+	[[ ! $s =~ ^(twojobs|grid|gridx|gridrings|rails|railtwojobs)$ ]] || [ "$engine" = sim ] ||
 		die "--scenarios: '$s' runs in the simulator only (--engine sim)"
 done
 rate_kbit() {	# rate_kbit RATE: the rate in kbit/s
@@ -320,6 +321,16 @@ bpf_pins() {
 # port (no job state, zero counters, an empty phantom queue): a switch's
 # ports come off, its registry is made anew, and each port is attached
 # again at the rate it had, marking red or symphony
+# marking_at NS DEV MARKING: MARKING where --symphony-at puts Symphony on
+# switch NS's port DEV (ToRs are PREFIX-tN, their uplinks uN), else red
+marking_at() {
+	case $symphony_at in
+	tor) [[ $1 =~ -t[0-9]+$ ]] || { echo red; return; } ;;
+	tor-up) [[ $1 =~ -t[0-9]+$ && $2 == u* ]] || { echo red; return; } ;;
+	esac
+	echo "$3"
+}
+
 set_marking_bpf() {
 	local ns dev bps pins rates
 	for ns in $(switches); do
@@ -335,7 +346,7 @@ set_marking_bpf() {
 		while read -r dev bps; do
 			# shellcheck disable=SC2086 # the qdisc's words
 			netns_run "$ns" "$symofan" symphony attach "$dev" rate "${bps}bit" \
-				$red_args $symphony_args marking "$1" \
+				$red_args $symphony_args marking "$(marking_at "$ns" "$dev" "$1")" \
 				--registry "$pins-jobs" --pin-dir "$pins-bpf" >/dev/null
 		done <<<"$rates"
 	done
@@ -388,7 +399,7 @@ set_marking() {
 		# shellcheck disable=SC2086
 		nsenter --net="/run/netns/$ns" tc qdisc add dev "$dev" \
 			parent 1:1 handle 10: symphony $red_args $symphony_args \
-			marking "$1" "${state_args[@]}"
+			marking "$(marking_at "$ns" "$dev" "$1")" "${state_args[@]}"
 	done <<<"$ports"
 }
 
@@ -476,14 +487,19 @@ sim_rings() {
 		echo "--grid ${tors}x$hpt --ring 1=$(seq -s, 0 $((tors * hpt - 1)))"
 		[ "$1" = grid ] || echo "--ring-jobs"
 		return ;;
-	rails)
+	rails|railtwojobs)
 		for ((i = 0; i < hpt; i++)); do
 			members=
 			for ((t = 0; t < tors; t++)); do
 				members+=${members:+,}$((t * hpt + i))
 			done
-			echo "--ring 1=$members"
+			if [ "$1" = rails ]; then
+				echo "--ring 1=$members"
+			else
+				echo "--ring $((i < hpt / 2 ? 1 : 2))=$members"
+			fi
 		done
+		[ "$1" = rails ] || echo "--job-start 2=$((job_offset * 1000))"
 		return ;;
 	esac
 	for ((r = 0; r < hpt / 2; r++)); do

@@ -18,6 +18,7 @@
 #include <sstream>
 
 #include "model/background.h"
+#include "model/flow-driver.h"
 #include "model/perm-driver.h"
 #include "model/partition.h"
 #include "model/ring-driver.h"
@@ -34,8 +35,10 @@ extern "C" {
 using namespace ns3;
 
 static const char kUsage[] =
-    "Usage: symofan-sim ring|perm [options]\n"
+    "Usage: symofan-sim ring|perm|flows [options]\n"
     "  ring: ring collectives of DCQCN senders (ringcoll's)\n"
+    "  flows: single RDMA WRITE flows of DCQCN senders (--flow), each with its\n"
+    "        own job, step and start (the Symphony paper's Fig. 9)\n"
     "  perm: the Ofan paper's permutation, every packet ACKed (permsend's);\n"
     "        default fabric: a k=4 fat tree of 20 Mbit/s links\n"
     "Fabric:\n"
@@ -118,6 +121,10 @@ static const char kUsage[] =
     "  --dcqcn-clamp always|timer|never  a cut sets the target rate to the\n"
     "                        current rate: always, after a timer increase, never\n"
     "                        (each overrides the profile's, as ringcoll's)\n"
+    "Flows:\n"
+    "  --flow SRC:DST:JOB:STEP:BYTES:START_US  a flow of BYTES from host SRC to\n"
+    "                        DST, job JOB, step STEP (UDP source port --step-base +\n"
+    "                        STEP), starting START_US microseconds in (repeatable)\n"
     "Permutation (permsend's options):\n"
     "  --packets M           data packets per host (default 64)\n"
     "  --load PCT|max        each host's pace, % of --rate (default 100); max: the\n"
@@ -259,7 +266,7 @@ main(int argc, char** argv)
         O_FAIL, O_LB, O_PIPES, O_QDISC, O_MARKING, O_STATE, O_RING, O_JOBSTART, O_COLL,
         O_SIZE, O_CHANNELS, O_STEPQPS, O_ITER, O_STEPBASE, O_STEPFLOWS, O_FIXED, O_MTU,
         O_RTO, O_LOSEACK, O_CNP, O_DALPHA, O_DTIMER, O_DBYTES, O_DRAI, O_DRHAI, O_DG, O_DF, O_DMIN, O_PFC, O_SEED, O_STOP, O_OUT, O_BG, O_LINKS, O_BURST, O_PACKETS, O_LOAD, O_GRID, O_FAILP, O_JOBSIZE, O_JOBITER, O_RINGJOBS,
-        O_CC, O_FLOWS, O_SYMAT, O_DDEC, O_DCLAMP,
+        O_CC, O_FLOWS, O_SYMAT, O_DDEC, O_DCLAMP, O_FLOW,
     };
     static const struct option opts[] = {
         {"topology", required_argument, nullptr, O_TOPOLOGY},
@@ -320,6 +327,7 @@ main(int argc, char** argv)
         {"symphony-at", required_argument, nullptr, O_SYMAT},
         {"dcqcn-decrease-us", required_argument, nullptr, O_DDEC},
         {"dcqcn-clamp", required_argument, nullptr, O_DCLAMP},
+        {"flow", required_argument, nullptr, O_FLOW},
         {"help", no_argument, nullptr, 'h'},
         {nullptr, 0, nullptr, 0},
     };
@@ -339,14 +347,16 @@ main(int argc, char** argv)
     int opt;
 
     PermSpec perm;
-    bool isPerm, loadMax = false;
+    std::vector<FlowSpec> flowSpecs;
+    bool isPerm, isFlows, loadMax = false;
 
     Partition::Init(&argc, &argv);
     roce.lineRateBps = 2500000;
     roce.rtoNs = 20000000;
-    if (argc < 2 || (strcmp(argv[1], "ring") && strcmp(argv[1], "perm")))
+    if (argc < 2 || (strcmp(argv[1], "ring") && strcmp(argv[1], "perm") && strcmp(argv[1], "flows")))
         Usage(argc < 2 ? "no command" : std::string("unknown command '") + argv[1] + "'");
     isPerm = !strcmp(argv[1], "perm");
+    isFlows = !strcmp(argv[1], "flows");
     if (isPerm)
     {
         topo.kind = "fattree";
@@ -524,16 +534,32 @@ main(int argc, char** argv)
             run.gridCols = cols;
             break;
         }
+        case O_FLOW: {
+            unsigned src, dst, job, step;
+            unsigned long long startUs;
+            char size[32], tail;
+            __u64 bytes = 0;
+            if (sscanf(optarg, "%u:%u:%u:%u:%31[^:]:%llu%c", &src, &dst, &job, &step, size, &startUs,
+                       &tail) != 6 || parse_size(size, &bytes) || !bytes || bytes > (1ULL << 32) - 1 ||
+                !job || job >= (1U << ROCE_JOB_BITS) || step > 65535 || src == dst)
+                Usage(std::string("--flow: '") + optarg +
+                      "' is not SRC:DST:JOB:STEP:BYTES:START_US (two hosts, job 1..8191, step "
+                      "0..65535, 1 byte to 4g - 1, with k, m or g)");
+            flowSpecs.push_back({src, dst, job, step, bytes, startUs * 1000});
+            break;
+        }
         case 'h': std::cout << kUsage; return 0;
         default: Usage("bad option");
         }
     }
     if (optind != argc)
         Usage(std::string("unexpected argument '") + argv[optind] + "'");
-    if (jobs.empty() && !isPerm)
+    if (jobs.empty() && !isPerm && !isFlows)
         Usage("no --ring");
-    if (!jobs.empty() && isPerm)
+    if (!jobs.empty() && (isPerm || isFlows))
         Usage("--ring is for the ring command");
+    if (isFlows != !flowSpecs.empty())
+        Usage(isFlows ? "no --flow" : "--flow is for the flows command");
     if (topo.kind != "leafspine" && imbalance != "none")
         Usage("--imbalance is for --topology leafspine");
     if (topo.kind == "leafspine" && imbalance != "none" &&
@@ -704,7 +730,20 @@ main(int argc, char** argv)
             hops.push_back(fabric.Hops(h, permDriver->Partners()[h]));
         permDriver->Start(hops, topo.delayNs, roce);
     }
-    auto done = [&]() { return isPerm ? permDriver->Done() : driver.Done(); };
+    std::unique_ptr<FlowDriver> flowDriver;
+    if (isFlows)
+    {
+        for (const FlowSpec& f : flowSpecs)
+            if (f.src >= fabric.NumHosts() || f.dst >= fabric.NumHosts())
+                Usage("--flow: no host " + std::to_string(std::max(f.src, f.dst)) +
+                      " (the fabric has " + std::to_string(fabric.NumHosts()) + ")");
+        flowDriver = std::make_unique<FlowDriver>(flowSpecs, fabric.Hosts(), run.stepBase);
+        flowDriver->SetLocalHosts(localHosts);
+        flowDriver->Start();
+    }
+    auto done = [&]() {
+        return isPerm ? permDriver->Done() : isFlows ? flowDriver->Done() : driver.Done();
+    };
 
     auto wall0 = std::chrono::steady_clock::now();
     /* stop once every rank is done, checked every simulated millisecond;
@@ -760,7 +799,7 @@ main(int argc, char** argv)
     }
     std::vector<std::string> portsJson = gather(portItems);
     std::vector<std::string> endsJson =
-        gather(isPerm ? permDriver->HostItems() : driver.RankItems(roce));
+        gather(isPerm ? permDriver->HostItems() : isFlows ? flowDriver->FlowItems() : driver.RankItems(roce));
     if (Partition::Self())
     {
         Simulator::Destroy();
@@ -801,7 +840,7 @@ main(int argc, char** argv)
         os << (i ? "," : "") << "\"" << fabric.LinkName(failed[i]) << "\"";
     os << "]},\"lb\":\"" << LbModeName(topo.routing.mode) << "\",\"marking\":\"" << marking
        << "\",\"qdisc\":\"" << qdiscText << "\",\"state\":\"" << state
-       << "\",\"symphony_at\":\"" << topo.symphonyAt << "\",\"flows\":\"" << flows << "\"";
+       << "\",\"symphony_at\":\"" << topo.symphonyAt << "\",\"flow_model\":\"" << flows << "\"";
     os << ",\"dcqcn\":{\"profile\":\"" << dcqcn_profile_name((enum dcqcn_profile)ccProfile)
        << "\",\"g_q16\":" << roce.dcqcn.g_q16
        << ",\"alpha_interval_ns\":" << roce.dcqcn.alpha_interval_ns
@@ -829,7 +868,7 @@ main(int argc, char** argv)
     os << ",\"ports\":[";
     for (size_t i = 0; i < portsJson.size(); i++)
         os << (i ? "," : "") << "\n" << portsJson[i];
-    os << "],\"" << (isPerm ? "hosts" : "ranks") << "\":[";
+    os << "],\"" << (isPerm ? "hosts" : isFlows ? "flows" : "ranks") << "\":[";
     for (size_t i = 0; i < endsJson.size(); i++)
         os << (i ? "," : "") << "\n" << endsJson[i];
     os << "\n]";

@@ -37,6 +37,12 @@
 #                           RED on a phantom queue at the port's rate; the
 #                           leaf qdisc is then pfifo; a job registry per
 #                           switch (per-switch state); no module needed
+#      --symphony-at all|tor|tor-up  with --qdisc symphony (either
+#                           datapath): the switch ports where Symphony
+#                           marks, every port (default), the ToRs' only (the
+#                           Symphony paper's deployment) or the ToRs'
+#                           uplinks only; the others get the same options
+#                           with "marking red"
 #      --imbalance T:S:R    the link from ToR T up to spine S runs at rate / R
 #                           (R a decimal ratio, e.g. 1.13)
 #      --routing MODE       ecmp (default): each ToR hashes flows over the
@@ -67,6 +73,7 @@ delay=
 qdisc=pfifo
 qdisc_args=
 datapath=qdisc
+symphony_at=all
 imbalance=
 routing=ecmp
 force=0
@@ -94,6 +101,7 @@ parse_up() {
 		--qdisc) qdisc=$2 ;;
 		--qdisc-args) qdisc_args=$2 ;;
 		--datapath) datapath=$2 ;;
+		--symphony-at) symphony_at=$2 ;;
 		--imbalance) imbalance=$2 ;;
 		--routing) routing=$2 ;;
 		--force) force=1; shift; continue ;;
@@ -114,6 +122,10 @@ parse_up() {
 		bad_usage "--routing '$routing': ecmp or static"
 	[[ $datapath =~ ^(qdisc|bpf)$ ]] ||
 		bad_usage "--datapath '$datapath': qdisc or bpf"
+	[[ $symphony_at =~ ^(all|tor|tor-up)$ ]] ||
+		bad_usage "--symphony-at '$symphony_at': all, tor or tor-up"
+	[ "$symphony_at" = all ] || [ "$qdisc" = symphony ] ||
+		bad_usage "--symphony-at places Symphony: it wants --qdisc symphony"
 	if [ "$datapath" = bpf ]; then
 		[ "$qdisc" = symphony ] ||
 			bad_usage "--datapath bpf runs Symphony: it wants --qdisc symphony (its --qdisc-args are the program's)"
@@ -137,14 +149,25 @@ do_down() {
 	rm -rf "/sys/fs/bpf/symofan-$prefix"-*
 }
 
-# Symphony as tc-BPF on switch port DEV of NS at RATE: the switch's own
-# job registry and program pins under /sys/fs/bpf/symofan-PREFIX-NODE-*
+# port_args PORT: the switch port's qdisc options, PORT tor-down, tor-up
+# or spine: --qdisc-args, with "marking red" where --symphony-at leaves
+# Symphony out (any "marking" of --qdisc-args dropped there)
+port_args() {
+	case $symphony_at:$1 in
+	all:*|tor:tor-*|tor-up:tor-up) echo "$qdisc_args" ;;
+	*) sed -E 's/(^| )marking +[a-z]+//g; s/$/ marking red/; s/^ +//' <<<"$qdisc_args" ;;
+	esac
+}
+
+# Symphony as tc-BPF on switch port DEV of NS at RATE, options ARGS: the
+# switch's own job registry and program pins under
+# /sys/fs/bpf/symofan-PREFIX-NODE-*
 symphony_bpf() {
-	local ns=$1 dev=$2 r=$3 pins=/sys/fs/bpf/symofan-$1
+	local ns=$1 dev=$2 r=$3 args=$4 pins=/sys/fs/bpf/symofan-$1
 	[ -e "$pins-jobs/jobs" ] || "$symofan" job init --pin-dir "$pins-jobs" >/dev/null
 	# shellcheck disable=SC2086 # the qdisc's words
 	nsenter --net="/run/netns/$ns" "$symofan" symphony attach "$dev" rate "$r" \
-		$qdisc_args --registry "$pins-jobs" --pin-dir "$pins-bpf" >/dev/null
+		$args --registry "$pins-jobs" --pin-dir "$pins-bpf" >/dev/null
 }
 
 # link_burst RATE: the HTB burst of a link of RATE, bytes (--burst)
@@ -160,10 +183,12 @@ link_burst() {
 # TCG a fork costs tens of ms, and a testbed has 48 link ends)
 declare -A burst_of_rate=()
 
-# shape NS DEV RATE [switch]: HTB at RATE, netem and the leaf qdisc under
-# it on switch ports (the leaf is 10: without netem), one tc each
+# shape NS DEV RATE [PORT]: HTB at RATE, netem and the leaf qdisc under
+# it on switch ports (PORT tor-down, tor-up or spine; the leaf is 10:
+# without netem), one tc each
 shape() {
-	local ns=$1 dev=$2 r=$3 sw=${4:-} cmds c b
+	local ns=$1 dev=$2 r=$3 sw=${4:-} cmds c b args=
+	[ -z "$sw" ] || args=$(port_args "$sw")
 	[ -n "${burst_of_rate[$r]:-}" ] || burst_of_rate[$r]=$(link_burst "$r")
 	b=${burst_of_rate[$r]}
 	if [ -n "$sw" ] && [ "$datapath" = bpf ]; then
@@ -171,7 +196,7 @@ shape() {
 			"pfifo limit 1000" "r2q 100" "burst $b cburst $b" 10:)
 	elif [ -n "$sw" ]; then
 		mapfile -t cmds < <(shape_cmds "$dev" "$r" "$delay" \
-			"$qdisc $qdisc_args" "r2q 100" "burst $b cburst $b" 10:)
+			"$qdisc $args" "r2q 100" "burst $b cburst $b" 10:)
 	else
 		mapfile -t cmds < <(shape_cmds "$dev" "$r" "" "" "r2q 100" \
 			"burst $b cburst $b")
@@ -180,7 +205,7 @@ shape() {
 		# shellcheck disable=SC2086 # words, as tc -batch takes them
 		tc -n "$ns" $c
 	done
-	[ -z "$sw" ] || [ "$datapath" != bpf ] || symphony_bpf "$ns" "$dev" "$r"
+	[ -z "$sw" ] || [ "$datapath" != bpf ] || symphony_bpf "$ns" "$dev" "$r" "$args"
 }
 
 # the rate of the ToR t - spine s link
@@ -239,14 +264,14 @@ do_up() {
 			ip -n "$prefix-h$h" route add default via "10.1.$t.1"
 			ip -n "$prefix-t$t" route add "10.1.$t.$((2 + i))/32" dev "d$i"
 			shape "$prefix-h$h" eth0 "$rate"
-			shape "$prefix-t$t" "d$i" "$rate" sw
+			shape "$prefix-t$t" "d$i" "$rate" tor-down
 		done
 		nh=
 		for ((s = 0; s < spines; s++)); do
 			veth "$prefix-t$t" "u$s" "10.2.$t.$((4 * s + 1))/30" \
 			     "$prefix-s$s" "d$t" "10.2.$t.$((4 * s + 2))/30"
-			shape "$prefix-t$t" "u$s" "$(link_rate "$t" "$s")" sw
-			shape "$prefix-s$s" "d$t" "$uplink_rate" sw
+			shape "$prefix-t$t" "u$s" "$(link_rate "$t" "$s")" tor-up
+			shape "$prefix-s$s" "d$t" "$uplink_rate" spine
 			ip -n "$prefix-s$s" route add "10.1.$t.0/24" via "10.2.$t.$((4 * s + 1))"
 			nh+=" nexthop via 10.2.$t.$((4 * s + 2)) dev u$s"
 		done

@@ -7,7 +7,9 @@
 # reach the far host CE and those of the slowest step do not; every
 # switch on the path tracks the job in its own registry; --datapath bpf without --qdisc
 # symphony, and a parameter the program does not take, exit 2 naming
-# them; down removes the namespaces and the pins.
+# them; --symphony-at tor leaves the spine's port to RED (the paper's
+# deployment) and the ToRs still mark; down removes the namespaces and
+# the pins.
 #
 #	h0 - t0 - s0 - t1 - h1		100 Mbit/s
 . "$(dirname "$0")/../lib.sh"
@@ -21,7 +23,7 @@ prefix=lsb$$
 on_exit "$ls" down --prefix "$prefix"
 on_exit in_ns "$prefix-h1" "$ecnstat" detach eth0
 
-ktap_plan 8
+ktap_plan 10
 
 args="k 100 warmup 0 twin 5s kmin 4000000000 kmax 4000000000"
 check "2 ToRs, 1 spine, a host each, Symphony as tc-BPF on the switch ports" \
@@ -57,6 +59,23 @@ r=$("$ls" up --prefix "${prefix}y" --tors 1 --spines 1 --hosts-per-tor 1 --qdisc
 check "a parameter the program does not take fails the build, naming it" \
 	grep -q "'jobs_map' is not a parameter of Symphony's datapath" <<<"$r"
 
+"$ls" down --prefix "$prefix"
+"$ls" up --prefix "$prefix" --tors 2 --spines 1 --hosts-per-tor 1 --qdisc symphony \
+	--qdisc-args "$args" --datapath bpf --symphony-at tor >/dev/null
+marking() {
+	in_ns "$prefix-$1" "$symofan" symphony status --pin-dir "/sys/fs/bpf/symofan-$prefix-$1-bpf" --json |
+		jq -r '[.[].marking] | unique | join(",")'
+}
+check_eq "--symphony-at tor: the ToRs' ports run Symphony, the spine's RED only" \
+	"symphony symphony red" "$(marking t0) $(marking t1) $(marking s0)"
+in_ns "$prefix-h1" "$ecnstat" attach eth0 >/dev/null 2>&1
+ip netns exec "$prefix-h0" "$rocegen" 10.1.1.2 job=3,step=5,psn=1,count=30 \
+	job=3,step=6,psn=1,count=4 >/dev/null
+sleep 0.2
+check_eq "--symphony-at tor: the step ahead is marked at the ToRs (4 CE at h1), never at the spine" \
+	"4 0" "$(in_ns "$prefix-h1" "$ecnstat" show eth0 --json | jq .ce) \
+$("$symofan" job show 3 --pin-dir "/sys/fs/bpf/symofan-$prefix-s0-jobs" --json | jq .symphony_marks)"
+in_ns "$prefix-h1" "$ecnstat" detach eth0 >/dev/null 2>&1 || true
 "$ls" down --prefix "$prefix"
 check_eq "down removes the namespaces and every switch's pins" "0 0" \
 	"$(ip netns list | grep -c "^$prefix-" || true) $(ls -d /sys/fs/bpf/symofan-"$prefix"-* 2>/dev/null | wc -l)"

@@ -24,7 +24,9 @@
 # passes arrive at random (Symphony's Fig. 7c), each paired with itself; a
 # lost last ACK costs one timeout of the sampled round trip, not 1 s; the
 # flow models (legacy, astra, nccl) and their PSNs; Symphony at the ToRs
-# only; the DCQCN profiles; two long flows keep one port busy.
+# only; the DCQCN profiles; two long flows keep one port busy; single
+# flows of consecutive steps (the paper's Fig. 9) under RED, Symphony and
+# the priority-queue baseline.
 . "$(dirname "$0")/../lib.sh"
 
 require_cmd jq
@@ -34,7 +36,7 @@ require_built "$sim"
 tmp=$(mktemp -d /tmp/test_sim.XXXXXX)
 on_exit rm -rf "$tmp"
 
-ktap_plan 37
+ktap_plan 39
 
 merge() { jq -L "$TOP_DIR/tc-scripts" -c 'include "ringmerge"; .ranks | ring_merge(null)' "$1"; }
 
@@ -450,5 +452,31 @@ r=$(for c in legacy mlx5 hpcc; do merge "$tmp/eff-$c.json" | jq -c --arg c "$c" 
 ktap_print "two flows into one port, link use: $r"
 check_jq "two long flows on one port: mlx5 and hpcc keep it at least 84% busy, more than legacy (under 80%)" \
 	'.mlx5 >= 0.84 and .hpcc >= 0.84 and .legacy < 0.8 and .mlx5 > .legacy and .hpcc > .legacy' "$r"
+
+# 38-39: two 8 MiB flows of one job through one ToR port, step 1 (from
+# h1) first, step 0 (from h0, the lagging step) 2 ms later: Symphony
+# marks only the step ahead and the lagging flow finishes sooner than
+# under RED; the priority queue (--marking pq) serves the lagging step
+# first, marking nothing of Symphony's, and it finishes sooner too;
+# sim_symphony_fig9.sh runs the shifts under both markings
+fl() { "$sim" flows --leaves 1 --spines 1 --hosts-per-leaf 3 --rate 10gbit --uplink-rate 10gbit \
+	--qdisc "limit 100000 kmin 50kb kmax 100kb pmax 0.2 k 0.01 tau 0.25 twin 100us warmup 16 samples 16" \
+	--marking "$1" --rto 4 --flow 1:2:1:1:8m:0 --flow 0:2:1:0:8m:2000 --out "$tmp/fl-$1.json"; }
+fl red && fl symphony && fl pq
+r=$("$sim" flows --flow 0:0:1:0:1m:0 2>&1) && rc=0 || rc=$?
+check_jq "two flows of consecutive steps: Symphony marks the step ahead only, the lagging flow ends sooner; a flow to itself exits 2" \
+	'.symphony.marks > 0 and .symphony.marks <= .symphony.outpacing and .red.marks == 0 and
+	 .symphony.a < .red.a and (.bad | startswith("2 symofan-sim: --flow: '"'0:0:1:0:1m:0'"'"))' \
+	"$(for m in red symphony; do jq -c --arg m "$m" '{($m): {a: (.flows[] | select(.step == 0) | .end_ns - .start_ns),
+		marks: ([.ports[].symphony_marks] | add), outpacing: ([.ports[].outpacing_packets] | add)}}' \
+		"$tmp/fl-$m.json"; done | jq -sc --arg bad "$rc $(head -1 <<<"$r")" 'add + {bad: $bad}')"
+"$TOP_DIR/eval/sim_symphony_fig9.sh" --bytes 4m --shifts "0 100" --out "$tmp/fig9/f.json" >"$tmp/fig9.log" 2>&1
+check_jq "the priority queue serves the lagging step first (no Symphony marks, ends sooner than RED's); fig9.sh: both markings per shift, Symphony's A sooner at full overlap" \
+	'.pq.a < .red.a and .pq.marks == 0 and
+	 ([.fig9.runs[] | [.shift_pct, .marking]] == [[0, "red"], [0, "symphony"], [100, "red"], [100, "symphony"]]) and
+	 ([.fig9.runs[] | select(.shift_pct == 100) | .a.completion_ms] | .[1] < .[0])' \
+	"$(for m in red pq; do jq -c --arg m "$m" '{($m): {a: (.flows[] | select(.step == 0) | .end_ns - .start_ns),
+		marks: ([.ports[].symphony_marks] | add)}}' "$tmp/fl-$m.json"; done |
+	   jq -sc --argjson f "$(cat "$tmp/fig9/f.json" 2>/dev/null || echo null)" 'add + {fig9: $f}')"
 
 ktap_finished
