@@ -239,7 +239,7 @@ modules-%:
 	scripts/build-module.sh $*
 
 demo: deps
-	$(MAKE) all
+	$(MAKE) all sim
 	scripts/demo.sh
 
 # Benchmarks and the evaluation write everything under build/results/;

@@ -124,7 +124,7 @@ static inline int dcqcn_profile_by_name(const char *name)
 /* @v x @num / @den, at least 1 */
 static inline __u64 dcqcn_scale(__u64 v, __u64 num, __u64 den)
 {
-	__u64 r = (__u64)((unsigned __int128)v * num / den);
+	__u64 r = (__u64)((__uint128_t)v * num / den);
 
 	return r ?: 1;
 }
