@@ -130,6 +130,25 @@ static inline __u64 dcqcn_scale(__u64 v, __u64 num, __u64 den)
 }
 
 /*
+ * What the NIC profiles share, mlx5's timers and rules as HPCC's
+ * Mellanox model copies them: alpha every 1 us and g 1/256, a cut check
+ * every 4 us, the rate timer 300 us, one fast-recovery event, the target
+ * rate clamped after a timer increase, a CNP per 4 us, alpha's timer
+ * running on at line rate.
+ */
+static inline void dcqcn_params_nic(struct dcqcn_params *p)
+{
+	p->g_q16 = 256;
+	p->f = 1;
+	p->alpha_interval_ns = 1000;
+	p->rate_interval_ns = 300000;
+	p->decrease_interval_ns = 4000;
+	p->cnp_interval_ns = 4000;
+	p->clamp_tgt_rate_ati = true;
+	p->alpha_decays_at_rest = true;
+}
+
+/*
  * dcqcn_params_profile - @profile's constants for a NIC of @line_rate_bps.
  * Timers are the profile's own at every rate; rate steps, the floor and
  * the byte counter are given at the profile's reference rate and scaled
@@ -165,14 +184,8 @@ static inline void dcqcn_params_profile(struct dcqcn_params *p,
 		p->rhai_bps = dcqcn_scale(50000000, line_rate_bps, ref);
 		p->min_rate_bps = dcqcn_scale(1000000, line_rate_bps, ref);
 		p->byte_counter_bytes = dcqcn_scale(32767 * 64, line_rate_bps, ref);
+		dcqcn_params_nic(p);
 		p->g_q16 = 5 * DCQCN_ONE_Q16 / 1024;
-		p->f = 1;
-		p->alpha_interval_ns = 1000;
-		p->rate_interval_ns = 300000;
-		p->decrease_interval_ns = 4000;
-		p->cnp_interval_ns = 4000;
-		p->clamp_tgt_rate_ati = true;
-		p->alpha_decays_at_rest = true;
 		break;
 	case DCQCN_PROFILE_HPCC:
 		/*
@@ -189,14 +202,7 @@ static inline void dcqcn_params_profile(struct dcqcn_params *p,
 		p->rhai_bps = dcqcn_scale(50000000, line_rate_bps, 25000000000ULL);
 		ref = line_rate_bps < 10000000000ULL ? 10000000000ULL : line_rate_bps;
 		p->min_rate_bps = dcqcn_scale(1000000000, line_rate_bps, ref);
-		p->g_q16 = 256;
-		p->f = 1;
-		p->alpha_interval_ns = 1000;
-		p->rate_interval_ns = 300000;
-		p->decrease_interval_ns = 4000;
-		p->cnp_interval_ns = 4000;
-		p->clamp_tgt_rate_ati = true;
-		p->alpha_decays_at_rest = true;
+		dcqcn_params_nic(p);	/* and no byte counter */
 		break;
 	case DCQCN_PROFILE_LEGACY:
 	default:
