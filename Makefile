@@ -281,16 +281,20 @@ eval-sim: deps
 	$(MAKE) sim
 	mkdir -p $(RESULTS)
 	eval/sim_validate.sh
-	eval/sim_symphony.sh --nodes 32 --scenarios "rings jobs2" --iterations 5 \
+	eval/sim_symphony_verdict.sh --stack paper
+	eval/sim_symphony_verdict.sh --stack nccl --seeds 10 --long-seeds 5
+	eval/sim_symphony_ablation.sh
+	eval/sim_symphony_fig9.sh
+	eval/sim_symphony.sh --stack legacy --nodes 32 --scenarios "rings jobs2" --iterations 5 \
 		--out $(RESULTS)/sim_symphony_32_iter5.json
-	eval/sim_symphony.sh --nodes 128 --scenarios rings --out $(RESULTS)/sim_symphony_128.json
-	eval/sim_symphony.sh --nodes 32 --scenarios gridrings --out $(RESULTS)/sim_symphony_32_gridrings.json
-	eval/sim_symphony.sh --nodes 32 --scenarios twojobs --iterations 2 --job-offset 300 \
+	eval/sim_symphony.sh --stack legacy --nodes 128 --scenarios rings --out $(RESULTS)/sim_symphony_128.json
+	eval/sim_symphony.sh --stack legacy --nodes 32 --scenarios gridrings --out $(RESULTS)/sim_symphony_32_gridrings.json
+	eval/sim_symphony.sh --stack legacy --nodes 32 --scenarios twojobs --iterations 2 --job-offset 300 \
 		--out $(RESULTS)/sim_symphony_32_twojobs.json
-	eval/sim_symphony_sweep.sh --param chunk --values "128k 512k 2m 8m" --nodes 32
-	eval/sim_symphony_sweep.sh --param k --chunk 2m --nodes 32
-	eval/sim_symphony_sweep.sh --param imbalance --nodes 32
-	eval/sim_symphony_arrivals.sh
+	eval/sim_symphony_sweep.sh --stack legacy --param chunk --values "128k 512k 2m 8m" --nodes 32
+	eval/sim_symphony_sweep.sh --stack legacy --param k --chunk 2m --nodes 32
+	eval/sim_symphony_sweep.sh --stack legacy --param imbalance --nodes 32
+	eval/sim_symphony_arrivals.sh --stack legacy
 	eval/sim_ofan.sh --k 8 --out $(RESULTS)/sim_ofan_k8.json
 	eval/sim_ofan.sh --k 12 --sizes "64 256 1024" --seeds 2 --out $(RESULTS)/sim_ofan_k12.json
 	eval/sim_ofan.sh --k 8 --sizes 256 --seeds 5 --fail-prob "0 0.01 0.02 0.05 0.1" \

@@ -26,7 +26,8 @@
 # flow models (legacy, astra, nccl) and their PSNs; Symphony at the ToRs
 # only; the DCQCN profiles; two long flows keep one port busy; single
 # flows of consecutive steps (the paper's Fig. 9) under RED, Symphony and
-# the priority-queue baseline.
+# the priority-queue baseline; the verdict script's Fig. 2 and Fig. 5
+# rows on the paper's stack.
 . "$(dirname "$0")/../lib.sh"
 
 require_cmd jq
@@ -36,7 +37,7 @@ require_built "$sim"
 tmp=$(mktemp -d /tmp/test_sim.XXXXXX)
 on_exit rm -rf "$tmp"
 
-ktap_plan 39
+ktap_plan 40
 
 merge() { jq -L "$TOP_DIR/tc-scripts" -c 'include "ringmerge"; .ranks | ring_merge(null)' "$1"; }
 
@@ -478,5 +479,20 @@ check_jq "the priority queue serves the lagging step first (no Symphony marks, e
 	"$(for m in red pq; do jq -c --arg m "$m" '{($m): {a: (.flows[] | select(.step == 0) | .end_ns - .start_ns),
 		marks: ([.ports[].symphony_marks] | add)}}' "$tmp/fl-$m.json"; done |
 	   jq -sc --argjson f "$(cat "$tmp/fig9/f.json" 2>/dev/null || echo null)" 'add + {fig9: $f}')"
+
+# 40: sim_symphony_verdict.sh's first rows on the paper's stack, one
+# seed: Table 1's rails (6 steps of 8 MB, the ToR uplinks 2:1), the
+# baseline over its 80.5 ms bound, Symphony and the priority queue
+# paired with RED; the runs' options are the paper's stack
+"$TOP_DIR/eval/sim_symphony_verdict.sh" --stack paper --rows fig5 --seeds 1 \
+	--out "$tmp/verdict/v.json" >"$tmp/verdict.log" 2>&1
+check_jq "sim_symphony_verdict.sh --rows fig5: Fig. 2's bound and ratio, Fig. 5's Symphony and priority queue, on the paper's stack" \
+	'.v.stack == "paper" and .v.rows.fig2.bound_ms == 80.531 and .v.rows.fig2.baseline_over_bound > 1 and
+	 .v.rows.fig5.symphony.pairs == 1 and .v.rows.fig5.pq.pairs == 1 and .v.rows.fig4 == null and
+	 (.rc | test("--cc hpcc --flows astra")) and .at == "tor" and .state == "switch" and .table' \
+	"$(jq -nc --slurpfile v "$tmp/verdict/v.json" --slurpfile f "$tmp/verdict/v.fig5.json" \
+		--argjson table "$(grep -q '^| Fig. 5: ' "$tmp/verdict.log" && echo true || echo false)" \
+		'{v: $v[0], rc: $f[0].workload.ringcoll, at: $f[0].qdisc.symphony_at, state: $f[0].qdisc.state,
+		  table: $table}' 2>/dev/null)"
 
 ktap_finished
