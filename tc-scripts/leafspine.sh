@@ -37,6 +37,11 @@
 #                           RED on a phantom queue at the port's rate; the
 #                           leaf qdisc is then pfifo; a job registry per
 #                           switch (per-switch state); no module needed
+#      --bpf-state switch|port  --datapath bpf: a job registry per switch,
+#                           shared by its ports (default; the paper's
+#                           per-switch state), or one per port (each port
+#                           tracks only the jobs' steps it carries, as the
+#                           qdisc without a jobs map does)
 #      --symphony-at all|tor|tor-up  with --qdisc symphony (either
 #                           datapath): the switch ports where Symphony
 #                           marks, every port (default), the ToRs' only (the
@@ -73,6 +78,7 @@ delay=
 qdisc=pfifo
 qdisc_args=
 datapath=qdisc
+bpf_state=switch
 symphony_at=all
 imbalance=
 routing=ecmp
@@ -102,6 +108,7 @@ parse_up() {
 		--qdisc-args) qdisc_args=$2 ;;
 		--datapath) datapath=$2 ;;
 		--symphony-at) symphony_at=$2 ;;
+		--bpf-state) bpf_state=$2 ;;
 		--imbalance) imbalance=$2 ;;
 		--routing) routing=$2 ;;
 		--force) force=1; shift; continue ;;
@@ -122,6 +129,10 @@ parse_up() {
 		bad_usage "--routing '$routing': ecmp or static"
 	[[ $datapath =~ ^(qdisc|bpf)$ ]] ||
 		bad_usage "--datapath '$datapath': qdisc or bpf"
+	[[ $bpf_state =~ ^(switch|port)$ ]] ||
+		bad_usage "--bpf-state '$bpf_state': switch or port"
+	[ "$bpf_state" = switch ] || [ "$datapath" = bpf ] ||
+		bad_usage "--bpf-state is the tc-BPF datapath's (--datapath bpf); the qdisc keeps a port's state without a jobs map"
 	[[ $symphony_at =~ ^(all|tor|tor-up)$ ]] ||
 		bad_usage "--symphony-at '$symphony_at': all, tor or tor-up"
 	[ "$symphony_at" = all ] || [ "$qdisc" = symphony ] ||
@@ -161,9 +172,11 @@ port_args() {
 
 # Symphony as tc-BPF on switch port DEV of NS at RATE, options ARGS: the
 # switch's own job registry and program pins under
-# /sys/fs/bpf/symofan-PREFIX-NODE-*
+# /sys/fs/bpf/symofan-PREFIX-NODE-* (--bpf-state port: the port's own,
+# /sys/fs/bpf/symofan-PREFIX-NODE-DEV-*)
 symphony_bpf() {
 	local ns=$1 dev=$2 r=$3 args=$4 pins=/sys/fs/bpf/symofan-$1
+	[ "$bpf_state" = switch ] || pins+=-$dev
 	[ -e "$pins-jobs/jobs" ] || "$symofan" job init --pin-dir "$pins-jobs" >/dev/null
 	# shellcheck disable=SC2086 # the qdisc's words
 	nsenter --net="/run/netns/$ns" "$symofan" symphony attach "$dev" rate "$r" \

@@ -8,8 +8,8 @@
 # switch on the path tracks the job in its own registry; --datapath bpf without --qdisc
 # symphony, and a parameter the program does not take, exit 2 naming
 # them; --symphony-at tor leaves the spine's port to RED (the paper's
-# deployment) and the ToRs still mark; down removes the namespaces and
-# the pins.
+# deployment) and the ToRs still mark; --bpf-state port gives each port
+# a registry of its own; down removes the namespaces and the pins.
 #
 #	h0 - t0 - s0 - t1 - h1		100 Mbit/s
 . "$(dirname "$0")/../lib.sh"
@@ -23,7 +23,7 @@ prefix=lsb$$
 on_exit "$ls" down --prefix "$prefix"
 on_exit in_ns "$prefix-h1" "$ecnstat" detach eth0
 
-ktap_plan 10
+ktap_plan 11
 
 args="k 100 warmup 0 twin 5s kmin 4000000000 kmax 4000000000"
 check "2 ToRs, 1 spine, a host each, Symphony as tc-BPF on the switch ports" \
@@ -76,6 +76,19 @@ check_eq "--symphony-at tor: the step ahead is marked at the ToRs (4 CE at h1), 
 	"4 0" "$(in_ns "$prefix-h1" "$ecnstat" show eth0 --json | jq .ce) \
 $("$symofan" job show 3 --pin-dir "/sys/fs/bpf/symofan-$prefix-s0-jobs" --json | jq .symphony_marks)"
 in_ns "$prefix-h1" "$ecnstat" detach eth0 >/dev/null 2>&1 || true
+"$ls" down --prefix "$prefix"
+"$ls" up --prefix "$prefix" --tors 2 --spines 1 --hosts-per-tor 1 --qdisc symphony \
+	--qdisc-args "$args" --datapath bpf --bpf-state port >/dev/null
+ip netns exec "$prefix-h0" "$rocegen" 10.1.1.2 job=3,step=5,psn=1,count=30 \
+	job=3,step=6,psn=1,count=4 >/dev/null
+sleep 0.2
+port_job3() {
+	"$symofan" job show 3 --pin-dir "/sys/fs/bpf/symofan-$prefix-$1-jobs" --json 2>/dev/null |
+		jq -r '"\(.packets)/\(.outpacing_packets)/\(.symphony_marks)"'
+}
+check_eq "--bpf-state port: a registry per port, none per switch; job 3 counted in t0's uplink's and t1's downlink's, not t0's downlink's" \
+	"34/4/4 34/4/4 0/0/0 no" \
+	"$(port_job3 t0-u0) $(port_job3 t1-d0) $(port_job3 t0-d0) $([ -e "/sys/fs/bpf/symofan-$prefix-t0-jobs" ] && echo shared || echo no)"
 "$ls" down --prefix "$prefix"
 check_eq "down removes the namespaces and every switch's pins" "0 0" \
 	"$(ip netns list | grep -c "^$prefix-" || true) $(ls -d /sys/fs/bpf/symofan-"$prefix"-* 2>/dev/null | wc -l)"
