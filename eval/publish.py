@@ -10,6 +10,10 @@ deliberate step that refreshes the tracked copies.
 
   eval/publish.py build/results/symphony_ring.json [...] [--to results/]
   eval/publish.py --all          every JSON under build/results/
+
+A file whose copy is already in one of results/'s section folders
+(results/1-symphony-testbed/, ...) is refreshed there; a new one goes to
+the top of --to (move it to its section's folder and index it there).
 """
 import argparse
 import glob
@@ -49,9 +53,19 @@ def compact(doc):
     return "{" + ",\n".join(lines) + "}\n"
 
 
+def destination(dest_root, rel):
+    """Where @rel goes under @dest_root: where a copy of it already is, in
+    one of the section folders (results/4-simulator/...), or at the top."""
+    dest = os.path.join(dest_root, rel)
+    if os.path.exists(dest):
+        return dest
+    found = sorted(glob.glob(os.path.join(glob.escape(dest_root), "*", rel)))
+    return found[0] if len(found) == 1 else dest
+
+
 def publish(src, src_root, dest_root):
     rel = os.path.relpath(src, src_root) if src_root else os.path.basename(src)
-    dest = os.path.join(dest_root, rel)
+    dest = destination(dest_root, rel)
     os.makedirs(os.path.dirname(dest) or ".", exist_ok=True)
     with open(src) as f:
         doc = json.load(f)

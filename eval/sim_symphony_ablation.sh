@@ -49,7 +49,7 @@ mkdir -p "$(dirname "$out")"
 # then single changes from the earlier model
 steps=(
 	"legacy|this project's model until 2026-12|--stack legacy"
-	"+hpcc|+ HPCC's DCQCN (no target-rate clamp without a timer increase, cuts on a 4 us grid, F 1)|--stack legacy --cc hpcc"
+	"+hpcc|+ HPCC's DCQCN (its constants: alpha every 1 us, cuts on a 4 us grid, one fast-recovery event, no byte counter, a 1 Gbit/s floor, a CNP per 4 us; and the target rate clamped only after a timer increase)|--stack legacy --cc hpcc"
 	"+astra|+ Astra-Sim's flows (a queue pair per step at line rate, PSN from 0 per message)|--stack legacy --cc hpcc --flows astra"
 	"+tor|+ Symphony on the ToRs only|--stack legacy --cc hpcc --flows astra --symphony-at tor"
 	"paper|+ state per switch: the paper's stack|--stack paper"

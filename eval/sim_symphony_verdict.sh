@@ -5,7 +5,8 @@
 # Fig. 2's baseline against its bound, Fig. 5's CCT (Symphony and the
 # priority-queue baseline against RED+DCQCN), Fig. 4's step overlap over 5
 # AllReduces back to back, Fig. 7's two jobs, Fig. 7c's random arrivals,
-# Fig. 8a's imbalance, 8b's k and 8c's chunk.  Table 1's set-up: 32 nodes
+# Fig. 8a's imbalance, 8b's k and 8c's chunk.  Table 1's set-up (but
+# Fig. 7c, on sim_symphony_arrivals.sh's 128 nodes): 32 nodes
 # (4 ToRs of 8 hosts, 4 spines, 10 Gbit/s), the rail rings (host i of every
 # ToR in ring i: 8 rings of 4 ranks, one job), 8 MB chunks, RED 50/100 KB
 # at 0.2, k 0.01.  Each row is an eval/sim_symphony.sh,
@@ -93,20 +94,23 @@ run() {
 
 [ "$summary_only" -eq 1 ] || for r in $rows; do run "$r"; done
 
-# each row's figures from its JSON (null where the row did not run)
-row() { [ -s "$base.$1.json" ] && cat "$base.$1.json" || echo null; }
+# each row's JSON, as a file jq slurps (an empty array where the row did
+# not run): a row's runs are far more than one argument may hold
+row() { [ -s "$base.$1.json" ] && echo "$base.$1.json" || echo /dev/null; }
 # the bound of one AllReduce of the rails: 6 steps of 8 MB at 10 Gbit/s,
 # the ToR uplinks 2:1 over-subscribed (8 hosts, 4 spines)
 bound_ms=$(awk 'BEGIN { printf "%.3f", 6 * 8 * 1048576 * 8 / 10e9 * 1000 * 2 }')
 jq -n --arg stack "$stack" --arg date "$(date -u +%FT%TZ)" --argjson bound "$bound_ms" \
-	--argjson fig5 "$(row fig5)" --argjson fig4 "$(row fig4)" --argjson fig7 "$(row fig7)" \
-	--argjson fig7c "$(row fig7c)" --argjson fig8a "$(row fig8a)" --argjson fig8b "$(row fig8b)" \
-	--argjson fig8c "$(row fig8c)" '
-  def r3: . * 1000 | round / 1000;
+	--slurpfile s5 "$(row fig5)" --slurpfile s4 "$(row fig4)" --slurpfile s7 "$(row fig7)" \
+	--slurpfile s7c "$(row fig7c)" --slurpfile s8a "$(row fig8a)" --slurpfile s8b "$(row fig8b)" \
+	--slurpfile s8c "$(row fig8c)" '
+  $s5[0] as $fig5 | $s4[0] as $fig4 | $s7[0] as $fig7 | $s7c[0] as $fig7c
+  | $s8a[0] as $fig8a | $s8b[0] as $fig8b | $s8c[0] as $fig8c
+  | def r3: if . == null then null else . * 1000 | round / 1000 end;
   def mark($d; $m): $d.summary | map(select(.marking == $m))[0];
-  def cmp($c): {paired_median: ($c.paired_cct_ratio.median | r3),
+  def cmp($c): if $c == null then null else {paired_median: ($c.paired_cct_ratio.median | r3),
 		paired_min: ($c.paired_cct_ratio.min | r3), paired_max: ($c.paired_cct_ratio.max | r3),
-		faster: $c.paired_symphony_faster, pairs: $c.pairs};
+		faster: $c.paired_symphony_faster, pairs: $c.pairs} end;
   def sweep($d): if $d == null then null else [$d.points[] | {value, normalised_cct: (.normalised_cct | r3),
 		   paired_median: (.paired_cct_ratio.median | r3), faster: .symphony_faster, pairs}] end;
   {date: $date, stack: $stack,
@@ -133,6 +137,8 @@ jq -n --arg stack "$stack" --arg date "$(date -u +%FT%TZ)" --argjson bound "$bou
 	     final_step_span_ms_symphony: (mark($fig7; "symphony").final_step_span_ms.median | r3),
 	     final_step_span_reduction: ($fig7.comparison[0].final_step_span_reduction | r3),
 	     symphony: cmp($fig7.comparison[0])} end),
+     # Fig. 7c runs on sim_symphony_arrivals.sh'"'"'s own fabric (128 nodes,
+     # 16 spines, random rings), not Table 1'"'"'s
      fig7c: (if $fig7c == null then null else
 	     [$fig7c.summary[] | {scale, jobs, normalised_jct_median: (.normalised_jct.median | r3),
 				  faster: .symphony_faster}] end),
@@ -146,10 +152,10 @@ jq -r '
   .rows as $r
   | "| figure: the paper claims | \(.stack) stack |", "|---|---|",
     (if $r.fig2 then "| Fig. 2: baseline 1.6x its bound | \($r.fig2.baseline_over_bound)x (\($r.fig2.baseline_cct_ms) ms against \($r.fig2.bound_ms) ms) |" else empty end),
-    (if $r.fig5 then "| Fig. 5: Symphony about 22-30% lower CCT, the priority queue between | Symphony/RED \($r.fig5.symphony.paired_median) (\($r.fig5.symphony.paired_min)..\($r.fig5.symphony.paired_max), faster in \($r.fig5.symphony.faster) of \($r.fig5.symphony.pairs)); priority queue/RED \($r.fig5.pq.paired_median) (faster in \($r.fig5.pq.faster) of \($r.fig5.pq.pairs)) |" else empty end),
+    (if $r.fig5 then "| Fig. 5: Symphony about 22-30% lower CCT, the priority queue between | Symphony/RED \($r.fig5.symphony.paired_median) (\($r.fig5.symphony.paired_min)..\($r.fig5.symphony.paired_max), faster in \($r.fig5.symphony.faster) of \($r.fig5.symphony.pairs))\(if $r.fig5.pq then "; priority queue/RED \($r.fig5.pq.paired_median) (faster in \($r.fig5.pq.faster) of \($r.fig5.pq.pairs))" else "" end) |" else empty end),
     (if $r.fig4 then "| Fig. 4: overlap held at 5 where the baseline reaches 30 | max overlap \($r.fig4.max_step_overlap_red.median) (\($r.fig4.max_step_overlap_red.max)) -> \($r.fig4.max_step_overlap_symphony.median) (\($r.fig4.max_step_overlap_symphony.max)); CCT ratio \($r.fig4.symphony.paired_median), faster in \($r.fig4.symphony.faster) of \($r.fig4.symphony.pairs) |" else empty end),
     (if $r.fig7 then "| Fig. 7: two jobs, a shorter final step | final step span \($r.fig7.final_step_span_ms_red) -> \($r.fig7.final_step_span_ms_symphony) ms; CCT ratio \($r.fig7.symphony.paired_median), faster in \($r.fig7.symphony.faster) of \($r.fig7.symphony.pairs) |" else empty end),
-    (if $r.fig7c then "| Fig. 7c: gains growing with the job scale | normalised JCT \($r.fig7c | map("\(.scale) nodes \(.normalised_jct_median) (\(.faster) of \(.jobs) faster)") | join(", ")) |" else empty end),
+    (if $r.fig7c then "| Fig. 7c: gains growing with the job scale (128 nodes, random rings) | normalised JCT \($r.fig7c | map("\(.scale) nodes \(.normalised_jct_median) (\(.faster) of \(.jobs) faster)") | join(", ")) |" else empty end),
     (if $r.fig8a then "| Fig. 8a: gains growing with imbalance | \($r.fig8a | pts) |" else empty end),
     (if $r.fig8b then "| Fig. 8b: sweet spot at k 1e-3..1e-2 | \($r.fig8b | pts) |" else empty end),
     (if $r.fig8c then "| Fig. 8c: up to 20% lower at chunks >= 512 KB | \($r.fig8c | pts) |" else empty end)' "$out"

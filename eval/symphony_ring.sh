@@ -644,7 +644,8 @@ run_inside() {
 				"$top/tc-scripts/ringrun.sh" --out "$work/run" --delay "$delay_ms" \
 					"${jobs[@]}" -- --size "$size" --rate "$rate" \
 					--timeout 60 --step-base $((49152 + seed * 97)) \
-					--step-qps "$step_qps" $step_flows_arg $ringcoll_args >&2 || true
+					$([ "$step_qps" = 1 ] || echo --step-qps "$step_qps") \
+					$step_flows_arg $ringcoll_args >&2 || true
 				stop_background
 				counters=$(port_counters)
 				run_line "$scenario" "$marking" "$seed" "$counters" \

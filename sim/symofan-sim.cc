@@ -120,6 +120,7 @@ static const char kUsage[] =
     "                        events after a cut and the floor of a cut\n"
     "  --dcqcn-clamp always|timer|never  a cut sets the target rate to the\n"
     "                        current rate: always, after a timer increase, never\n"
+    "                        (with a byte counter: also after a byte-counter increase)\n"
     "                        (each overrides the profile's, as ringcoll's)\n"
     "Flows:\n"
     "  --flow SRC:DST:JOB:STEP:BYTES:START_US  a flow of BYTES from host SRC to\n"

@@ -29,8 +29,8 @@
  * FAST_RECOVERY_TIMES, mlx5's rp_threshold).  Without a byte counter
  * (B = 0) the timer's stage T alone decides.  Rt and Rc are capped at
  * line rate, Rc kept at least the minimum rate.  Simultaneous timer
- * events are processed alpha first, then a deferred cut, then the rate
- * timer.
+ * events are processed alpha first, then the rate timer, then a deferred
+ * cut (HPCC's order).
  *
  * The profiles (dcqcn_params_profile(); sources in docs/workloads.md):
  *	legacy	the project's constants until 2026-12 (the DCQCN paper's at
@@ -246,18 +246,20 @@ static inline __u64 dcqcn_min_u64(__u64 a, __u64 b)
 
 /*
  * @alpha_q16 after @n decays by (1 - g): stepwise in Q16 (legacy, whose
- * ticks are few and whose results must not move), or by one Q32 power,
- * which keeps the many 1 us ticks of the NIC profiles from losing a
- * rounding step each.
+ * results must not move: each step rounds down, and alpha stops where a
+ * step rounds to nothing), or by one Q32 power, which keeps the many 1 us
+ * ticks of the NIC profiles from losing a rounding step each.
  */
 static inline __u32 dcqcn_alpha_decay(__u32 alpha_q16, __u32 g_q16, __u64 n,
 				      bool stepwise)
 {
 	__u64 base = (__u64)(DCQCN_ONE_Q16 - g_q16) << 16, factor = 1ULL << 32;
 
-	if (stepwise && n <= 32) {
-		while (n--)
-			alpha_q16 -= (__u32)(((__u64)alpha_q16 * g_q16) >> 16);
+	if (stepwise) {
+		__u32 d;
+
+		while (n-- && (d = (__u32)(((__u64)alpha_q16 * g_q16) >> 16)))
+			alpha_q16 -= d;
 		return alpha_q16;
 	}
 	for (; n && factor; n >>= 1) {
@@ -411,6 +413,8 @@ static inline void dcqcn_on_cnp(struct dcqcn *s, const struct dcqcn_params *p,
 		s->next_alpha_ns = now_ns + p->alpha_interval_ns;
 		s->cut_grid_ns = now_ns + d;
 		s->next_cut_ns = s->cut_grid_ns;
+		/* the rate timer starts with the first cut */
+		s->next_rate_ns = ~0ULL;
 	} else {
 		if (!s->reacting && now_ns > s->next_alpha_ns) {
 			/* the alpha ticks of the rest, before this instant */

@@ -174,7 +174,8 @@ static void test_dcqcn_trace(enum dcqcn_profile profile, const char *clamp,
 	for (i = 0; i < 3 && t->cut_rc[i]; i++) {
 		__u64 c = s.cuts;
 
-		for (cut_at = 4000; s.cuts == c; cut_at += 4000)
+		/* a cut that never comes fails the check, not the run */
+		for (cut_at = 4000; s.cuts == c && cut_at <= 2000000; cut_at += 4000)
 			dcqcn_play(&s, &p, t, &next, cut_at);
 		got[i] = s.rc_bps;
 		cuts_ok &= dcqcn_near(got[i], t->cut_rc[i], 1000);
@@ -247,7 +248,10 @@ static void test_dcqcn_profiles(void)
 		  { 5096943320ULL, 2681528065ULL, 1896135493ULL },
 		  { 1896135493ULL, 5948067747ULL, 8987016937ULL }, 1502 },
 	};
-	/* HPCC's figures for the same traces (cut rates, Gbit/s x 1e9) */
+	/* HPCC's figures for the same traces (cut rates, Gbit/s x 1e9, and
+	 * the times back at 95%), printed by its algorithm re-run outside the
+	 * project with run.py's settings: data, beside the reference model's
+	 */
 	static const __u64 hpcc_cuts[4][3] = {
 		{ 5077670000ULL }, { 5077670000ULL, 2996520000ULL, 1972850000ULL },
 		{ 5058140000ULL, 2587420000ULL, 1338140000ULL },

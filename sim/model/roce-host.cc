@@ -613,8 +613,12 @@ RoceHost::Receive(Ptr<Packet> p, const Ipv4Header& header, Ptr<Ipv4Interface> in
     {
         SeqTag tag;
         /* a per-message PSN: the transport's sequence from the tag */
-        if (m_cfg.psnPerMessage && p->PeekPacketTag(tag))
+        if (m_cfg.psnPerMessage)
+        {
+            NS_ABORT_MSG_IF(!p->PeekPacketTag(tag),
+                            "host " << m_host << ": a data packet without its sequence tag");
             psn = tag.seq & kPsnMask;
+        }
         OnData(src,
                symphony_get_be16(buf),
                qpn,

@@ -218,8 +218,19 @@ SymphonyQueueDisc::DoEnqueue(Ptr<QueueDiscItem> item)
             return false;
         }
     }
-    if (!GetInternalQueue(m_priorityLagging && !Lagging(item) ? 1 : 0)->Enqueue(item))
+    uint32_t band = 0;
+    uint64_t flow = 0;
+    if (m_priorityLagging)
+    {
+        flow = FlowKey(item);
+        /* behind its own packets, whatever its step is now */
+        auto low = m_lowQueued.find(flow);
+        band = (low != m_lowQueued.end() && low->second) || !Lagging(item) ? 1 : 0;
+    }
+    if (!GetInternalQueue(band)->Enqueue(item))
         return false;
+    if (band)
+        m_lowQueued[flow]++;
     m_backlog = backlog;
     uint32_t qlen = queued + 1;
     if (qlen > m_xstats.max_backlog_packets)
@@ -253,6 +264,20 @@ SymphonyQueueDisc::Parse(Ptr<QueueDiscItem> item, struct symphony_pkt* pkt, uint
     m_ipHeader.CopyData(nh, hlen);
     uint32_t avail = hlen + item->GetPacket()->CopyData(nh + hlen, SYMPHONY_PARSE_MAX_BYTES - hlen);
     return symphony_parse(nh, avail, *pkt_len, false, &cfg, pkt);
+}
+
+uint64_t
+SymphonyQueueDisc::FlowKey(Ptr<QueueDiscItem> item)
+{
+    Ptr<Ipv4QueueDiscItem> ip = DynamicCast<Ipv4QueueDiscItem>(item);
+    uint8_t l4[8 + SYMPHONY_BTH_LEN] = {};
+
+    if (!ip)
+        return 0;
+    item->GetPacket()->CopyData(l4, sizeof(l4));
+    /* source address, both UDP ports, DestQP */
+    return (uint64_t)ip->GetHeader().GetSource().Get() << 32 ^
+           (uint64_t)symphony_get_be32(l4) << 8 ^ symphony_get_be24(l4 + 8 + SYMPHONY_BTH_DESTQP);
 }
 
 bool
@@ -341,7 +366,15 @@ SymphonyQueueDisc::DoDequeue()
     Ptr<QueueDiscItem> item = GetInternalQueue(0)->Dequeue();
 
     if (!item && GetNInternalQueues() > 1)
+    {
         item = GetInternalQueue(1)->Dequeue();
+        if (item)
+        {
+            auto low = m_lowQueued.find(FlowKey(item));
+            if (low != m_lowQueued.end() && !--low->second)
+                m_lowQueued.erase(low);
+        }
+    }
     if (!item)
         return nullptr;
     uint32_t len = item->GetSize() + kEthHeaderBytes;

@@ -12,11 +12,14 @@
  * With priority_lagging (the simulator's own, the Symphony paper's
  * Fig. 5 "priority queue" baseline), the port serves the packets of each
  * job's slowest step (Algorithm 1's step_min, tracked at enqueue) before
- * all others, in strict priority, and marks RED only.
+ * all others, in strict priority, and marks RED only; a flow with packets
+ * still in the low-priority queue stays there, so that no flow's packets
+ * overtake each other (go-back-N would take that for loss).
  */
 #ifndef SYMOFAN_SIM_SYMPHONY_QUEUE_DISC_H
 #define SYMOFAN_SIM_SYMPHONY_QUEUE_DISC_H
 
+#include <unordered_map>
 #include <vector>
 
 #include "ns3/buffer.h"
@@ -72,6 +75,8 @@ class SymphonyQueueDisc : public QueueDisc
     int Parse(Ptr<QueueDiscItem> item, struct symphony_pkt* pkt, uint32_t* pkt_len);
     /* priority_lagging: whether the packet belongs to its job's slowest step */
     bool Lagging(Ptr<QueueDiscItem> item);
+    /* priority_lagging: the packet's flow (source, UDP ports, DestQP) */
+    uint64_t FlowKey(Ptr<QueueDiscItem> item);
     void MarkDequeued(Ptr<QueueDiscItem> item, uint32_t backlog);
 
     /* tc options */
@@ -92,6 +97,7 @@ class SymphonyQueueDisc : public QueueDisc
     uint32_t m_samplesPackets;
     uint32_t m_alphaMax;
     bool m_priorityLagging = false;
+    std::unordered_map<uint64_t, uint32_t> m_lowQueued; /* a flow's packets in queue 1 */
     struct symphony_params m_params; /* Algorithm 1's, from the above */
 
     uint32_t m_redPmaxQ32;
