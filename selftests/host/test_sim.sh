@@ -472,13 +472,22 @@ check_jq "two flows of consecutive steps: Symphony marks the step ahead only, th
 		marks: ([.ports[].symphony_marks] | add), outpacing: ([.ports[].outpacing_packets] | add)}}' \
 		"$tmp/fl-$m.json"; done | jq -sc --arg bad "$rc $(head -1 <<<"$r")" 'add + {bad: $bad}')"
 "$TOP_DIR/eval/sim_symphony_fig9.sh" --bytes 4m --shifts "0 100" --out "$tmp/fig9/f.json" >"$tmp/fig9.log" 2>&1
-check_jq "the priority queue serves the lagging step first (no Symphony marks, ends sooner than RED's); fig9.sh: both markings per shift, Symphony's A sooner at full overlap" \
-	'.pq.a < .red.a and .pq.marks == 0 and
+# point 35's rings with Astra-Sim's flows, nothing dropped: a flow whose
+# step turns lagging must not overtake its own queued packets (916 resent
+# when the priority queue reordered them)
+"$sim" ring --leaves 4 --spines 4 --hosts-per-leaf 4 --rate 10gbit --uplink-rate 10gbit \
+	--qdisc "limit 100000 kmin 50kb kmax 100kb pmax 0.2 k 0.01 tau 0.25 twin 100us warmup 16 samples 16" \
+	--marking pq --ring 1=0,4,8,12,1,5,9,13 --ring 1=2,6,10,14,3,7,11,15 --size 2m --rto 4 \
+	--seed 2 --cc hpcc --flows astra --out "$tmp/pq-rings.json"
+check_jq "the priority queue serves the lagging step first (no Symphony marks, ends sooner than RED's) and reorders no flow (nothing resent); fig9.sh: both markings per shift, Symphony's A sooner at full overlap" \
+	'.pq.a < .red.a and .pq.marks == 0 and .rings == {resent: 0, drops: 0} and
 	 ([.fig9.runs[] | [.shift_pct, .marking]] == [[0, "red"], [0, "symphony"], [100, "red"], [100, "symphony"]]) and
 	 ([.fig9.runs[] | select(.shift_pct == 100) | .a.completion_ms] | .[1] < .[0])' \
 	"$(for m in red pq; do jq -c --arg m "$m" '{($m): {a: (.flows[] | select(.step == 0) | .end_ns - .start_ns),
 		marks: ([.ports[].symphony_marks] | add)}}' "$tmp/fl-$m.json"; done |
-	   jq -sc --argjson f "$(cat "$tmp/fig9/f.json" 2>/dev/null || echo null)" 'add + {fig9: $f}')"
+	   jq -sc --argjson f "$(cat "$tmp/fig9/f.json" 2>/dev/null || echo null)" \
+		--argjson rings "$(merge "$tmp/pq-rings.json" | jq -c --argjson d "$(jq '[.ports[] | .limit_drops + .red_drops] | add' "$tmp/pq-rings.json")" \
+			'{resent: .counters.retransmitted_packets, drops: $d}')" 'add + {fig9: $f, rings: $rings}')"
 
 # 40: sim_symphony_verdict.sh's first rows on the paper's stack, one
 # seed: Table 1's rails (6 steps of 8 MB, the ToR uplinks 2:1), the
