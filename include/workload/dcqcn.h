@@ -377,6 +377,24 @@ static inline void dcqcn_advance(struct dcqcn *s, const struct dcqcn_params *p,
 }
 
 /*
+ * A flow that rested at line rate, up to @upto_ns: alpha's timer ran on,
+ * its ticks decaying alpha where the profile says so.
+ */
+static inline void dcqcn_rest_alpha(struct dcqcn *s,
+				    const struct dcqcn_params *p, __u64 upto_ns)
+{
+	__u64 n;
+
+	if (upto_ns < s->next_alpha_ns)
+		return;
+	n = (upto_ns - s->next_alpha_ns) / p->alpha_interval_ns + 1;
+	if (p->alpha_decays_at_rest)
+		s->alpha_q16 = dcqcn_alpha_decay(s->alpha_q16, p->g_q16, n,
+						 !p->decrease_interval_ns);
+	s->next_alpha_ns += n * p->alpha_interval_ns;
+}
+
+/*
  * A CNP for this flow at @now_ns.  Without a decrease interval (legacy)
  * it cuts at once and raises alpha at once.  With one (mlx5, HPCC), as
  * the NICs' rate_reduce_monitor_period and HPCC's CheckRateDecreaseMlx
@@ -393,12 +411,8 @@ static inline void dcqcn_on_cnp(struct dcqcn *s, const struct dcqcn_params *p,
 
 	if (!d) {
 		dcqcn_advance(s, p, now_ns);
-		/* alpha's timer ran on while the flow rested at line rate */
-		if (!s->reacting && s->cnps && p->alpha_decays_at_rest &&
-		    now_ns >= s->next_alpha_ns)
-			s->alpha_q16 = dcqcn_alpha_decay(s->alpha_q16, p->g_q16,
-							 (now_ns - s->next_alpha_ns) /
-							 p->alpha_interval_ns + 1, true);
+		if (!s->reacting && s->cnps)
+			dcqcn_rest_alpha(s, p, now_ns);
 		s->cnps++;
 		dcqcn_cut(s, p, now_ns);
 		s->alpha_q16 = dcqcn_alpha_raise(s->alpha_q16, p->g_q16);
@@ -416,17 +430,9 @@ static inline void dcqcn_on_cnp(struct dcqcn *s, const struct dcqcn_params *p,
 		/* the rate timer starts with the first cut */
 		s->next_rate_ns = ~0ULL;
 	} else {
-		if (!s->reacting && now_ns > s->next_alpha_ns) {
-			/* the alpha ticks of the rest, before this instant */
-			__u64 n = (now_ns - 1 - s->next_alpha_ns) /
-				  p->alpha_interval_ns + 1;
-
-			if (p->alpha_decays_at_rest)
-				s->alpha_q16 = dcqcn_alpha_decay(s->alpha_q16,
-								 p->g_q16, n, false);
-			s->next_alpha_ns += n * p->alpha_interval_ns;
-		}
 		if (!s->reacting) {
+			/* the alpha ticks of the rest, before this instant */
+			dcqcn_rest_alpha(s, p, now_ns - 1);
 			/* its rate timer ran on too: a stage, no change */
 			s->t_stage = 1;
 			s->next_rate_ns = now_ns + p->rate_interval_ns;

@@ -230,7 +230,10 @@ SymphonyQueueDisc::DoEnqueue(Ptr<QueueDiscItem> item)
     if (!GetInternalQueue(band)->Enqueue(item))
         return false;
     if (band)
+    {
         m_lowQueued[flow]++;
+        m_lowFlows.push_back(flow);
+    }
     m_backlog = backlog;
     uint32_t qlen = queued + 1;
     if (qlen > m_xstats.max_backlog_packets)
@@ -370,7 +373,9 @@ SymphonyQueueDisc::DoDequeue()
         item = GetInternalQueue(1)->Dequeue();
         if (item)
         {
-            auto low = m_lowQueued.find(FlowKey(item));
+            /* the flow of queue 1's head, noted at its enqueue */
+            auto low = m_lowQueued.find(m_lowFlows.front());
+            m_lowFlows.pop_front();
             if (low != m_lowQueued.end() && !--low->second)
                 m_lowQueued.erase(low);
         }

@@ -19,6 +19,7 @@
 #ifndef SYMOFAN_SIM_SYMPHONY_QUEUE_DISC_H
 #define SYMOFAN_SIM_SYMPHONY_QUEUE_DISC_H
 
+#include <deque>
 #include <unordered_map>
 #include <vector>
 
@@ -98,6 +99,7 @@ class SymphonyQueueDisc : public QueueDisc
     uint32_t m_alphaMax;
     bool m_priorityLagging = false;
     std::unordered_map<uint64_t, uint32_t> m_lowQueued; /* a flow's packets in queue 1 */
+    std::deque<uint64_t> m_lowFlows;                    /* queue 1's flows, in its order */
     struct symphony_params m_params; /* Algorithm 1's, from the above */
 
     uint32_t m_redPmaxQ32;
