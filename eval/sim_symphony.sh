@@ -21,7 +21,8 @@
 #                      over-subscription; Table 1's 4 over-subscribe 2:1
 #                      at 32 nodes)
 #   --scenarios S      rails: Table 1's placement, a rail ring per host
-#                      index (host i of every ToR), one job; railtwojobs:
+#                      index (host i of every ToR), one job; railjobs:
+#                      the same rails, each its own job ID; railtwojobs:
 #                      the same rails as two jobs of half of them, the
 #                      second starting --job-offset later (Fig. 7);
 #                      rings: hosts/2 rings of 2 hosts per ToR, one job
@@ -182,18 +183,18 @@ esac
 chunk_bytes=$((BASH_REMATCH[1] * mult))
 [ -n "$out" ] || out=$top/build/results/sim_symphony_$nodes.json
 for s in $scenarios; do
-	[[ $s =~ ^(rails|railtwojobs|rings|jobs2|twojobs|ring1|grid|gridx|gridrings)$ ]] ||
-		die "--scenarios: '$s' is not rails, railtwojobs, rings, jobs2, twojobs, ring1, grid, gridx or gridrings"
+	[[ $s =~ ^(rails|railjobs|railtwojobs|rings|jobs2|twojobs|ring1|grid|gridx|gridrings)$ ]] ||
+		die "--scenarios: '$s' is not rails, railjobs, railtwojobs, rings, jobs2, twojobs, ring1, grid, gridx or gridrings"
 done
 # the rank count sets the data per rank: size = chunk x ranks of a ring
 # (of every host in ring1 and the grids, 2 per ToR in rings and jobs2,
 # one per ToR in rails)
 case " $scenarios " in
 *" ring1 "*|*" grid"*)
-	[[ " $scenarios " =~ \ (rings|jobs2|twojobs|rails)\  ]] &&
+	[[ " $scenarios " =~ \ (rings|jobs2|twojobs|rails|railjobs|railtwojobs)\  ]] &&
 		die "--scenarios: ring1 and the grids do not mix with rails, rings, jobs2 and twojobs (their rings differ in size, the chunk does not)"
 	ranks=$((tors * hpt)) ;;
-*" rails "*|*" railtwojobs "*)
+*" rails "*|*" railjobs "*|*" railtwojobs "*)
 	[[ " $scenarios " =~ \ (rings|jobs2|twojobs)\  ]] &&
 		die "--scenarios: rails do not mix with rings, jobs2 and twojobs (their rings differ in size, the chunk does not)"
 	ranks=$tors ;;

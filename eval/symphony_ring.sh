@@ -27,6 +27,9 @@
 #   --scenarios "S ..."  rings, jobs2, ring1; with --engine sim also twojobs,
 #                        grid, gridx, gridrings, rails (Table 1's rail rings:
 #                        host i of every ToR in ring i, one job),
+#                        railjobs (the same rails, each its own job ID:
+#                        ring identity on the wire, as a queue pair or
+#                        address pair would give it),
 #                        railtwojobs (the rails of hosts 0..H/2-1 job 1,
 #                        the others job 2, --job-offset later)
 #                        (default "rings jobs2")
@@ -239,9 +242,9 @@ fi
 [[ $step_qps =~ ^([1-9]|1[0-6])$ ]] || die "--step-qps '$step_qps': wants 1..16"
 [[ $step_flows =~ ^(on|off)$ ]] || die "--step-flows '$step_flows': on or off"
 for s in $scenarios; do
-	[[ $s =~ ^(rings|jobs2|ring1|twojobs|grid|gridx|gridrings|rails|railtwojobs)$ ]] ||
-		die "--scenarios: unknown scenario '$s' (rings, jobs2, ring1, twojobs, grid, gridx, gridrings, rails, railtwojobs)"
-	[[ ! $s =~ ^(twojobs|grid|gridx|gridrings|rails|railtwojobs)$ ]] || [ "$engine" = sim ] ||
+	[[ $s =~ ^(rings|jobs2|ring1|twojobs|grid|gridx|gridrings|rails|railjobs|railtwojobs)$ ]] ||
+		die "--scenarios: unknown scenario '$s' (rings, jobs2, ring1, twojobs, grid, gridx, gridrings, rails, railjobs, railtwojobs)"
+	[[ ! $s =~ ^(twojobs|grid|gridx|gridrings|rails|railjobs|railtwojobs)$ ]] || [ "$engine" = sim ] ||
 		die "--scenarios: '$s' runs in the simulator only (--engine sim)"
 done
 rate_kbit() {	# rate_kbit RATE: the rate in kbit/s
@@ -487,7 +490,7 @@ sim_rings() {
 		echo "--grid ${tors}x$hpt --ring 1=$(seq -s, 0 $((tors * hpt - 1)))"
 		[ "$1" = grid ] || echo "--ring-jobs"
 		return ;;
-	rails|railtwojobs)
+	rails|railjobs|railtwojobs)
 		for ((i = 0; i < hpt; i++)); do
 			members=
 			for ((t = 0; t < tors; t++)); do
@@ -495,11 +498,13 @@ sim_rings() {
 			done
 			if [ "$1" = rails ]; then
 				echo "--ring 1=$members"
+			elif [ "$1" = railjobs ]; then
+				echo "--ring $((i + 1))=$members"
 			else
 				echo "--ring $((i < hpt / 2 ? 1 : 2))=$members"
 			fi
 		done
-		[ "$1" = rails ] || echo "--job-start 2=$((job_offset * 1000))"
+		[ "$1" != railtwojobs ] || echo "--job-start 2=$((job_offset * 1000))"
 		return ;;
 	esac
 	for ((r = 0; r < hpt / 2; r++)); do
