@@ -18,8 +18,8 @@
 #   none).
 
 def ring_run:
-  .[0] | {collective, proto, size_bytes, channels, step_qps, step_flows, iterations, steps,
-	  mtu_bytes, rate_bps, congestion_control};
+  .[0] | {collective, proto, size_bytes, channels, step_qps, step_flows, flows, iterations,
+	  steps, mtu_bytes, rate_bps, congestion_control};
 
 def ring_merge(guard):
   def ms: . / 1000000;

@@ -27,7 +27,8 @@
 # only; the DCQCN profiles; two long flows keep one port busy; single
 # flows of consecutive steps (the paper's Fig. 9) under RED, Symphony and
 # the priority-queue baseline; the verdict script's Fig. 2 and Fig. 5
-# rows on the paper's stack.
+# rows on the paper's stack; each step's first_rate_bps is the rate its
+# first packet left at, and the run names its flow model.
 . "$(dirname "$0")/../lib.sh"
 
 require_cmd jq
@@ -37,7 +38,7 @@ require_built "$sim"
 tmp=$(mktemp -d /tmp/test_sim.XXXXXX)
 on_exit rm -rf "$tmp"
 
-ktap_plan 40
+ktap_plan 41
 
 merge() { jq -L "$TOP_DIR/tc-scripts" -c 'include "ringmerge"; .ranks | ring_merge(null)' "$1"; }
 
@@ -503,5 +504,23 @@ check_jq "sim_symphony_verdict.sh --rows fig5: Fig. 2's bound and ratio, Fig. 5'
 		--argjson table "$(grep -q '^| Fig. 5: ' "$tmp/verdict.log" && echo true || echo false)" \
 		'{v: $v[0], rc: $f[0].workload.ringcoll, at: $f[0].qdisc.symphony_at, state: $f[0].qdisc.state,
 		  table: $table}' 2>/dev/null)"
+
+# 41: point 15's rings: with --step-flows every step is a new flow and
+# leaves at the 20 Mbit/s line rate (reading the queue pair's rate when
+# the step was posted, before the reset, gave 19.2 Mbit/s); without it a
+# later step starts where DCQCN left the pair; the merged run names the
+# flow model (legacy for --step-qps, astra for point 39's rings)
+"$sim" ring --leaves 4 --spines 1 --hosts-per-leaf 1 --rate 20mbit --uplink-rate 10mbit \
+	--links htb --qdisc "limit 2000 kmin 6kb kmax 30kb pmax 0.2" --marking red \
+	--ring 1=0,1,2,3 --ring 2=3,2,1,0 --size 256k --step-qps 2 --out "$tmp/qp-rate.json"
+first_rates() { jq -c '[.ranks[].jobs[].iterations[].steps[].first_rate_bps] | {n: length, min: min, max: max}' "$1"; }
+r=$(jq -nc --argjson flows "$(first_rates "$tmp/gbn.json")" --argjson qp "$(first_rates "$tmp/qp-rate.json")" \
+	--arg gbn "$(merge "$tmp/gbn.json" | jq -r .run.flows)" --arg rings "$(merge "$tmp/pq-rings.json" | jq -r .run.flows)" \
+	--argjson fl "$(jq -c '[.flows[].first_rate_bps] | unique' "$tmp/fl-red.json")" \
+	'{flows: $flows, qp: $qp, gbn: $gbn, rings: $rings, fl: $fl}')
+ktap_print "steps' first rates: $r"
+check_jq "first_rate_bps: --step-flows steps all leave at 20 Mbit/s, a kept queue pair's later step below it, single flows at 10 Gbit/s; the run names its flows" \
+	'.flows == {n: 48, min: 20000000, max: 20000000} and .qp.n == 48 and .qp.min < 20000000 and
+	 .fl == [10000000000] and .gbn == "legacy" and .rings == "astra"' "$r"
 
 ktap_finished

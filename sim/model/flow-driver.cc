@@ -65,8 +65,7 @@ FlowDriver::StartFlow(uint32_t i)
     Flow& f = m_flows[i];
 
     f.startNs = Simulator::Now().GetNanoSeconds();
-    f.firstRateBps = m_hosts[f.spec.src]->QpRateBps(f.qp);
-    m_hosts[f.spec.src]->PostWrite(f.qp, (m_stepBase + f.spec.step) & 0xffff, f.spec.bytes);
+    f.msg = m_hosts[f.spec.src]->PostWrite(f.qp, (m_stepBase + f.spec.step) & 0xffff, f.spec.bytes);
 }
 
 void
@@ -112,7 +111,8 @@ FlowDriver::FlowItems() const
            << ",\"job\":" << f.spec.job << ",\"step\":" << f.spec.step
            << ",\"bytes\":" << f.spec.bytes << ",\"start_ns\":" << f.startNs
            << ",\"end_ns\":" << f.endNs << ",\"acked_ns\":" << f.ackedNs
-           << ",\"first_rate_bps\":" << f.firstRateBps << "}";
+           << ",\"first_rate_bps\":" << (m_local[f.spec.src] ? m_hosts[f.spec.src]->MessageStartRateBps(f.qp, f.msg) : 0)
+           << "}";
         items.emplace_back(m_local[f.spec.src], os.str());
     }
     return items;

@@ -45,8 +45,8 @@ class FlowDriver
     struct Flow
     {
         FlowSpec spec;
-        uint32_t qp = 0, qpn = 0;
-        uint64_t startNs = 0, endNs = 0, ackedNs = 0, firstRateBps = 0;
+        uint32_t qp = 0, qpn = 0, msg = 0;
+        uint64_t startNs = 0, endNs = 0, ackedNs = 0;
     };
 
     void StartFlow(uint32_t i);

@@ -173,7 +173,7 @@ RingDriver::AddJob(const RingJobSpec& job)
             {
                 it.stepStartNs.assign(C, std::vector<uint64_t>(r->steps, 0));
                 it.stepRecvNs.assign(C, std::vector<uint64_t>(r->steps, 0));
-                it.firstRateBps.assign(C, std::vector<uint64_t>(r->steps, 0));
+                it.stepMsg.assign(C, std::vector<uint32_t>(r->steps, kNoMsg));
             }
             ranks.push_back(r);
             m_ranks.push_back(r);
@@ -218,13 +218,26 @@ RingDriver::Start(Rank* r)
 void
 RingDriver::StartStep(Rank* r, uint32_t c, uint32_t k)
 {
-    uint32_t q = (r->plan->dim[k] * m_spec.channels + c) * r->stepQps + r->plan->pos[k] % r->stepQps;
     uint16_t sport = (m_spec.stepBase + (uint64_t)r->iter * r->steps + k) & 0xffff;
     Iteration& it = r->rec[r->iter];
 
     it.stepStartNs[c][k] = Simulator::Now().GetNanoSeconds();
-    it.firstRateBps[c][k] = m_hosts[r->host]->QpRateBps(r->qp[q]);
-    m_hosts[r->host]->PostWrite(r->qp[q], sport, StepBytes(r, k, c));
+    it.stepMsg[c][k] = m_hosts[r->host]->PostWrite(r->qp[StepQp(r, c, k)], sport, StepBytes(r, k, c));
+}
+
+/* The rate step k of channel c started at; 0 for another process's rank. */
+uint64_t
+RingDriver::StepStartRateBps(const Rank* r, const Iteration& it, uint32_t c, uint32_t k) const
+{
+    if (!m_local[r->host] || it.stepMsg[c][k] == kNoMsg)
+        return 0;
+    return m_hosts[r->host]->MessageStartRateBps(r->qp[StepQp(r, c, k)], it.stepMsg[c][k]);
+}
+
+uint32_t
+RingDriver::StepQp(const Rank* r, uint32_t c, uint32_t k) const
+{
+    return (r->plan->dim[k] * m_spec.channels + c) * r->stepQps + r->plan->pos[k] % r->stepQps;
 }
 
 /* Start what the ring allows, and close the iteration when it is done. */
@@ -333,6 +346,8 @@ RingDriver::RankItems(const RoceConfig& roce) const
            << ",\"size_bytes\":" << r->sizeBytes << ",\"channels\":" << m_spec.channels
            << ",\"step_qps\":" << r->stepQps
            << ",\"step_flows\":" << (roce.stepFlows ? "true" : "false")
+           << ",\"flows\":\""
+           << (m_spec.qpPerStep ? "astra" : roce.psnPerMessage ? "nccl" : "legacy") << "\""
            << ",\"iterations\":" << r->iterations << ",\"steps\":" << r->steps
            << ",\"mtu_bytes\":" << roce.mtuBytes << ",\"rate_bps\":" << roce.lineRateBps
            << ",\"congestion_control\":\"" << (roce.fixedRate ? "fixed" : "dcqcn") << "\"";
@@ -368,7 +383,8 @@ RingDriver::RankItems(const RoceConfig& roce) const
                        << "\",\"channel\":" << ch
                        << ",\"start_ns\":" << it.stepStartNs[ch][k]
                        << ",\"end_ns\":" << it.stepRecvNs[ch][k]
-                       << ",\"first_rate_bps\":" << it.firstRateBps[ch][k] << "}";
+                       << ",\"first_rate_bps\":"
+                       << StepStartRateBps(r, it, ch, k) << "}";
                     first = false;
                 }
             os << "]}";

@@ -96,10 +96,13 @@ class RingDriver
         uint32_t dim, channel, slot;
         uint64_t received = 0; /* messages, all iterations */
     };
+    static constexpr uint32_t kNoMsg = UINT32_MAX;
     struct Iteration
     {
         uint64_t startNs = 0, endNs = 0;
-        std::vector<std::vector<uint64_t>> stepStartNs, stepRecvNs, firstRateBps; /* [c][k] */
+        std::vector<std::vector<uint64_t>> stepStartNs, stepRecvNs; /* [c][k] */
+        /* [c][k]: the step's message on its queue pair, kNoMsg before it is posted */
+        std::vector<std::vector<uint32_t>> stepMsg;
     };
     /* The steps of a ring's collective, shared by its ranks. */
     struct StepPlan
@@ -134,6 +137,9 @@ class RingDriver
     void OnArrival(uint32_t host, uint32_t src, uint32_t qpn, uint16_t sport);
     void OnAcked(uint32_t host, uint32_t qp, uint32_t msg);
     uint32_t StepBytes(const Rank* r, uint32_t k, uint32_t c) const;
+    /* the index in r->qp of the queue pair step k of channel c sends on */
+    uint32_t StepQp(const Rank* r, uint32_t c, uint32_t k) const;
+    uint64_t StepStartRateBps(const Rank* r, const Iteration& it, uint32_t c, uint32_t k) const;
     uint32_t QpMessages(const Rank* r, uint32_t dim, uint32_t slot) const;
     const StepPlan* PlanSteps(uint32_t nranks, uint64_t sizeBytes);
 

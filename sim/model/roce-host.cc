@@ -150,6 +150,7 @@ RoceHost::PostWrite(uint32_t qpIndex, uint16_t sport, uint32_t bytes)
     m.bytes = bytes;
     m.sport = sport;
     m.acked = false;
+    m.startRateBps = 0;
     qp.endSeq += m.count;
     qp.msgs.push_back(m);
     if (qp.nextTxNs < now)
@@ -177,9 +178,9 @@ RoceHost::SetFixedRateBps(uint64_t bps)
 }
 
 uint64_t
-RoceHost::QpRateBps(uint32_t qp) const
+RoceHost::MessageStartRateBps(uint32_t qp, uint32_t msg) const
 {
-    return m_cfg.fixedRate ? m_cfg.lineRateBps : m_qps.at(qp).cc.rc_bps;
+    return m_qps.at(qp).msgs.at(msg).startRateBps;
 }
 
 const RoceCounters&
@@ -281,6 +282,8 @@ RoceHost::Transmit(TxQp& qp, uint64_t now)
         dcqcn_init(&qp.cc, &m_cfg.dcqcn);
         m_counters.flowStarts++;
     }
+    if (i == 0 && !m->startRateBps)
+        m->startRateBps = m_cfg.fixedRate ? m_cfg.lineRateBps : qp.cc.rc_bps;
     payload = i + 1 < m->count ? m_cfg.mtuBytes : m->bytes - (m->count - 1) * m_cfg.mtuBytes;
     bool ackReq = i + 1 == m->count || !((qp.nextSeq + 1) % m_cfg.ackEvery);
     roce_put_bth(l4 + kUdpBytes,

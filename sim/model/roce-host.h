@@ -120,12 +120,13 @@ class RoceHost : public IpL4Protocol
      * UDP source port @sport; returns its message number on the pair.
      */
     uint32_t PostWrite(uint32_t qp, uint16_t sport, uint32_t bytes);
+    /* the rate message MSG (PostWrite's index) of queue pair QP started at:
+     * its first packet's, after a --step-flows reset; 0 before it leaves */
+    uint64_t MessageStartRateBps(uint32_t qp, uint32_t msg) const;
     void SetArrivalCallback(ArrivalCallback cb);
     void SetAckedCallback(AckedCallback cb);
     /* --fixed-rate's pace from now on, bit/s (0: the line rate). */
     void SetFixedRateBps(uint64_t bps);
-    /* The rate queue pair @qp sends at now, bit/s. */
-    uint64_t QpRateBps(uint32_t qp) const;
     const RoceCounters& Counters() const;
     uint32_t Host() const;
     uint32_t MtuBytes() const;
@@ -151,6 +152,7 @@ class RoceHost : public IpL4Protocol
         uint32_t bytes;
         uint16_t sport;
         bool acked;
+        uint64_t startRateBps; /* the rate its first packet left at, 0 until then */
     };
 
     struct TxQp
