@@ -229,6 +229,20 @@ symphony_ko() {
 
 now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
 
+# wait_until TIMEOUT_MS CMD...: run CMD every 50 ms until it succeeds, at
+# most TIMEOUT_MS; fails when it never did, leaving the check that follows
+# to show what was there instead.  For counters that settle after packets
+# are sent (a softirq away), in place of a fixed sleep.
+wait_until() {
+	local deadline=$(( $(now_ms) + $1 ))
+
+	shift
+	until "$@"; do
+		[ "$(now_ms)" -lt "$deadline" ] || return 1
+		sleep 0.05
+	done
+}
+
 # react NAME EXPECTED PROBE CHANGE...: make CHANGE, then run PROBE every
 # 10 ms until it prints EXPECTED (for at most 2 s); one test point, passing
 # when that took at most $react_limit_ms ms (default 100) after CHANGE

@@ -37,11 +37,15 @@ check_jq "t0 runs it on both its ports, at their rates, with the testbed's param
 	'length == 2 and ([.[].rate_bps] | unique) == [100000000] and
 	 ([.[].k_ppm] | unique) == [100000000]' "$st"
 
+h1_ce() { in_ns "$prefix-h1" "$ecnstat" show eth0 --json | jq .ce; }
+h1_seen() {	# h1_seen N: h1 has counted N RoCEv2 packets, CE or not
+	[ "$(in_ns "$prefix-h1" "$ecnstat" show eth0 --json | jq .rocev2)" = "$1" ]
+}
 in_ns "$prefix-h1" "$ecnstat" attach eth0 >/dev/null 2>&1
 ip netns exec "$prefix-h0" "$rocegen" 10.1.1.2 job=3,step=5,psn=1,count=30 \
 	job=3,step=6,psn=1,count=4 >/dev/null
-sleep 0.2
-ce=$(in_ns "$prefix-h1" "$ecnstat" show eth0 --json | jq .ce)
+wait_until 2000 h1_seen 34
+ce=$(h1_ce)
 check_eq "the 4 packets of the step ahead reach h1 CE, the 30 of the slowest step do not" 4 "$ce"
 job3() {
 	"$symofan" job show 3 --pin-dir "/sys/fs/bpf/symofan-$prefix-$1-jobs" --json |
@@ -71,9 +75,9 @@ check_eq "--symphony-at tor: the ToRs' ports run Symphony, the spine's RED only"
 in_ns "$prefix-h1" "$ecnstat" attach eth0 >/dev/null 2>&1
 ip netns exec "$prefix-h0" "$rocegen" 10.1.1.2 job=3,step=5,psn=1,count=30 \
 	job=3,step=6,psn=1,count=4 >/dev/null
-sleep 0.2
+wait_until 2000 h1_seen 34
 check_eq "--symphony-at tor: the step ahead is marked at the ToRs (4 CE at h1), never at the spine" \
-	"4 0" "$(in_ns "$prefix-h1" "$ecnstat" show eth0 --json | jq .ce) \
+	"4 0" "$(h1_ce) \
 $("$symofan" job show 3 --pin-dir "/sys/fs/bpf/symofan-$prefix-s0-jobs" --json | jq .symphony_marks)"
 in_ns "$prefix-h1" "$ecnstat" detach eth0 >/dev/null 2>&1 || true
 "$ls" down --prefix "$prefix"
@@ -81,11 +85,12 @@ in_ns "$prefix-h1" "$ecnstat" detach eth0 >/dev/null 2>&1 || true
 	--qdisc-args "$args" --datapath bpf --bpf-state port >/dev/null
 ip netns exec "$prefix-h0" "$rocegen" 10.1.1.2 job=3,step=5,psn=1,count=30 \
 	job=3,step=6,psn=1,count=4 >/dev/null
-sleep 0.2
 port_job3() {
 	"$symofan" job show 3 --pin-dir "/sys/fs/bpf/symofan-$prefix-$1-jobs" --json 2>/dev/null |
 		jq -r '"\(.packets)/\(.outpacing_packets)/\(.symphony_marks)"'
 }
+t1_down_counted() { [ "$(port_job3 t1-d0)" = 34/4/4 ]; }
+wait_until 2000 t1_down_counted
 check_eq "--bpf-state port: a registry per port, none per switch; job 3 counted in t0's uplink's and t1's downlink's, not t0's downlink's" \
 	"34/4/4 34/4/4 0/0/0 no" \
 	"$(port_job3 t0-u0) $(port_job3 t1-d0) $(port_job3 t0-d0) $([ -e "/sys/fs/bpf/symofan-$prefix-t0-jobs" ] && echo shared || echo no)"
