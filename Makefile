@@ -262,7 +262,8 @@ publish:
 
 # Symphony: ring AllReduces on a leaf-spine in the VM, RED vs Symphony;
 # then the controls that show where the baseline's time goes (the
-# headline "ecmp" control is the rings scenario just run) and the fluid
+# headline "ecmp" control is the rings scenario just run), the paper's Fig. 9
+# natively and in the VM, and the fluid
 # model of ECMP's hash collisions.
 eval-symphony: deps
 	$(MAKE) all
@@ -273,6 +274,8 @@ eval-symphony: deps
 		>$(RESULTS)/symphony_controls/ecmp.json
 	eval/symphony_ring.sh --replot --out $(RESULTS)/symphony_controls/ecmp.json
 	eval/symphony_controls.sh --summary
+	eval/symphony_fig9.sh --engine host
+	eval/symphony_fig9.sh --engine vm
 	eval/ecmp_collision_model.py --out $(RESULTS)/ecmp_collision_model.json
 
 # The simulator (EVALUATION.md section 4): checked against the testbed's

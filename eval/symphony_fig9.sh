@@ -229,10 +229,10 @@ if command -v gnuplot >/dev/null; then
 	gnuplot <<GP
 set terminal pngcairo size 800,500 noenhanced
 set output '$base-completion.png'
-set title 'Fig. 9 on the $engine testbed: two flows of consecutive steps through one port ($rate, mlx5 DCQCN x$scale slower)'
+set title 'Fig. 9, $engine testbed: two flows of consecutive steps ($rate, DCQCN x$scale slower)'
 set xlabel 'overlap of the two flows at the line rate (% of a flow)'
 set ylabel 'ms'
-set key top left
+set key below maxrows 2
 plot '$base.red.dat' using 1:2 with linespoints lw 2 title 'A (lagging step), RED+DCQCN', \
      '$base.symphony.dat' using 1:2 with linespoints lw 2 title 'A (lagging step), Symphony', \
      '$base.red.dat' using 1:3 with linespoints dt 2 title 'B (step ahead), RED+DCQCN', \
