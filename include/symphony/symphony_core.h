@@ -91,6 +91,14 @@ enum symphony_parse_result {
 	SYMPHONY_PARSE_MALFORMED,	/* truncated or inconsistent headers */
 };
 
+/*
+ * Job id 0 is no job: RoCEv2 or UEC traffic whose job field is clear
+ * (untagged queue pairs, Soft-RoCE, a NIC that sets no reserved bits).
+ * It parses as OTHER, so every datapath gives it RED only, and the job
+ * registry never holds it (symofan job ids start at 1).
+ */
+#define SYMPHONY_JOB_UNTAGGED		0
+
 struct symphony_parse_cfg {
 	__u8	job_field;		/* enum symphony_field, RoCEv2 */
 	__u8	step_field;		/* enum symphony_field, RoCEv2 */
@@ -202,8 +210,10 @@ symphony_rocev2_fill(const struct symphony_parse_cfg *cfg, __u32 udp_sport,
  * symphony_parse_rocev2_ipv4 - the common case of symphony_parse() in one
  * test: IPv4 without options, not a fragment, UDP to the RoCEv2 port with
  * consistent lengths, a data opcode.  Returns true, with @pkt filled as
- * symphony_parse() would, for such a packet; false leaves @pkt alone and
- * the packet to symphony_parse_generic().  Its conditions are combined
+ * symphony_parse() would, for such a packet; false leaves the packet to
+ * symphony_parse_generic() (@pkt may be written: an untagged packet, job
+ * SYMPHONY_JOB_UNTAGGED, is found to be one only after the fill, and the
+ * generic parser then says OTHER).  Its conditions are combined
  * without branches: on emulated CPUs every branch ends a translation
  * block, and this runs for every packet.
  */
@@ -245,7 +255,7 @@ symphony_parse_rocev2_ipv4(const __u8 *nh, __u32 avail, __u32 pkt_len,
 	bth.ackreq_psn = SYMPHONY_LOAD_BE32(nh + 36);
 	symphony_rocev2_fill(cfg, ports >> 16, &bth, (ver_len >> 16) & 3,
 			     (SYMPHONY_BTH_LAST_OPS >> op) & 1, pkt);
-	return true;
+	return pkt->job != SYMPHONY_JOB_UNTAGGED;
 }
 
 /*
@@ -359,7 +369,8 @@ symphony_parse_generic(const __u8 *nh, __u32 avail, __u32 pkt_len, bool ipv6,
 		bth.fecn_destqp = SYMPHONY_LOAD_BE32(hdr + 4);
 		bth.ackreq_psn = SYMPHONY_LOAD_BE32(hdr + 8);
 		symphony_rocev2_fill(cfg, udp_ports >> 16, &bth, ecn, last, pkt);
-		return SYMPHONY_PARSE_COLLECTIVE;
+		return pkt->job == SYMPHONY_JOB_UNTAGGED ? SYMPHONY_PARSE_OTHER :
+							   SYMPHONY_PARSE_COLLECTIVE;
 	}
 
 	if (dport == SYMPHONY_UDP_PORT_UEC) {
@@ -378,7 +389,8 @@ symphony_parse_generic(const __u8 *nh, __u32 avail, __u32 pkt_len, bool ipv6,
 		pkt->psn = SYMPHONY_LOAD_BE32(hdr + SYMPHONY_PDS_PSN);
 		pkt->psn_bits = SYMPHONY_UEC_PSN_BITS;
 		pkt->last = !!(ses[SYMPHONY_SES_FLAGS] & SYMPHONY_SES_FLAG_EOM);
-		return SYMPHONY_PARSE_COLLECTIVE;
+		return pkt->job == SYMPHONY_JOB_UNTAGGED ? SYMPHONY_PARSE_OTHER :
+							   SYMPHONY_PARSE_COLLECTIVE;
 	}
 
 	return SYMPHONY_PARSE_OTHER;

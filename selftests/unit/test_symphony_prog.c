@@ -279,6 +279,30 @@ static void test_symphony(void)
 		  "the last packet of step 4 moves step_min to 5");
 }
 
+/*
+ * Untagged RoCEv2 (job 0: the job field, BTH reserved bits by default,
+ * is clear), as Soft-RoCE sends it: two unrelated queue pairs, told
+ * apart only by their source ports (the default step field), must not
+ * make one look ahead of the other.  RED only, no job state.
+ */
+static void test_untagged(void)
+{
+	unsigned long long before;
+	int i, marked = 0;
+
+	set_port(10000000000ULL, symphony_only);
+	reset_stats();
+	for (i = 0; i < 3; i++)
+		send_roce(0, 1000, 100 + i, false, ROCE_ECN_ECT0);
+	for (i = 0; i < 20; i++)
+		marked += send_roce(0, 2000, 8000000 + i, false,
+				    ROCE_ECN_ECT0).ecn == ROCE_ECN_CE;
+	before = STAT(unclassified_packets);
+	tap_check(!marked && !STAT(symphony_marks) && before == 23 &&
+		  !job_state(0).packets,
+		  "untagged RoCEv2 (job 0), two queue pairs: none of 20 marked, 23 unclassified, no job 0 state");
+}
+
 static void test_red_only_marking(void)
 {
 	static const char *const red_only[] = {
@@ -420,6 +444,7 @@ int main(void)
 		return 1;
 	}
 	test_symphony();
+	test_untagged();
 	test_red_only_marking();
 	test_alpha();
 	test_phantom_red();
