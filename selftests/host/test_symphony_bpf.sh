@@ -7,8 +7,9 @@
 # by ecnstat at the receiver), the job's counters in the registry and the
 # port's in "status" agree; a second port shares the program and the
 # jobs; a UDP GSO packet is read segment by segment; the last detach
-# unpins it.  Bad parameters, an unknown device, no
-# registry, a port not attached and missing privileges get clear errors.
+# unpins it.  Bad parameters, an unknown device, an L3 device (tun), a
+# relative or non-bpffs pin folder, no registry, a port not attached and
+# missing privileges get clear errors; status prints counters with units.
 #
 #	sw (eth0, eth1) --- h0 (r0), h1 (r1)		100 Mbit/s HTB on sw
 . "$(dirname "$0")/../lib.sh"
@@ -21,7 +22,7 @@ reg=/sys/fs/bpf/symofan-test-reg-$$
 pins=/sys/fs/bpf/symofan-test-symbpf-$$
 on_exit rm -rf "$reg" "$pins"
 
-ktap_plan 18
+ktap_plan 22
 
 netns_create sw h0 h1
 veth_pair "$sw" eth0 10.71.0.1/24 "$h0" r0 10.71.0.2/24
@@ -97,6 +98,20 @@ check_eq "no rate exits 2, saying what it is for" "2 yes" \
 r=$(symofan_sw symphony attach nosuch0 rate 1gbit --registry "$reg" --pin-dir "$pins" 2>&1) && rc=0 || rc=$?
 check_eq "an unknown device exits 2, naming it" "2 yes" \
 	"$rc $(grep -q "no network device 'nosuch0'" <<<"$r" && echo yes)"
+st=$(symofan_sw symphony status eth0 --pin-dir "$pins")
+check_eq "status without --json prints the counters with their units, not as JSON" "yes yes no" \
+	"$(grep -Eq '^  sent [0-9]+ bytes [0-9]+ packets \(collective [0-9]+' <<<"$st" && echo yes) $(grep -q 'marked 0 packets by RED, [0-9]* by Symphony' <<<"$st" && echo yes) $(grep -q '{' <<<"$st" && echo yes || echo no)"
+ip -n "$sw" tuntap add mode tun dev tun0 && ip -n "$sw" link set tun0 up
+r=$(symofan_sw symphony attach tun0 rate 1gbit --registry "$reg" --pin-dir "$pins" 2>&1) && rc=0 || rc=$?
+check_eq "an L3 device (tun) exits 2: the program reads an Ethernet header" "2 yes no" \
+	"$rc $(grep -q 'tun0 is not an Ethernet device' <<<"$r" && echo yes) $(tc -n "$sw" filter show dev tun0 egress 2>/dev/null | grep -q symphony && echo yes || echo no)"
+r=$(symofan_sw symphony attach eth0 rate 1gbit --registry "$reg" --pin-dir relative/pins 2>&1) && rc=0 || rc=$?
+check_eq "a relative --pin-dir exits 2, naming it" "2 yes" \
+	"$rc $(grep -q "pin-dir 'relative/pins': wants an absolute path" <<<"$r" && echo yes)"
+r=$(symofan_sw symphony attach eth0 rate 1gbit --registry "$reg" --pin-dir "/tmp/symofan-notbpf-$$" 2>&1) && rc=0 || rc=$?
+check_eq "a --pin-dir off the bpf filesystem exits 1, saying so; nothing made there" "1 yes no" \
+	"$rc $(grep -q 'is not on a bpf filesystem' <<<"$r" && echo yes) $([ -e "/tmp/symofan-notbpf-$$" ] && echo yes || echo no)"
+
 r=$(in_ns "$sw" setpriv --inh-caps=-all --bounding-set=-all --reuid=65534 --regid=65534 --clear-groups \
 	"$symofan" symphony attach eth0 rate 1gbit --registry "$reg" --pin-dir "$pins" 2>&1) && rc=0 || rc=$?
 check_eq "without CAP_BPF attach exits 1, saying so; eth0 keeps its program" "1 yes yes" \

@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <net/if.h>
+#include <net/if_arp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,6 +113,16 @@ static int sym_parse(const struct command *cmd, int argc, char **argv,
 		sym_usage(cmd);
 		return -1;
 	}
+	if (a->pin_dir[0] != '/' || strlen(a->pin_dir) > BPFFS_DIR_MAX) {
+		error("--pin-dir '%s': wants an absolute path of at most %d characters",
+		      a->pin_dir, BPFFS_DIR_MAX);
+		return -1;
+	}
+	if (a->registry[0] != '/' || strlen(a->registry) > BPFFS_DIR_MAX) {
+		error("--registry '%s': wants an absolute path of at most %d characters",
+		      a->registry, BPFFS_DIR_MAX);
+		return -1;
+	}
 	return 0;
 }
 
@@ -122,6 +133,30 @@ static __u32 dev_ifindex(const char *dev)
 	if (!ifindex)
 		error("no network device '%s' here", dev);
 	return ifindex;
+}
+
+/*
+ * The program parses from a fixed Ethernet header: refuse a device whose
+ * frames have none (tun, wireguard, ipip and other L3 devices), where
+ * every packet would be misparsed.  0 if @dev is Ethernet.
+ */
+static int dev_require_ether(const char *dev)
+{
+	struct ifreq ifr = {};
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), err = 0;
+
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", dev);
+	if (fd < 0 || ioctl(fd, SIOCGIFHWADDR, &ifr)) {
+		error("cannot read the link type of %s: %s", dev, why(errno));
+		err = -1;
+	} else if (ifr.ifr_hwaddr.sa_family != ARPHRD_ETHER) {
+		error("%s is not an Ethernet device (link type %u): Symphony's program reads an Ethernet header before the IP one; put it on an Ethernet port, or use the sch_symphony qdisc",
+		      dev, ifr.ifr_hwaddr.sa_family);
+		err = -1;
+	}
+	if (fd >= 0)
+		close(fd);
+	return err;
 }
 
 /* The device's MTU with its Ethernet header: a frame of the phantom queue. */
@@ -390,11 +425,13 @@ static int cmd_attach(const struct command *cmd, int argc, char **argv)
 	if (r)
 		goto out_args;
 	ifindex = dev_ifindex(a.dev);
-	if (!ifindex || parse_params(&a, &port.cfg, &rate))
+	if (!ifindex || dev_require_ether(a.dev) ||
+	    parse_params(&a, &port.cfg, &rate))
 		goto out_args;
 	ret = 1;
 	/* the registry's lock: one attach at a time picks a stats slot */
-	if (require_cap_bpf() || open_jobs_dir(&reg, a.registry, true))
+	if (require_cap_bpf() || check_bpffs(a.pin_dir) ||
+	    open_jobs_dir(&reg, a.registry, true))
 		goto out_args;
 	if (symphony_bpf_cfg_derive(&port.cfg, rate, dev_frame_bytes(a.dev),
 				    reg.meta.nr_jobs, err, sizeof(err))) {
@@ -607,6 +644,27 @@ static struct json_object *port_json(const struct symphony_bpf_port *port,
 	return o;
 }
 
+static const char *stat_of(struct json_object *st, const char *key)
+{
+	return json_object_get_string(json_object_object_get(st, key));
+}
+
+/* A port's counters as tc -s prints a qdisc's: names with their units. */
+static void print_port_stats(struct json_object *st)
+{
+	printf("  sent %s bytes %s packets (collective %s, unclassified %s, malformed %s)\n",
+	       stat_of(st, "bytes"), stat_of(st, "packets"),
+	       stat_of(st, "collective_packets"),
+	       stat_of(st, "unclassified_packets"),
+	       stat_of(st, "malformed_packets"));
+	printf("  marked %s packets by RED, %s by Symphony; %s packets outpacing; dropped %s packets by RED\n",
+	       stat_of(st, "red_marks"), stat_of(st, "symphony_marks"),
+	       stat_of(st, "outpacing_packets"), stat_of(st, "red_drops"));
+	printf("  phantom queue: %s packets over its limit, high-water %s bytes\n",
+	       stat_of(st, "phantom_overlimits"),
+	       stat_of(st, "max_backlog_bytes"));
+}
+
 static int cmd_status(const struct command *cmd, int argc, char **argv)
 {
 	struct pinned p = { -1, -1, -1 };
@@ -665,7 +723,7 @@ static int cmd_status(const struct command *cmd, int argc, char **argv)
 			       json_object_get_string(json_object_object_get(o, "marking")),
 			       json_object_get_string(json_object_object_get(o, "k_ppm")),
 			       json_object_get_string(json_object_object_get(o, "phantom_backlog_bytes")));
-			printf("  %s\n", json_object_to_json_string_ext(st, JSON_C_TO_STRING_SPACED));
+			print_port_stats(st);
 		}
 	}
 	ret = 0;
