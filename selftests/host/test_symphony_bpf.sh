@@ -101,10 +101,15 @@ check_eq "an unknown device exits 2, naming it" "2 yes" \
 st=$(symofan_sw symphony status eth0 --pin-dir "$pins")
 check_eq "status without --json prints the counters with their units, not as JSON" "yes yes no" \
 	"$(grep -Eq '^  sent [0-9]+ bytes [0-9]+ packets \(collective [0-9]+' <<<"$st" && echo yes) $(grep -q 'marked 0 packets by RED, [0-9]* by Symphony' <<<"$st" && echo yes) $(grep -q '{' <<<"$st" && echo yes || echo no)"
-ip -n "$sw" tuntap add mode tun dev tun0 && ip -n "$sw" link set tun0 up
-r=$(symofan_sw symphony attach tun0 rate 1gbit --registry "$reg" --pin-dir "$pins" 2>&1) && rc=0 || rc=$?
-check_eq "an L3 device (tun) exits 2: the program reads an Ethernet header" "2 yes no" \
-	"$rc $(grep -q 'tun0 is not an Ethernet device' <<<"$r" && echo yes) $(tc -n "$sw" filter show dev tun0 egress 2>/dev/null | grep -q symphony && echo yes || echo no)"
+l3_name="an L3 device (tun) exits 2: the program reads an Ethernet header"
+if ip -n "$sw" tuntap add mode tun dev tun0 2>/dev/null && ip -n "$sw" link set tun0 up; then
+	r=$(symofan_sw symphony attach tun0 rate 1gbit --registry "$reg" --pin-dir "$pins" 2>&1) && rc=0 || rc=$?
+	check_eq "$l3_name" "2 yes no" \
+		"$rc $(grep -q 'tun0 is not an Ethernet device' <<<"$r" && echo yes) $(tc -n "$sw" filter show dev tun0 egress 2>/dev/null | grep -q symphony && echo yes || echo no)"
+else
+	# the VM's Debian kernels have tun as a module, and load none
+	ktap_skip "$l3_name" "no tun device here (/dev/net/tun, CONFIG_TUN)"
+fi
 r=$(symofan_sw symphony attach eth0 rate 1gbit --registry "$reg" --pin-dir relative/pins 2>&1) && rc=0 || rc=$?
 check_eq "a relative --pin-dir exits 2, naming it" "2 yes" \
 	"$rc $(grep -q "pin-dir 'relative/pins': wants an absolute path" <<<"$r" && echo yes)"
