@@ -16,9 +16,7 @@
  *  - either coin marks: bpf_skb_ecn_set_ce() on an ECN-capable packet;
  *    a non-ECT packet RED would mark is dropped or passed (nonect).
  * Lagging packets get no Symphony mark; packets that are not collective
- * or are malformed see RED only.  A UDP GSO packet runs Algorithm 1 for
- * each segment's own BTH (or PDS/SES), as the qdisc does, and carries one
- * mark for all its segments.  Counters per port and CPU.
+ * or are malformed see RED only.  Counters per port and CPU.
  *
  * symofan creates and pins the maps, reuses the registry's jobs map,
  * writes each port's parameters and attaches the program ("symofan
@@ -162,27 +160,6 @@ job_mark(const struct symphony_bpf_cfg *cfg, const struct symphony_pkt *pkt,
 	return mark;
 }
 
-/* symphony_parse_generic()'s arguments past the bytes and the result */
-struct parse_args {
-	struct symphony_parse_cfg cfg;
-	__u32	avail;
-	__u32	l3_len;
-	bool	ipv6;
-};
-
-/*
- * symphony_parse_generic() on a header copy: its one call site, so that
- * the parser is compiled once (BPF calls take five arguments; it has six)
- * for the packet's own headers and for a GSO packet's later segments.
- */
-static __noinline enum symphony_parse_result
-parse_copy(const struct header_copy *copy, const struct parse_args *args,
-	   struct symphony_pkt *pkt)
-{
-	return symphony_parse_generic(copy->bytes, args->avail, args->l3_len,
-				      args->ipv6, &args->cfg, pkt);
-}
-
 /* The IPv4 RoCEv2 fast path's headers: IPv4 without options, UDP, BTH */
 #define FAST_PATH_BYTES		(20 + 8 + SYMPHONY_BTH_LEN)
 
@@ -223,160 +200,10 @@ parse_packet(struct __sk_buff *skb, const struct symphony_bpf_cfg *cfg,
 	    symphony_parse_rocev2_ipv4(copy->bytes, avail, l3_len, &parse_cfg, pkt))
 		res = SYMPHONY_PARSE_COLLECTIVE;
 	else
-		res = parse_copy(copy, &(struct parse_args) {
-					.cfg = parse_cfg, .avail = avail,
-					.l3_len = l3_len, .ipv6 = ipv6 }, pkt);
+		res = symphony_parse_generic(copy->bytes, avail, l3_len, ipv6,
+					     &parse_cfg, pkt);
 	*ect = ip_ecn(copy->bytes, ipv6) != 0;
 	return res;
-}
-
-/*
- * The segments after the first of a UDP GSO packet, as bpf_loop() walks
- * them: each segment's own BTH (or PDS/SES) runs Algorithm 1, so that a
- * LAST in a later segment is seen, as the qdisc does
- * (symphony_step_decision_gso()).  The segments share the packet's IP
- * header, so one mark (any segment's, or RED's) marks them all.
- */
-struct gso_walk {
-	struct __sk_buff	*skb;
-	const struct symphony_bpf_cfg *cfg;
-	__u64	now;
-	__u32	l3_len;		/* the whole packet from the network header */
-	__u32	hdr_len;	/* its network and UDP headers, bytes */
-	__u32	seg_size;	/* payload bytes of a segment (gso_size) */
-	__u32	seg_len;	/* a segment's share of the packet, bytes */
-	__u32	outpacing;	/* segments whose step ran ahead */
-	__u32	unknown;	/* segments of no job, or not collective */
-	bool	ipv6, may_mark, red_mark, ect, mark;
-};
-
-/* A segment's payload is read this far: a BTH, or the PDS and SES headers */
-#define GSO_SEGMENT_BYTES	64
-
-/*
- * Copy the packet's network and UDP headers (@hdr_len, under 128 bytes)
- * and @pay_len (1..GSO_SEGMENT_BYTES) bytes from @pay_off, the start of
- * a segment's payload, behind them: the segment's headers as the wire
- * will carry them.  Bounded again at each helper, as load_headers() is.
- */
-static __always_inline int load_segment(struct __sk_buff *skb,
-					struct header_copy *copy,
-					__u32 hdr_len, __u32 pay_off,
-					__u32 pay_len)
-{
-	__u64 h = hdr_len, n = pay_len;
-
-	asm volatile("" : "+r"(h), "+r"(n));
-	h &= 0x7f;
-	n = ((n - 1) & (GSO_SEGMENT_BYTES - 1)) + 1;
-	if (h < 8 || bpf_skb_load_bytes(skb, ETH_HLEN, copy->bytes, h))
-		return -1;
-	return bpf_skb_load_bytes(skb, ETH_HLEN + pay_off, copy->bytes + h, n);
-}
-
-static long gso_segment(__u32 i, void *data)
-{
-	struct gso_walk *w = data;
-	struct parse_args args = {
-		.cfg = { .job_field	= w->cfg->job_field,
-			 .step_field	= w->cfg->step_field },
-		.l3_len = w->l3_len, .ipv6 = w->ipv6,
-	};
-	struct symphony_pkt pkt = {};
-	struct header_copy *copy;
-	__u32 zero = 0, pay_off, pay_len, coin = 0;
-	bool outpacing = false, known = false;
-
-	copy = bpf_map_lookup_elem(&header_copies, &zero);
-	if (!copy)
-		return 1;
-	pay_off = w->hdr_len + (i + 1) * w->seg_size;
-	if (pay_off >= w->l3_len) {
-		w->unknown++;
-		return 0;
-	}
-	pay_len = w->l3_len - pay_off;
-	if (pay_len > w->seg_size)
-		pay_len = w->seg_size;
-	if (pay_len > GSO_SEGMENT_BYTES)
-		pay_len = GSO_SEGMENT_BYTES;
-	args.avail = w->hdr_len + pay_len;
-	if (load_segment(w->skb, copy, w->hdr_len, pay_off, pay_len) ||
-	    parse_copy(copy, &args, &pkt) != SYMPHONY_PARSE_COLLECTIVE) {
-		w->unknown++;
-		return 0;
-	}
-	if (w->may_mark)
-		coin = bpf_get_prandom_u32();
-	w->mark |= job_mark(w->cfg, &pkt, w->seg_len, 1, w->now, w->may_mark,
-			    w->red_mark, w->ect, coin, &outpacing, &known);
-	if (!known)
-		w->unknown++;
-	w->outpacing += outpacing;
-	return 0;
-}
-
-/* gso_walk_segments()'s flags and result */
-#define GSO_IPV6		(1U << 0)
-#define GSO_MAY_MARK		(1U << 1)
-#define GSO_RED_MARK		(1U << 2)
-#define GSO_ECT			(1U << 3)
-#define GSO_MARKED		(1U << 31)	/* a segment's Symphony toss */
-#define GSO_COUNT_BITS		15		/* then outpacing, unknown */
-#define GSO_COUNT_MASK		((1U << GSO_COUNT_BITS) - 1)
-
-/*
- * Algorithm 1 for segments 1.. of the UDP GSO packet @skb (the caller ran
- * it for segment 0), whose network and UDP headers take @hdr_len bytes.
- * A global function, so that the verifier walks it (and the parser and
- * Algorithm 1 in its loop) once, not once for each path that reaches it.
- * Returns GSO_MARKED if any segment is to be marked, the segments whose
- * step ran ahead in the low GSO_COUNT_BITS and those of no job above them.
- */
-__noinline int gso_walk_segments(struct __sk_buff *skb, __u64 now,
-				 __u32 flags, __u32 hdr_len)
-{
-	__u32 ifindex = skb->ifindex, segs = skb->gso_segs;
-	struct symphony_bpf_port *port;
-	struct gso_walk walk = {};
-
-	port = bpf_map_lookup_elem(&symphony_ports, &ifindex);
-	if (!port || segs < 2)
-		return 0;
-	walk.skb = skb;
-	walk.cfg = &port->cfg;
-	walk.now = now;
-	walk.l3_len = skb->len > ETH_HLEN ? skb->len - ETH_HLEN : 0;
-	walk.hdr_len = hdr_len;
-	walk.seg_size = skb->gso_size;
-	walk.seg_len = skb->len / segs;
-	walk.ipv6 = flags & GSO_IPV6;
-	walk.may_mark = flags & GSO_MAY_MARK;
-	walk.red_mark = flags & GSO_RED_MARK;
-	walk.ect = flags & GSO_ECT;
-	if (!walk.seg_size)
-		return 0;
-	bpf_loop(segs - 1, gso_segment, &walk, 0);
-	return (walk.mark ? GSO_MARKED : 0) |
-	       (walk.outpacing & GSO_COUNT_MASK) |
-	       ((walk.unknown & GSO_COUNT_MASK) << GSO_COUNT_BITS);
-}
-
-/*
- * The length of a UDP GSO packet's network and UDP headers, from the
- * network header: IPv4 with its options, or IPv6 straight to UDP (GSO
- * with extension headers is left to the first segment's header); 0 if
- * not one the walk reads.
- */
-static __always_inline __u32 gso_headers_len(struct __sk_buff *skb, bool ipv6)
-{
-	__u8 b[8];
-
-	if (bpf_skb_load_bytes(skb, ETH_HLEN, b, sizeof(b)))
-		return 0;
-	if (ipv6)
-		return b[6] == 17 ? 40 + 8 : 0;
-	return (b[0] & 0xf) * 4 + 8;
 }
 
 /* The program's body, for symphony_bench.bpf.c's harness too. */
@@ -388,9 +215,8 @@ static __always_inline int symphony_run(struct __sk_buff *skb)
 	struct symphony_pkt pkt = {};
 	__u32 ifindex = skb->ifindex, len = skb->len;
 	__u32 segs = skb->gso_segs ?: 1;
-	__u32 l3_len, backlog, red_prob = 0, coin_sym = 0, hdr_len = 0;
-	__u32 outpacing_segs = 0, unknown_segs;
-	bool ipv6, ect = false, red_mark, sym_mark = false, may_mark;
+	__u32 l3_len, backlog, red_prob = 0, coin_sym = 0;
+	bool ipv6, ect = false, red_mark, sym_mark = false;
 	bool outpacing = false, known = false, overlimit = false;
 	__u64 now;
 
@@ -413,42 +239,23 @@ static __always_inline int symphony_run(struct __sk_buff *skb)
 	if (res == SYMPHONY_PARSE_COLLECTIVE &&
 	    port->cfg.marking == SYMPHONY_MARKING_SYMPHONY)
 		coin_sym = bpf_get_prandom_u32();
-	may_mark = port->cfg.marking == SYMPHONY_MARKING_SYMPHONY &&
-		   backlog >= port->cfg.qmin_ns;
-	if (res == SYMPHONY_PARSE_COLLECTIVE && segs > 1 && skb->gso_size)
-		hdr_len = gso_headers_len(skb, ipv6);
-	if (hdr_len) {
-		/* a UDP GSO packet: the first segment, then the others */
-		int rest;
-
-		sym_mark = job_mark(&port->cfg, &pkt, len / segs, 1, now,
-				    may_mark, red_mark, ect, coin_sym,
-				    &outpacing, &known);
-		rest = gso_walk_segments(skb, now,
-					 (ipv6 ? GSO_IPV6 : 0) |
-					 (may_mark ? GSO_MAY_MARK : 0) |
-					 (red_mark ? GSO_RED_MARK : 0) |
-					 (ect ? GSO_ECT : 0), hdr_len);
-		sym_mark |= !!(rest & GSO_MARKED);
-		outpacing_segs = outpacing + (rest & GSO_COUNT_MASK);
-		unknown_segs = !known + ((rest >> GSO_COUNT_BITS) & GSO_COUNT_MASK);
-	} else if (res == SYMPHONY_PARSE_COLLECTIVE) {
-		sym_mark = job_mark(&port->cfg, &pkt, len, segs, now, may_mark,
+	if (res == SYMPHONY_PARSE_COLLECTIVE)
+		sym_mark = job_mark(&port->cfg, &pkt, len, segs, now,
+				    port->cfg.marking == SYMPHONY_MARKING_SYMPHONY &&
+				    backlog >= port->cfg.qmin_ns,
 				    red_mark, ect, coin_sym, &outpacing, &known);
-		outpacing_segs = outpacing ? segs : 0;
-		unknown_segs = known ? 0 : segs;
-	} else {
-		unknown_segs = segs;
-	}
 
 	if (stats) {
 		stats->packets += segs;
 		stats->bytes += len;
-		stats->collective_packets += segs - unknown_segs;
-		stats->unclassified_packets += unknown_segs;
+		if (known)
+			stats->collective_packets += segs;
+		else
+			stats->unclassified_packets += segs;
 		if (res == SYMPHONY_PARSE_MALFORMED)
 			stats->malformed_packets += segs;
-		stats->outpacing_packets += outpacing_segs;
+		if (outpacing)
+			stats->outpacing_packets += segs;
 		if (overlimit)
 			stats->phantom_overlimits += segs;
 		if (backlog > stats->max_backlog_ns)
