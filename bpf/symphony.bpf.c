@@ -188,7 +188,7 @@ parse_packet(struct __sk_buff *skb, const struct symphony_bpf_cfg *cfg,
 	if (in_place && symphony_parse_rocev2_ipv4(nh, FAST_PATH_BYTES, l3_len,
 						   &parse_cfg, pkt)) {
 		*ect = pkt->ecn != 0;
-		return SYMPHONY_PARSE_COLLECTIVE;
+		return symphony_pkt_result(pkt);
 	}
 	copy = bpf_map_lookup_elem(&header_copies, &zero);
 	avail = l3_len < SYMPHONY_PARSE_MAX_BYTES ? l3_len :
@@ -198,7 +198,7 @@ parse_packet(struct __sk_buff *skb, const struct symphony_bpf_cfg *cfg,
 	/* symphony_parse() on the copy; the fast path once only */
 	if (!in_place && !ipv6 &&
 	    symphony_parse_rocev2_ipv4(copy->bytes, avail, l3_len, &parse_cfg, pkt))
-		res = SYMPHONY_PARSE_COLLECTIVE;
+		res = symphony_pkt_result(pkt);
 	else
 		res = symphony_parse_generic(copy->bytes, avail, l3_len, ipv6,
 					     &parse_cfg, pkt);

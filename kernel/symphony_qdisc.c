@@ -194,8 +194,10 @@ static enum symphony_kind symphony_classify(struct Qdisc *sch,
 	linear = skb_headlen(skb) > noff ? skb_headlen(skb) - noff : 0;
 	nh = skb->data + noff;
 	if (!*ipv6 &&
-	    symphony_parse_rocev2_ipv4(nh, linear, pkt_len, cfg, pkt))
-		return SYMPHONY_KIND_COLLECTIVE;
+	    symphony_parse_rocev2_ipv4(nh, linear, pkt_len, cfg, pkt)) {
+		ret = symphony_pkt_result(pkt);
+		goto out;
+	}
 
 	avail = min_t(u32, pkt_len, SYMPHONY_PARSE_FIRST_BYTES);
 	if (linear >= avail) {

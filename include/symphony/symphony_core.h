@@ -114,6 +114,14 @@ struct symphony_pkt {
 	__u8	psn_bits;		/* width of psn, for wrap-around */
 };
 
+/* A parsed RoCEv2 or UEC packet: collective, or untagged (RED only). */
+static inline enum symphony_parse_result
+symphony_pkt_result(const struct symphony_pkt *pkt)
+{
+	return pkt->job == SYMPHONY_JOB_UNTAGGED ? SYMPHONY_PARSE_OTHER :
+						   SYMPHONY_PARSE_COLLECTIVE;
+}
+
 struct symphony_params {
 	__u32	k_ppm;
 	__u32	tau_ppm;
@@ -210,10 +218,9 @@ symphony_rocev2_fill(const struct symphony_parse_cfg *cfg, __u32 udp_sport,
  * symphony_parse_rocev2_ipv4 - the common case of symphony_parse() in one
  * test: IPv4 without options, not a fragment, UDP to the RoCEv2 port with
  * consistent lengths, a data opcode.  Returns true, with @pkt filled as
- * symphony_parse() would, for such a packet; false leaves the packet to
- * symphony_parse_generic() (@pkt may be written: an untagged packet, job
- * SYMPHONY_JOB_UNTAGGED, is found to be one only after the fill, and the
- * generic parser then says OTHER).  Its conditions are combined
+ * symphony_parse() would, for such a packet (symphony_pkt_result() then
+ * tells collective from untagged); false leaves @pkt alone and the packet
+ * to symphony_parse_generic().  Its conditions are combined
  * without branches: on emulated CPUs every branch ends a translation
  * block, and this runs for every packet.
  */
@@ -255,7 +262,7 @@ symphony_parse_rocev2_ipv4(const __u8 *nh, __u32 avail, __u32 pkt_len,
 	bth.ackreq_psn = SYMPHONY_LOAD_BE32(nh + 36);
 	symphony_rocev2_fill(cfg, ports >> 16, &bth, (ver_len >> 16) & 3,
 			     (SYMPHONY_BTH_LAST_OPS >> op) & 1, pkt);
-	return pkt->job != SYMPHONY_JOB_UNTAGGED;
+	return true;
 }
 
 /*
@@ -369,8 +376,7 @@ symphony_parse_generic(const __u8 *nh, __u32 avail, __u32 pkt_len, bool ipv6,
 		bth.fecn_destqp = SYMPHONY_LOAD_BE32(hdr + 4);
 		bth.ackreq_psn = SYMPHONY_LOAD_BE32(hdr + 8);
 		symphony_rocev2_fill(cfg, udp_ports >> 16, &bth, ecn, last, pkt);
-		return pkt->job == SYMPHONY_JOB_UNTAGGED ? SYMPHONY_PARSE_OTHER :
-							   SYMPHONY_PARSE_COLLECTIVE;
+		return symphony_pkt_result(pkt);
 	}
 
 	if (dport == SYMPHONY_UDP_PORT_UEC) {
@@ -389,8 +395,7 @@ symphony_parse_generic(const __u8 *nh, __u32 avail, __u32 pkt_len, bool ipv6,
 		pkt->psn = SYMPHONY_LOAD_BE32(hdr + SYMPHONY_PDS_PSN);
 		pkt->psn_bits = SYMPHONY_UEC_PSN_BITS;
 		pkt->last = !!(ses[SYMPHONY_SES_FLAGS] & SYMPHONY_SES_FLAG_EOM);
-		return pkt->job == SYMPHONY_JOB_UNTAGGED ? SYMPHONY_PARSE_OTHER :
-							   SYMPHONY_PARSE_COLLECTIVE;
+		return symphony_pkt_result(pkt);
 	}
 
 	return SYMPHONY_PARSE_OTHER;
@@ -406,7 +411,7 @@ symphony_parse(const __u8 *nh, __u32 avail, __u32 pkt_len, bool ipv6,
 	       const struct symphony_parse_cfg *cfg, struct symphony_pkt *pkt)
 {
 	if (!ipv6 && symphony_parse_rocev2_ipv4(nh, avail, pkt_len, cfg, pkt))
-		return SYMPHONY_PARSE_COLLECTIVE;
+		return symphony_pkt_result(pkt);
 	return symphony_parse_generic(nh, avail, pkt_len, ipv6, cfg, pkt);
 }
 

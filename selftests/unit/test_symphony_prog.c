@@ -287,7 +287,7 @@ static void test_symphony(void)
  */
 static void test_untagged(void)
 {
-	unsigned long long before;
+	unsigned long long unclassified;
 	int i, marked = 0;
 
 	set_port(10000000000ULL, symphony_only);
@@ -297,8 +297,8 @@ static void test_untagged(void)
 	for (i = 0; i < 20; i++)
 		marked += send_roce(0, 2000, 8000000 + i, false,
 				    ROCE_ECN_ECT0).ecn == ROCE_ECN_CE;
-	before = STAT(unclassified_packets);
-	tap_check(!marked && !STAT(symphony_marks) && before == 23 &&
+	unclassified = STAT(unclassified_packets);
+	tap_check(!marked && !STAT(symphony_marks) && unclassified == 23 &&
 		  !job_state(0).packets,
 		  "untagged RoCEv2 (job 0), two queue pairs: none of 20 marked, 23 unclassified, no job 0 state");
 }

@@ -50,6 +50,15 @@ int check_bpffs(const char *dir)
 	return 0;
 }
 
+int check_dir_arg(const char *opt, const char *dir)
+{
+	if (dir[0] == '/' && strlen(dir) <= BPFFS_DIR_MAX)
+		return 0;
+	error("%s '%s': wants an absolute path of at most %d characters",
+	      opt, dir, BPFFS_DIR_MAX);
+	return -1;
+}
+
 int mkdir_p(const char *path)
 {
 	char buf[PATH_MAX];

@@ -27,6 +27,11 @@ bool on_bpffs(const char *path);
  * 0, or -1 after saying how to mount it.
  */
 int check_bpffs(const char *dir);
+/*
+ * A pin folder named by option @opt: an absolute path of at most
+ * BPFFS_DIR_MAX characters, or -1 after an error message naming both.
+ */
+int check_dir_arg(const char *opt, const char *dir);
 
 /*
  * Creates @path and its missing parents, mode 0700 (less the umask); a

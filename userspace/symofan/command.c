@@ -294,11 +294,8 @@ int parse_opts(const struct command *cmd, int argc, char **argv,
 		error("%s: missing arguments", cmd->name);
 		goto usage;
 	}
-	if (o->pin_dir[0] != '/' || strlen(o->pin_dir) > BPFFS_DIR_MAX) {
-		error("--pin-dir wants an absolute path of at most %d characters",
-		      BPFFS_DIR_MAX);
+	if (check_dir_arg("--pin-dir", o->pin_dir))
 		goto usage;
-	}
 	return 0;
 extra:
 	opt_problem(cmd, OPT_EXTRA, extra);

@@ -113,16 +113,9 @@ static int sym_parse(const struct command *cmd, int argc, char **argv,
 		sym_usage(cmd);
 		return -1;
 	}
-	if (a->pin_dir[0] != '/' || strlen(a->pin_dir) > BPFFS_DIR_MAX) {
-		error("--pin-dir '%s': wants an absolute path of at most %d characters",
-		      a->pin_dir, BPFFS_DIR_MAX);
+	if (check_dir_arg("--pin-dir", a->pin_dir) ||
+	    check_dir_arg("--registry", a->registry))
 		return -1;
-	}
-	if (a->registry[0] != '/' || strlen(a->registry) > BPFFS_DIR_MAX) {
-		error("--registry '%s': wants an absolute path of at most %d characters",
-		      a->registry, BPFFS_DIR_MAX);
-		return -1;
-	}
 	return 0;
 }
 
@@ -135,6 +128,19 @@ static __u32 dev_ifindex(const char *dev)
 	return ifindex;
 }
 
+/* ioctl @req on @dev into @ifr: 0, or -1 with errno set. */
+static int dev_ifreq(const char *dev, unsigned long req, struct ifreq *ifr)
+{
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), err;
+
+	if (fd < 0)
+		return -1;
+	snprintf(ifr->ifr_name, sizeof(ifr->ifr_name), "%s", dev);
+	err = ioctl(fd, req, ifr);
+	close(fd);
+	return err ? -1 : 0;
+}
+
 /*
  * The program parses from a fixed Ethernet header: refuse a device whose
  * frames have none (tun, wireguard, ipip and other L3 devices), where
@@ -143,35 +149,25 @@ static __u32 dev_ifindex(const char *dev)
 static int dev_require_ether(const char *dev)
 {
 	struct ifreq ifr = {};
-	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), err = 0;
 
-	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", dev);
-	if (fd < 0 || ioctl(fd, SIOCGIFHWADDR, &ifr)) {
+	if (dev_ifreq(dev, SIOCGIFHWADDR, &ifr)) {
 		error("cannot read the link type of %s: %s", dev, why(errno));
-		err = -1;
-	} else if (ifr.ifr_hwaddr.sa_family != ARPHRD_ETHER) {
+		return -1;
+	}
+	if (ifr.ifr_hwaddr.sa_family != ARPHRD_ETHER) {
 		error("%s is not an Ethernet device (link type %u): Symphony's program reads an Ethernet header before the IP one; put it on an Ethernet port, or use the sch_symphony qdisc",
 		      dev, ifr.ifr_hwaddr.sa_family);
-		err = -1;
+		return -1;
 	}
-	if (fd >= 0)
-		close(fd);
-	return err;
+	return 0;
 }
 
 /* The device's MTU with its Ethernet header: a frame of the phantom queue. */
 static __u32 dev_frame_bytes(const char *dev)
 {
 	struct ifreq ifr = {};
-	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	__u32 mtu = 1500;
 
-	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", dev);
-	if (fd >= 0 && !ioctl(fd, SIOCGIFMTU, &ifr))
-		mtu = ifr.ifr_mtu;
-	if (fd >= 0)
-		close(fd);
-	return mtu + ETH_HLEN;
+	return (dev_ifreq(dev, SIOCGIFMTU, &ifr) ? 1500 : ifr.ifr_mtu) + ETH_HLEN;
 }
 
 /* The pinned object @name of @dir: its fd, or -errno. */
@@ -644,9 +640,10 @@ static struct json_object *port_json(const struct symphony_bpf_port *port,
 	return o;
 }
 
-static const char *stat_of(struct json_object *st, const char *key)
+/* A field of status's JSON, as text. */
+static const char *stat_of(struct json_object *o, const char *key)
 {
-	return json_object_get_string(json_object_object_get(st, key));
+	return json_object_get_string(json_object_object_get(o, key));
 }
 
 /* A port's counters as tc -s prints a qdisc's: names with their units. */
@@ -715,14 +712,11 @@ static int cmd_status(const struct command *cmd, int argc, char **argv)
 
 			json_object_object_get_ex(o, "stats", &st);
 			printf("%s: rate %s bit/s, RED kmin %s kmax %s bytes pmax %s ppm, marking %s, k %s ppm; phantom backlog %s bytes\n",
-			       json_object_get_string(json_object_object_get(o, "dev")),
-			       json_object_get_string(json_object_object_get(o, "rate_bps")),
-			       json_object_get_string(json_object_object_get(o, "kmin_bytes")),
-			       json_object_get_string(json_object_object_get(o, "kmax_bytes")),
-			       json_object_get_string(json_object_object_get(o, "pmax_ppm")),
-			       json_object_get_string(json_object_object_get(o, "marking")),
-			       json_object_get_string(json_object_object_get(o, "k_ppm")),
-			       json_object_get_string(json_object_object_get(o, "phantom_backlog_bytes")));
+			       stat_of(o, "dev"), stat_of(o, "rate_bps"),
+			       stat_of(o, "kmin_bytes"), stat_of(o, "kmax_bytes"),
+			       stat_of(o, "pmax_ppm"), stat_of(o, "marking"),
+			       stat_of(o, "k_ppm"),
+			       stat_of(o, "phantom_backlog_bytes"));
 			print_port_stats(st);
 		}
 	}
