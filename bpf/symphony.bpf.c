@@ -32,8 +32,8 @@
 #include "symphony/symphony_core.h"
 #include "symphony/symphony_bpf.h"
 #include "symphony/symphony_params.h"
-/* the registry's jobs map (symofan job init): symofan sets max_entries
- * to its slots and hands it in before load
+/* the registry's jobs map and job locks (symofan job init): symofan sets
+ * the jobs map's max_entries to its slots and hands both in before load
  */
 #include "symphony_jobs_map.h"
 
@@ -51,12 +51,13 @@ struct {
 	__type(value, struct symphony_bpf_stats);
 } symphony_port_stats SEC(".maps");
 
+/* Which network namespace the ports' ifindexes are of (symofan only). */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, SYMPHONY_BPF_JOB_LOCKS);
+	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, struct symphony_bpf_job_lock);
-} symphony_job_locks SEC(".maps");
+	__type(value, struct symphony_bpf_meta);
+} symphony_meta SEC(".maps");
 
 /*
  * The copy of a packet's headers the parser reads, per CPU (too large for
@@ -101,24 +102,37 @@ static __always_inline __u8 ip_ecn(const __u8 *nh, bool ipv6)
 
 /* The phantom queue at @now: RED's probability for a packet arriving
  * now, then the packet joins the queue (if it fits).  Returns the
- * backlog it found, in ns of the port's rate.
+ * backlog it found, in ns of the port's rate; *@joined_ns: the time the
+ * packet added to the queue (0: it did not fit).
  */
 static __always_inline __u32
 phantom_enqueue(struct symphony_bpf_port *port, __u32 len, __u64 now,
-		__u32 *red_prob, bool *overlimit)
+		__u32 *red_prob, bool *overlimit, __u64 *joined_ns)
 {
-	__u64 tx_ns = (__u64)len * port->cfg.ps_per_byte / 1000;
+	__u64 q16 = port->cfg.ps_per_byte_q16;
+	/* picoseconds, the sub-ps rest dropped; in two products, since
+	 * len * q16 may pass 2^64 at the lowest rates
+	 */
+	__u64 tx_ps = (__u64)len * (q16 >> 16) +
+		      (((__u64)len * (q16 & 0xffff)) >> 16);
 	__u32 kmin = port->cfg.kmin_ns, kmax = port->cfg.kmax_ns;
 	__u32 pmax = port->cfg.pmax_q32, limit = port->cfg.limit_ns;
-	__u64 empty, backlog;
+	__u64 empty, backlog, tx_ns;
 
 	bpf_spin_lock(&port->lock);
 	empty = port->empty_ns;
 	backlog = empty > now ? empty - now : 0;
-	if (backlog + tx_ns <= limit)
+	/* the sub-ns rest of the packets queued before carries over */
+	if (backlog)
+		tx_ps += port->empty_ps;
+	tx_ns = tx_ps / 1000;
+	if (backlog + tx_ns <= limit) {
 		port->empty_ns = (backlog ? empty : now) + tx_ns;
-	else
+		port->empty_ps = tx_ps - tx_ns * 1000;
+		*joined_ns = tx_ns;
+	} else {
 		*overlimit = true;
+	}
 	bpf_spin_unlock(&port->lock);
 
 	if (backlog > limit)
@@ -128,15 +142,31 @@ phantom_enqueue(struct symphony_bpf_port *port, __u32 len, __u64 now,
 	return (__u32)backlog;
 }
 
-/* Algorithm 1 for @pkt under its job's lock, and the job's accounting
- * with the marks the packet will carry (@red_mark, if @ect).  Returns
- * whether Symphony marks it (never unless @may_mark: RED-only marking, or
- * a backlog below qmin); *known: the job has a slot.
+/* Undo phantom_enqueue() for a packet that is dropped after all: the
+ * real queue never sees it.
  */
-static __always_inline bool
+static __always_inline void phantom_unqueue(struct symphony_bpf_port *port,
+					    __u64 joined_ns, __u64 now)
+{
+	bpf_spin_lock(&port->lock);
+	if (port->empty_ns > now + joined_ns)
+		port->empty_ns -= joined_ns;
+	else if (port->empty_ns > now)
+		port->empty_ns = now;
+	bpf_spin_unlock(&port->lock);
+}
+
+/*
+ * Algorithm 1 for @pkt under its job's lock, and the job's accounting:
+ * @ce, the packet carries RED's mark (@red_mark) already.  Returns the
+ * job's block when Symphony marks the packet (never unless @may_mark:
+ * RED-only marking, or a backlog below qmin), for the caller to count
+ * the mark once the packet carries it; *known: the job has a slot.
+ */
+static __always_inline struct symphony_job *
 job_mark(const struct symphony_bpf_cfg *cfg, const struct symphony_pkt *pkt,
 	 __u32 len, __u32 segs, __u64 now, bool may_mark, bool red_mark,
-	 bool ect, __u32 coin, bool *outpacing, bool *known)
+	 bool ce, __u32 coin, bool *outpacing, bool *known)
 {
 	struct symphony_bpf_job_lock *lk;
 	struct symphony_job *job;
@@ -145,19 +175,19 @@ job_mark(const struct symphony_bpf_cfg *cfg, const struct symphony_pkt *pkt,
 	__u32 prob;
 
 	if (id >= cfg->nr_jobs)
-		return false;
+		return NULL;
 	job = bpf_map_lookup_elem(&symphony_jobs, &id);
 	lk = bpf_map_lookup_elem(&symphony_job_locks, &slot);
 	if (!job || !lk)
-		return false;
+		return NULL;
 	*known = true;
 	bpf_spin_lock(&lk->lock);
 	prob = symphony_job_update(job, pkt, &cfg->params, now, segs, outpacing);
 	if (may_mark && prob)
 		mark = symphony_coin(prob, coin);
-	symphony_job_count(job, segs, len, *outpacing, ect, red_mark, mark);
+	symphony_job_count(job, segs, len, *outpacing, ce, red_mark, false);
 	bpf_spin_unlock(&lk->lock);
-	return mark;
+	return mark ? job : NULL;
 }
 
 /* The IPv4 RoCEv2 fast path's headers: IPv4 without options, UDP, BTH */
@@ -211,14 +241,15 @@ static __always_inline int symphony_run(struct __sk_buff *skb)
 {
 	struct symphony_bpf_stats *stats;
 	struct symphony_bpf_port *port;
+	struct symphony_job *marked_job = NULL;
 	enum symphony_parse_result res = SYMPHONY_PARSE_OTHER;
 	struct symphony_pkt pkt = {};
 	__u32 ifindex = skb->ifindex, len = skb->len;
 	__u32 segs = skb->gso_segs ?: 1;
 	__u32 l3_len, backlog, red_prob = 0, coin_sym = 0;
-	bool ipv6, ect = false, red_mark, sym_mark = false;
+	bool ipv6, ect = false, red_mark, ce = false, sym_ce = false;
 	bool outpacing = false, known = false, overlimit = false;
-	__u64 now;
+	__u64 now, joined_ns = 0;
 
 	port = bpf_map_lookup_elem(&symphony_ports, &ifindex);
 	if (!port)
@@ -231,19 +262,40 @@ static __always_inline int symphony_run(struct __sk_buff *skb)
 	if (ipv6 || skb->protocol == bpf_htons(ETH_P_IP))
 		res = parse_packet(skb, &port->cfg, l3_len, ipv6, &pkt, &ect);
 
-	backlog = phantom_enqueue(port, len, now, &red_prob, &overlimit);
+	backlog = phantom_enqueue(port, len, now, &red_prob, &overlimit,
+				  &joined_ns);
 	/* random numbers only where a coin decides */
 	red_mark = red_prob &&
 		   symphony_coin(red_prob, red_prob == SYMPHONY_PROB_ALWAYS ?
 					   0 : bpf_get_prandom_u32());
-	if (res == SYMPHONY_PARSE_COLLECTIVE &&
-	    port->cfg.marking == SYMPHONY_MARKING_SYMPHONY)
-		coin_sym = bpf_get_prandom_u32();
-	if (res == SYMPHONY_PARSE_COLLECTIVE)
-		sym_mark = job_mark(&port->cfg, &pkt, len, segs, now,
-				    port->cfg.marking == SYMPHONY_MARKING_SYMPHONY &&
-				    backlog >= port->cfg.qmin_ns,
-				    red_mark, ect, coin_sym, &outpacing, &known);
+	if (red_mark) {
+		ce = ect && bpf_skb_ecn_set_ce(skb);
+		if (!ce && port->cfg.nonect == SYMPHONY_NONECT_DROP) {
+			/* dropped as the qdisc drops: no packet sent, no job
+			 * state, no room in the queue
+			 */
+			phantom_unqueue(port, joined_ns, now);
+			if (stats)
+				stats->red_drops += segs;
+			return TC_ACT_SHOT;
+		}
+	}
+	if (res == SYMPHONY_PARSE_COLLECTIVE) {
+		if (port->cfg.marking == SYMPHONY_MARKING_SYMPHONY)
+			coin_sym = bpf_get_prandom_u32();
+		marked_job = job_mark(&port->cfg, &pkt, len, segs, now,
+				      port->cfg.marking == SYMPHONY_MARKING_SYMPHONY &&
+				      backlog >= port->cfg.qmin_ns,
+				      red_mark, ce, coin_sym, &outpacing, &known);
+	}
+	if (marked_job) {
+		sym_ce = ce || (ect && bpf_skb_ecn_set_ce(skb));
+		/* counted once the packet carries it, by an atomic add as
+		 * every program adds to this counter, out of the job's lock
+		 */
+		if (sym_ce)
+			__sync_fetch_and_add(&marked_job->symphony_marks, segs);
+	}
 
 	if (stats) {
 		stats->packets += segs;
@@ -260,20 +312,10 @@ static __always_inline int symphony_run(struct __sk_buff *skb)
 			stats->phantom_overlimits += segs;
 		if (backlog > stats->max_backlog_ns)
 			stats->max_backlog_ns = backlog;
-	}
-	if (!red_mark && !sym_mark)
-		return TC_ACT_OK;
-	if (ect && bpf_skb_ecn_set_ce(skb)) {
-		if (stats && red_mark)
+		if (ce && red_mark)
 			stats->red_marks += segs;
-		if (stats && sym_mark)
+		if (sym_ce)
 			stats->symphony_marks += segs;
-		return TC_ACT_OK;
-	}
-	if (red_mark && port->cfg.nonect == SYMPHONY_NONECT_DROP) {
-		if (stats)
-			stats->red_drops += segs;
-		return TC_ACT_SHOT;
 	}
 	return TC_ACT_OK;
 }

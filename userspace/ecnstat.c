@@ -146,10 +146,8 @@ static int cmd_attach(struct target *t)
 		goto out;
 	}
 
-	if (mkdir_p(ECNSTAT_PIN_DIR)) {
-		error("cannot create %s: %s", ECNSTAT_PIN_DIR, strerror(errno));
+	if (make_pin_dir(ECNSTAT_PIN_DIR))
 		goto out;
-	}
 	err = bpf_map__pin(skel->maps.ecnstat_counters, t->pin_path);
 	if (err) {
 		error("cannot pin the counters at %s: %s", t->pin_path,

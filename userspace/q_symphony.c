@@ -7,16 +7,24 @@
  * symphony_qdisc_util.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/file.h>
 #include <linux/pkt_sched.h>
 #include <bpf/bpf.h>
 
 #include "tc_iproute2.h"
+#include "bpffs.h"
 #include "symphony_param.h"
+#include "symphony/symphony_map.h"
 #include "symphony/symphony_names.h"
+
+/* for the messages of userspace/lib */
+const char *tool_name = "symphony";
 
 /* How tc reads a value of each kind, in its usage text. */
 static const char *const symphony_metavar[] = {
@@ -87,6 +95,61 @@ static int symphony_get_value(const struct symphony_param *p, const char *val,
 	}
 }
 
+/*
+ * A jobs map in a job registry's folder (symofan job init) serves one
+ * datapath (symphony_map.h): refuse one Symphony's tc-BPF program uses,
+ * whose job locks are not the module's, and record the qdiscs as its
+ * owner otherwise.  0, or -1 after saying why.  A map outside a registry
+ * (made by another tool) is the user's to share.
+ */
+static int symphony_claim_jobs(const char *path, int jobs_fd)
+{
+	struct symphony_jobs_meta meta;
+	char dir[256], meta_path[300], *slash;
+	int meta_fd, dir_fd, ret = 0;
+	__u32 zero = 0;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else if (slash == dir)
+		dir[1] = '\0';
+	else
+		*slash = '\0';
+	snprintf(meta_path, sizeof(meta_path), "%s/job_meta", dir);
+	meta_fd = bpf_obj_get(meta_path);
+	if (meta_fd < 0)
+		return 0;
+	/* the registry's lock, as symofan takes it */
+	dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dir_fd >= 0)
+		flock(dir_fd, LOCK_EX);
+	if (bpf_map_lookup_elem(meta_fd, &zero, &meta) ||
+	    meta.magic != SYMPHONY_JOBS_META_MAGIC)
+		goto out;
+	if (meta.owner == SYMPHONY_JOBS_OWNER_BPF && map_used_by_prog(jobs_fd)) {
+		fprintf(stderr,
+			"symphony: jobs map \"%s\" serves Symphony's tc-BPF program (symofan symphony attach): the program locks a job's updates on %s/job_locks, the qdisc in the module, so one job would be updated under two locks and lose updates; give the qdisc a registry of its own (symofan job init --pin-dir DIR)\n",
+			path, dir);
+		ret = -1;
+		goto out;
+	}
+	if (meta.owner != SYMPHONY_JOBS_OWNER_QDISC) {
+		meta.owner = SYMPHONY_JOBS_OWNER_QDISC;
+		if (bpf_map_update_elem(meta_fd, &zero, &meta, BPF_EXIST)) {
+			fprintf(stderr, "symphony: cannot record the qdisc as the owner of %s: %s\n",
+				meta_path, strerror(errno));
+			ret = -1;
+		}
+	}
+out:
+	if (dir_fd >= 0)
+		close(dir_fd);
+	close(meta_fd);
+	return ret;
+}
+
 /* The jobs map's fd for jobs_map PATH, or -1 for none; -2 on error. */
 static int symphony_get_jobs_fd(const char *val)
 {
@@ -101,6 +164,10 @@ static int symphony_get_jobs_fd(const char *val)
 	if (fd < 0) {
 		fprintf(stderr, "symphony: cannot open jobs map \"%s\": %s\n",
 			val, strerror(errno));
+		return -2;
+	}
+	if (symphony_claim_jobs(val, fd)) {
+		close(fd);
 		return -2;
 	}
 	return fd;

@@ -10,9 +10,11 @@
  * ports of a switch as the module's qdiscs share it.  That map is
  * mmapable for the agent, which a value holding a bpf_spin_lock cannot
  * be, so the program serialises a job's updates on lock
- * (job & (SYMPHONY_BPF_JOB_LOCKS - 1)) of a map of locks: the module too
- * hashes its job locks.  The two datapaths' locks differ: a jobs map is
- * shared by the qdiscs of one switch or by its programs, not by both.
+ * (job & (SYMPHONY_BPF_JOB_LOCKS - 1)) of the registry's map of locks
+ * ("job_locks", pinned beside the jobs map by symofan job init and
+ * reused by every load): the module too hashes its job locks.  The two
+ * datapaths' locks differ, so a registry serves the qdiscs of a switch or
+ * its programs, not both (symphony_jobs_meta.owner).
  *
  * The phantom queue: egress BPF runs before the qdisc and cannot see its
  * backlog, so each port keeps a virtual one that grows by each packet's
@@ -56,18 +58,19 @@ struct symphony_bpf_cfg {
 	__u8	job_field;		/* enum symphony_field */
 	__u8	step_field;		/* enum symphony_field */
 
-	/* derived: picoseconds per byte at rate_bps (8e12 / rate_bps), the
-	 * byte thresholds as nanoseconds of it, RED's pmax as a Q32 fraction,
-	 * Algorithm 1's parameters as symphony_job_update() takes them
+	/* derived: picoseconds per byte at rate_bps as a Q16 fixed-point
+	 * number (8e12 * 2^16 / rate_bps: 1,310,720 at 400 Gbit/s, so that a
+	 * 64-byte frame drains in 1.28 ns, not 1), the byte thresholds as
+	 * nanoseconds of it, RED's pmax as a Q32 fraction, Algorithm 1's
+	 * parameters as symphony_job_update() takes them
 	 */
-	__u32	ps_per_byte;
+	__u64	ps_per_byte_q16;
 	__u32	limit_ns;
 	__u32	kmin_ns;
 	__u32	kmax_ns;
 	__u32	qmin_ns;
 	__u32	pmax_q32;
 	__u32	frame_bytes;		/* the port's MTU with its Ethernet header */
-	__u32	reserved;
 	struct symphony_params params;
 };
 
@@ -80,7 +83,11 @@ struct symphony_bpf_port {
 	__u32			stats_slot;	/* its counters' index in
 						 * "symphony_port_stats"
 						 */
-	__u32			reserved;
+	__u32			empty_ps;	/* and empty_ps picoseconds
+						 * (0..999) after empty_ns: the
+						 * sub-ns rest of the packets'
+						 * transmission times
+						 */
 	__u64			empty_ns;	/* the phantom queue is empty from
 						 * then on, CLOCK_MONOTONIC ns
 						 */
@@ -92,7 +99,9 @@ struct symphony_bpf_port {
  * program; an array's lookup the verifier inlines, where a second hash
  * lookup by ifindex cost a tenth of the program): the qdisc's xstats
  * (struct tc_symphony_xstats) where they apply.  Packet counts count GSO
- * segments.
+ * segments; a packet the program drops (TC_ACT_SHOT) counts in red_drops
+ * only, as a qdisc's drops are not among the packets it sent, and a mark
+ * counts only once the packet carries it.
  */
 struct symphony_bpf_stats {
 	__u64	packets;
@@ -108,6 +117,18 @@ struct symphony_bpf_stats {
 					 * capacity (the real queue drops those)
 					 */
 	__u64	max_backlog_ns;		/* phantom queue high-water mark */
+};
+
+/*
+ * Map "symphony_meta", one entry, the program's own: the network
+ * namespace (device and inode of /proc/self/ns/net) whose devices the
+ * ports map's ifindexes name, recorded at the first attach: an ifindex
+ * means another device in another namespace, so symofan serves the
+ * ports of that namespace only.  The program does not read it.
+ */
+struct symphony_bpf_meta {
+	__u64	netns_dev;
+	__u64	netns_ino;
 };
 
 /* One of "symphony_job_locks". */

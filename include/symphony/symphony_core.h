@@ -508,10 +508,40 @@ static inline void symphony_window_roll(struct symphony_job *job,
 }
 
 /*
+ * The reset handshake (symphony_map.h): a reset the agent asked for by
+ * bumping reset_gen, applied by the datapath under the job's lock before
+ * anything else reads the block.  State and counters go; the parameters,
+ * which only the agent writes, stay.
+ */
+static __always_inline void symphony_job_apply_reset(struct symphony_job *job)
+{
+	__u32 gen = SYMPHONY_READ_ONCE(job->reset_gen);
+
+	if (gen == job->applied_gen)
+		return;
+	job->step_min = 0;
+	job->psn_rec = 0;
+	job->alpha = 0;
+	job->cnt_total = 0;
+	job->cnt_op = 0;
+	job->flags = 0;
+	job->window_start_ns = 0;
+	job->last_seen_ns = 0;
+	job->packets = 0;
+	job->bytes = 0;
+	job->outpacing_packets = 0;
+	job->symphony_marks = 0;
+	job->red_marks = 0;
+	job->windows = 0;
+	job->applied_gen = gen;
+}
+
+/*
  * symphony_job_update - Algorithm 1 for one packet of @segs segments.
  * Returns the probability to mark it (0 for lagging packets and during
  * warm-up); *outpacing tells whether its step was ahead of step_min.
- * The caller serialises updates of one job.
+ * The caller serialises updates of one job; a reset the agent asked for
+ * is applied first.
  */
 static __always_inline __u32
 symphony_job_update(struct symphony_job *job, const struct symphony_pkt *pkt,
@@ -521,6 +551,7 @@ symphony_job_update(struct symphony_job *job, const struct symphony_pkt *pkt,
 	__u8 sb = pkt->step_bits, pb = pkt->psn_bits;
 	__u32 psn_rec, warmup;
 
+	symphony_job_apply_reset(job);
 	if (!(job->flags & SYMPHONY_JOB_F_ACTIVE)) {
 		job->flags |= SYMPHONY_JOB_F_ACTIVE;
 		job->step_min = pkt->step;
@@ -557,9 +588,8 @@ symphony_job_update(struct symphony_job *job, const struct symphony_pkt *pkt,
 		job->psn_rec = pkt->psn;
 	}
 
-	/* Read once: tools rewrite a shared map's entries without the
-	 * qdisc's lock (a "job del" zeroes it), and the value checked here
-	 * against warm-up must be the divisor of symphony_mark_prob().
+	/* Read once: the value checked here against warm-up must be the
+	 * divisor of symphony_mark_prob().
 	 */
 	psn_rec = SYMPHONY_READ_ONCE(job->psn_rec);
 	warmup = SYMPHONY_JOB_PARAM(job, params, warmup_psn);

@@ -10,8 +10,11 @@
 
 #include <linux/types.h>
 
-/* Bumped whenever struct symphony_job changes. */
-#define SYMPHONY_JOB_LAYOUT_VERSION	1
+/* Bumped whenever struct symphony_job or the registry's maps change:
+ * 2 added the reset handshake (reset_gen, applied_gen), the registry's
+ * job_locks map and its owning datapath (symphony_jobs_meta.owner).
+ */
+#define SYMPHONY_JOB_LAYOUT_VERSION	2
 
 /* symphony_job.flags */
 #define SYMPHONY_JOB_F_ACTIVE	0x1	/* state holds a step: a packet was seen */
@@ -34,6 +37,18 @@ struct symphony_job {
 	__u32	tau_ppm;		/* tolerance tau, ppm */
 	__u32	warmup_psn;		/* N_warmup, PSN units */
 	__u32	sample_min_packets;	/* N_sample, packets per window */
+
+	/*
+	 * The reset handshake.  Only the datapath writes the state block and
+	 * the counters, under the job's lock; the agent asks for a fresh
+	 * block (job add, job del) by bumping reset_gen with one store, and
+	 * the datapath, finding reset_gen != applied_gen on the job's next
+	 * packet, clears state and counters (not the parameters above) and
+	 * copies reset_gen to applied_gen, under the same lock.  Until then
+	 * readers take the block for a cleared one.
+	 */
+	__u32	reset_gen;		/* written by the agent only */
+	__u32	applied_gen;		/* written by the datapath only */
 
 	/* Counters (packets count GSO segments) */
 	__u64	packets;
@@ -67,11 +82,24 @@ struct symphony_job_entry {
 	__u32	sample_min_packets;
 };
 
+/* symphony_jobs_meta.owner: which datapath updates the registry's jobs */
+enum symphony_jobs_owner {
+	SYMPHONY_JOBS_OWNER_NONE,	/* none yet */
+	SYMPHONY_JOBS_OWNER_QDISC,	/* sch_symphony qdiscs (jobs_map) */
+	SYMPHONY_JOBS_OWNER_BPF,	/* the tc-BPF program (symofan symphony) */
+};
+
+/*
+ * The two datapaths serialise a job's updates on different locks (the
+ * module's own, the program's "job_locks" map of the registry), so one
+ * registry serves one of them: the first to use it records itself in
+ * owner, and the other is refused while it holds the registry.
+ */
 struct symphony_jobs_meta {
 	__u32	magic;			/* SYMPHONY_JOBS_META_MAGIC */
 	__u32	layout_version;		/* SYMPHONY_JOB_LAYOUT_VERSION */
 	__u32	nr_jobs;		/* slots of the jobs map */
-	__u32	reserved;
+	__u32	owner;			/* enum symphony_jobs_owner */
 };
 
 #endif /* _SYMPHONY_MAP_H */

@@ -16,7 +16,7 @@ require_bpffs
 pins=/sys/fs/bpf/symofan-jobs-test-$$
 on_exit rm -rf "$pins"
 
-ktap_plan 49
+ktap_plan 51
 
 job() { "$symofan" job "$@" --pin-dir "$pins"; }
 map_field() {	# ID FIELD: a field of the jobs map's entry, by bpftool
@@ -27,12 +27,12 @@ map_field() {	# ID FIELD: a field of the jobs map's entry, by bpftool
 status_of() { local out rc; out=$("$@" 2>&1) && rc=0 || rc=$?; echo "$rc: $out"; }
 
 check "init creates the registry with 64 job slots" job init --jobs 64
-check_eq "the jobs map, the registry and the meta map are pinned 0600" \
-	"600 600 600" "$(stat -c %a "$pins/jobs" "$pins/job_registry" "$pins/job_meta" | xargs)"
+check_eq "the jobs map, the registry, the job locks and the meta map are pinned 0600" \
+	"600 600 600 600" "$(stat -c %a "$pins/jobs" "$pins/job_registry" "$pins/job_locks" "$pins/job_meta" | xargs)"
 info=$(bpftool -j map show pinned "$pins/jobs")
 check_jq "the jobs map is a 64-slot mmapable array with BTF" \
 	'.type == "array" and .max_entries == 64 and .btf_id > 0 and (.flags == 1024)' "$info"
-check_eq "the meta map records the layout version" 1 \
+check_eq "the meta map records the layout version" 2 \
 	"$(bpftool -j map lookup pinned "$pins/job_meta" key 0 0 0 0 | jq .formatted.value.layout_version)"
 out=$(job init --jobs 64)
 check "a second init keeps what is there" grep -q "already initialised: 64 job slots" <<<"$out"
@@ -112,7 +112,7 @@ bpftool map update pinned "$pins/job_meta" key 0 0 0 0 \
 	value 0x4a 0x4d 0x59 0x53 99 0 0 0 64 0 0 0 0 0 0 0
 r=$(status_of job list)
 check "maps of another layout are refused, naming both layouts and the way to migrate" \
-	grep -q "^1: .*have job layout 99, this symofan uses 1: 'symofan job migrate" <<<"$r"
+	grep -q "^1: .*have job layout 99, this symofan uses 2: 'symofan job migrate" <<<"$r"
 check "migrate re-creates the maps at this layout" job migrate
 check_jq "migrate keeps the job's id, name and parameters" \
 	'[.jobs[] | "\(.id) \(.name) \(.k_ppm)"] == ["1 keep-me 3000000"]' "$(job list --json)"
@@ -147,16 +147,20 @@ check "reading without privileges exits 1 with the reason" \
 
 # The agent creates its folders 0700 and never changes the mode of one
 # that exists (it once chmodded any --pin-dir to 0700, the bpffs root's
-# 1777 too).
+# 1777 too); it pins only into a folder nobody else can write to, under
+# folders others cannot rename it in (a sticky 1777 root's is fine).
 shared=/sys/fs/bpf/symofan-shared-$$
 on_exit rm -rf "$shared"
 mkdir "$shared" && chmod 1777 "$shared"
 "$symofan" job init --jobs 4 --pin-dir "$shared/jobs-a" >/dev/null
-"$symofan" job init --jobs 4 --pin-dir "$shared" >/dev/null
+r=$(status_of "$symofan" job init --jobs 4 --pin-dir "$shared")
 check_eq "an existing pin folder keeps its mode (1777), a new one is 0700" \
 	"1777 700" "$(stat -c %a "$shared" "$shared/jobs-a" | xargs)"
-check "... and the registry works in the shared folder" \
-	"$symofan" job add --name shared --pin-dir "$shared"
+check "a registry is made under a sticky 1777 folder, and works" \
+	"$symofan" job add --name shared --pin-dir "$shared/jobs-a"
+check "init refuses a folder others may write to, naming it and its mode" \
+	grep -q "^1: .*$shared is owned by uid 0 with mode 1777: a pin folder must be owned by this user" <<<"$r"
+check "... and pins nothing there" test ! -e "$shared/jobs"
 
 # A pin folder whose name has a quote and a backslash: list --json escapes
 # it (the agent once printed pin_dir raw, invalid JSON).

@@ -40,6 +40,22 @@ int check_dir_arg(const char *opt, const char *dir);
 int mkdir_p(const char *path);
 
 /*
+ * Whether @dir may hold this user's pins: a real folder (no symlink),
+ * owned by the effective user and writable by it alone, under folders of
+ * root's or the user's that others cannot write to unless sticky.  0, or
+ * -1 after an error message naming the folder and what is wrong.
+ */
+int check_pin_dir(const char *dir);
+
+/* mkdir_p(), then check_pin_dir(): 0, or -1 after an error message. */
+int make_pin_dir(const char *dir);
+
+/* Whether a loaded BPF program uses the map of @map_fd (true when the
+ * programs cannot be listed: as if in use).
+ */
+bool map_used_by_prog(int map_fd);
+
+/*
  * An exclusive lock on folder @dir against other tools at work in it:
  * the fd holding it (close to release), or -1 after an error message.
  */

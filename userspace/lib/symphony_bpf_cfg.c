@@ -105,10 +105,11 @@ int symphony_bpf_cfg_set(struct symphony_bpf_cfg *cfg, const char *keyword,
 	return 0;
 }
 
-/* @bytes as nanoseconds at @ps_per_byte, at most U32_MAX. */
-static __u32 ns_of_bytes(__u64 bytes, __u32 ps_per_byte)
+/* @bytes as nanoseconds at @ps_per_byte_q16, at most U32_MAX. */
+static __u32 ns_of_bytes(__u64 bytes, __u64 ps_per_byte_q16)
 {
-	__u64 ns = bytes * ps_per_byte / 1000;
+	unsigned __int128 ns = (unsigned __int128)bytes * ps_per_byte_q16 /
+			       (1000ULL << 16);
 
 	return ns > 0xffffffffULL ? 0xffffffffU : (__u32)ns;
 }
@@ -132,13 +133,13 @@ int symphony_bpf_cfg_derive(struct symphony_bpf_cfg *cfg, __u64 rate_bps,
 	cfg->rate_bps = rate_bps;
 	cfg->nr_jobs = nr_jobs;
 	cfg->frame_bytes = frame_bytes;
-	cfg->ps_per_byte = (__u32)(8000000000000ULL / rate_bps);
+	cfg->ps_per_byte_q16 = (8000000000000ULL << 16) / rate_bps;
 	limit = cfg->limit_bytes ? cfg->limit_bytes :
 		(__u64)cfg->limit_packets * frame_bytes;
-	cfg->limit_ns = ns_of_bytes(limit, cfg->ps_per_byte);
-	cfg->kmin_ns = ns_of_bytes(cfg->kmin_bytes, cfg->ps_per_byte);
-	cfg->kmax_ns = ns_of_bytes(cfg->kmax_bytes, cfg->ps_per_byte);
-	cfg->qmin_ns = ns_of_bytes(cfg->qmin_bytes, cfg->ps_per_byte);
+	cfg->limit_ns = ns_of_bytes(limit, cfg->ps_per_byte_q16);
+	cfg->kmin_ns = ns_of_bytes(cfg->kmin_bytes, cfg->ps_per_byte_q16);
+	cfg->kmax_ns = ns_of_bytes(cfg->kmax_bytes, cfg->ps_per_byte_q16);
+	cfg->qmin_ns = ns_of_bytes(cfg->qmin_bytes, cfg->ps_per_byte_q16);
 	cfg->pmax_q32 = symphony_red_pmax_q32(cfg->pmax_ppm);
 	cfg->params = (struct symphony_params){
 		.k_ppm			= cfg->k_ppm,

@@ -18,6 +18,7 @@
 
 #include "bpffs.h"
 #include "job_registry.h"
+#include "symphony/symphony_bpf.h"
 #include "symphony_jobs.skel.h"
 #include "tool_util.h"
 
@@ -67,23 +68,29 @@ void close_jobs_dir(struct jobs_dir *d)
 		close(d->registry_fd);
 	if (d->meta_fd >= 0)
 		close(d->meta_fd);
+	if (d->locks_fd >= 0)
+		close(d->locks_fd);
 	if (d->lock_fd >= 0)
 		close(d->lock_fd);
 	d->jobs = NULL;
-	d->jobs_fd = d->registry_fd = d->meta_fd = d->lock_fd = -1;
+	d->jobs_fd = d->registry_fd = d->meta_fd = d->locks_fd = -1;
+	d->lock_fd = -1;
 }
 
 int open_jobs_dir(struct jobs_dir *d, const char *dir, bool lock)
 {
-	struct bpf_map_info jobs_info, reg_info, meta_info;
+	struct bpf_map_info jobs_info, reg_info, meta_info, locks_info;
 	__u32 zero = 0;
 
 	memset(d, 0, sizeof(*d));
 	d->dir = dir;
-	d->jobs_fd = d->registry_fd = d->meta_fd = d->lock_fd = -1;
+	d->jobs_fd = d->registry_fd = d->meta_fd = d->locks_fd = -1;
+	d->lock_fd = -1;
 	if (check_bpffs(dir))
 		return -1;
 	d->meta_fd = get_pinned(dir, META_PIN, &meta_info);
+	if (d->meta_fd >= 0 && check_pin_dir(dir))
+		goto fail;
 	if (d->meta_fd == -ENOENT) {
 		error("no job registry at %s: run 'symofan job init%s%s'", dir,
 		      strcmp(dir, JOBS_PIN_DIR) ? " --pin-dir " : "",
@@ -108,18 +115,23 @@ int open_jobs_dir(struct jobs_dir *d, const char *dir, bool lock)
 	}
 	d->jobs_fd = get_pinned(dir, JOBS_PIN, &jobs_info);
 	d->registry_fd = get_pinned(dir, REGISTRY_PIN, &reg_info);
-	if (d->jobs_fd < 0 || d->registry_fd < 0) {
-		error("%s is incomplete (%s, %s): 'symofan job migrate --pin-dir %s' re-creates it",
+	d->locks_fd = get_pinned(dir, LOCKS_PIN, &locks_info);
+	if (d->jobs_fd < 0 || d->registry_fd < 0 || d->locks_fd < 0) {
+		error("%s is incomplete (%s, %s, %s): 'symofan job migrate --pin-dir %s' re-creates it",
 		      dir, d->jobs_fd < 0 ? "no jobs map" : "jobs map",
-		      d->registry_fd < 0 ? "no registry" : "registry", dir);
+		      d->registry_fd < 0 ? "no registry" : "registry",
+		      d->locks_fd < 0 ? "no job locks" : "job locks", dir);
 		goto fail;
 	}
 	if (jobs_info.type != BPF_MAP_TYPE_ARRAY ||
 	    jobs_info.value_size != sizeof(struct symphony_job) ||
 	    !(jobs_info.map_flags & BPF_F_MMAPABLE) ||
-	    reg_info.value_size != sizeof(struct symphony_job_entry)) {
-		error("%s/%s or %s/%s has another layout than this symofan's: 'symofan job migrate --pin-dir %s'",
-		      dir, JOBS_PIN, dir, REGISTRY_PIN, dir);
+	    reg_info.value_size != sizeof(struct symphony_job_entry) ||
+	    locks_info.type != BPF_MAP_TYPE_ARRAY ||
+	    locks_info.value_size != sizeof(struct symphony_bpf_job_lock) ||
+	    locks_info.max_entries != SYMPHONY_BPF_JOB_LOCKS) {
+		error("%s/%s, %s/%s or %s/%s has another layout than this symofan's: 'symofan job migrate --pin-dir %s'",
+		      dir, JOBS_PIN, dir, REGISTRY_PIN, dir, LOCKS_PIN, dir);
 		goto fail;
 	}
 	d->meta.nr_jobs = jobs_info.max_entries;
@@ -142,7 +154,7 @@ fail:
 	return -1;
 }
 
-/* Creates the three maps of a registry with @nr_jobs slots, unpinned. */
+/* Creates the four maps of a registry with @nr_jobs slots, unpinned. */
 static struct symphony_jobs_bpf *create_maps(__u32 nr_jobs)
 {
 	struct symphony_jobs_bpf *skel;
@@ -178,11 +190,14 @@ static int pin_maps(struct symphony_jobs_bpf *skel, const char *dir,
 		.layout_version = SYMPHONY_JOB_LAYOUT_VERSION,
 		.nr_jobs = nr_jobs,
 	};
+	/* meta last: it marks the registry complete */
 	struct bpf_map *maps[] = {
 		skel->maps.symphony_jobs, skel->maps.job_registry,
-		skel->maps.job_meta,
+		skel->maps.symphony_job_locks, skel->maps.job_meta,
 	};
-	static const char *const names[] = { JOBS_PIN, REGISTRY_PIN, META_PIN };
+	static const char *const names[] = {
+		JOBS_PIN, REGISTRY_PIN, LOCKS_PIN, META_PIN,
+	};
 	char path[256];
 	__u32 zero = 0;
 	size_t i;
@@ -193,7 +208,7 @@ static int pin_maps(struct symphony_jobs_bpf *skel, const char *dir,
 		error("cannot write the meta map: %s", why(errno));
 		return -1;
 	}
-	for (i = 0; i < 3; i++) {
+	for (i = 0; i < ARRAY_SIZE(maps); i++) {
 		pin_path(path, sizeof(path), dir, names[i]);
 		err = bpf_map__pin(maps[i], path);
 		if (err) {
@@ -216,6 +231,7 @@ int create_registry(const char *dir, __u32 nr_jobs)
 	if (pin_maps(skel, dir, nr_jobs)) {
 		bpf_map__unpin(skel->maps.symphony_jobs, NULL);
 		bpf_map__unpin(skel->maps.job_registry, NULL);
+		bpf_map__unpin(skel->maps.symphony_job_locks, NULL);
 		ret = -1;
 	}
 	symphony_jobs_bpf__destroy(skel);
@@ -224,7 +240,9 @@ int create_registry(const char *dir, __u32 nr_jobs)
 
 int migrate_registry(const char *dir, __u32 *nr_jobs, __u32 *carried)
 {
-	static const char *const names[] = { JOBS_PIN, REGISTRY_PIN, META_PIN };
+	static const char *const names[] = {
+		JOBS_PIN, REGISTRY_PIN, LOCKS_PIN, META_PIN,
+	};
 	struct symphony_job_entry e;
 	struct symphony_jobs_bpf *skel;
 	struct bpf_map_info info;
@@ -267,7 +285,7 @@ int migrate_registry(const char *dir, __u32 *nr_jobs, __u32 *carried)
 		key = next;
 		prev = &key;
 	}
-	for (i = 0; i < 3; i++) {
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
 		pin_path(path, sizeof(path), dir, names[i]);
 		if (unlink(path) && errno != ENOENT) {
 			error("cannot remove %s: %s", path, why(errno));
@@ -307,15 +325,39 @@ __u64 *registered_ids(const struct jobs_dir *d, __u32 *count)
 
 int delete_job(struct jobs_dir *d, __u32 id)
 {
-	struct symphony_job zero_job = {};
-
 	if (bpf_map_delete_elem(d->registry_fd, &id) && errno != ENOENT) {
 		error("cannot unregister job %u: %s", id, why(errno));
 		return -1;
 	}
-	if (bpf_map_update_elem(d->jobs_fd, &id, &zero_job, BPF_ANY)) {
-		error("cannot clear job %u: %s", id, why(errno));
+	request_job_reset(&d->jobs[id]);
+	return 0;
+}
+
+const char *jobs_owner_name(__u32 owner)
+{
+	switch (owner) {
+	case SYMPHONY_JOBS_OWNER_NONE:
+		return "no datapath";
+	case SYMPHONY_JOBS_OWNER_QDISC:
+		return "sch_symphony qdiscs";
+	case SYMPHONY_JOBS_OWNER_BPF:
+		return "Symphony's tc-BPF program";
+	}
+	return "an unknown datapath";
+}
+
+int set_jobs_owner(struct jobs_dir *d, __u32 owner)
+{
+	struct symphony_jobs_meta meta = d->meta;
+	__u32 zero = 0;
+
+	if (d->meta.owner == owner)
+		return 0;
+	meta.owner = owner;
+	if (bpf_map_update_elem(d->meta_fd, &zero, &meta, BPF_EXIST)) {
+		error("cannot record the owner of %s: %s", d->dir, why(errno));
 		return -1;
 	}
+	d->meta.owner = owner;
 	return 0;
 }

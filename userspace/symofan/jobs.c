@@ -55,13 +55,11 @@ static int cmd_init(const struct command *cmd, int argc, char **argv)
 		return ret;
 	if (require_cap_bpf() || check_bpffs(o.pin_dir))
 		return EXIT_ERROR;
-	/* new folders 0700; one that exists keeps its mode (the bpffs
-	 * root is 1777)
+	/* new folders 0700; one that exists must be this user's alone
+	 * (the bpffs root is 1777: anyone may have made it)
 	 */
-	if (mkdir_p(o.pin_dir)) {
-		error("cannot create %s: %s", o.pin_dir, why(errno));
+	if (make_pin_dir(o.pin_dir))
 		return EXIT_ERROR;
-	}
 	lock_fd = lock_dir(o.pin_dir);
 	if (lock_fd < 0)
 		return EXIT_ERROR;
@@ -227,10 +225,15 @@ static int cmd_list(const struct command *cmd, int argc, char **argv)
 		err = jdoc_add_str(doc, "pin_dir", d.dir);
 		err |= jdoc_add_u64(doc, "slots", d.meta.nr_jobs);
 		err |= jdoc_add_u64(doc, "layout_version", d.meta.layout_version);
+		err |= jdoc_add_str(doc, "owner",
+				    d.meta.owner == SYMPHONY_JOBS_OWNER_QDISC ? "qdisc" :
+				    d.meta.owner == SYMPHONY_JOBS_OWNER_BPF ? "bpf" :
+				    "none");
 		jobs = json_object_new_array();
 	} else {
-		printf("%u of %u job slots registered in %s\n%-8s %-20s %-8s %-10s %-10s %-6s %12s %12s %12s\n",
-		       count, d.meta.nr_jobs, d.dir, "ID", "NAME", "ACTIVE",
+		printf("%u of %u job slots registered in %s, updated by %s\n%-8s %-20s %-8s %-10s %-10s %-6s %12s %12s %12s\n",
+		       count, d.meta.nr_jobs, d.dir,
+		       jobs_owner_name(d.meta.owner), "ID", "NAME", "ACTIVE",
 		       "STEP_MIN", "PSN_REC", "ALPHA", "PACKETS",
 		       "OUTPACING", "SYM_MARKS");
 	}
@@ -295,7 +298,6 @@ static void store_params(struct jobs_dir *d, __u32 id, const struct opts *o,
 static int cmd_add(const struct command *cmd, int argc, char **argv)
 {
 	struct symphony_job_entry e = {};
-	struct symphony_job zero_job = {};
 	struct jobs_dir d;
 	struct opts o;
 	__u32 id, count;
@@ -335,11 +337,10 @@ static int cmd_add(const struct command *cmd, int argc, char **argv)
 			goto out;
 		}
 	}
-	/* A fresh state block: whatever an unregistered id gathered goes. */
-	if (bpf_map_update_elem(d.jobs_fd, &id, &zero_job, BPF_ANY)) {
-		error("cannot reset job %u: %s", id, why(errno));
-		goto out;
-	}
+	/* A fresh block: whatever an unregistered id gathered goes, cleared
+	 * by the datapath under its lock (the reset handshake).
+	 */
+	request_job_reset(&d.jobs[id]);
 	if (o.name)
 		snprintf(e.name, sizeof(e.name), "%s", o.name);
 	e.created_ns = clock_ns(CLOCK_REALTIME);
@@ -469,8 +470,7 @@ static int reclaim_pass(struct jobs_dir *d, long idle_s, bool dry_run)
 		if (!id_set(bits, id) ||
 		    bpf_map_lookup_elem(d->registry_fd, &id, &e))
 			continue;
-		packets = __atomic_load_n(&d->jobs[id].packets,
-					  __ATOMIC_RELAXED);
+		packets = job_packets(d, id);
 		if (packets != e.packets_seen) {
 			e.packets_seen = packets;
 			e.idle_since_ns = now;
@@ -527,6 +527,42 @@ static int cmd_reclaim(const struct command *cmd, int argc, char **argv)
 		sleep(o.every_s);
 	} while (!stop_reclaim);
 	return EXIT_OK;
+}
+
+/* ---- the owning datapath -------------------------------------------- */
+
+/*
+ * Frees the registry's jobs for the other datapath.  A program's use is
+ * visible (refused while one runs); a qdisc's is not, so releasing a
+ * registry qdiscs still use is the operator's word that none does.
+ */
+static int cmd_release(const struct command *cmd, int argc, char **argv)
+{
+	struct jobs_dir d;
+	struct opts o;
+	__u32 was;
+	int ret;
+
+	ret = opts_exit(parse_opts(cmd, argc, argv, OPT_PIN_DIR, 0, &o));
+	if (ret >= 0)
+		return ret;
+	if (open_jobs_dir(&d, o.pin_dir, true))
+		return EXIT_ERROR;
+	ret = EXIT_ERROR;
+	was = d.meta.owner;
+	if (map_used_by_prog(d.jobs_fd)) {
+		error("a BPF program uses the jobs of %s: 'symofan symphony detach' its ports first",
+		      d.dir);
+		goto out;
+	}
+	if (!set_jobs_owner(&d, SYMPHONY_JOBS_OWNER_NONE)) {
+		printf("symofan: the jobs of %s were %s's, now free for either datapath\n",
+		       d.dir, jobs_owner_name(was));
+		ret = EXIT_OK;
+	}
+out:
+	close_jobs_dir(&d);
+	return ret;
 }
 
 /* ---- migration ------------------------------------------------------ */
@@ -627,6 +663,18 @@ const struct command job_commands[] = {
 		"  unchanged (or from 'job add').  With --every, runs a pass every\n"
 		"  SECONDS until SIGTERM; without, one pass.\n",
 		.run = cmd_reclaim,
+		.style = &job_style,
+	},
+	{
+		.name = "release", .synopsis = "[--pin-dir DIR]",
+		.help = "free the registry's jobs for the other datapath (qdisc or tc-BPF)",
+		.details =
+		"  A registry serves one datapath: sch_symphony qdiscs (tc ... jobs_map)\n"
+		"  or Symphony's tc-BPF program (symofan symphony attach), whichever\n"
+		"  used it first, since the two lock a job's updates differently.\n"
+		"  The program's claim ends with its last detach; a qdisc's cannot be\n"
+		"  seen from here: release says that no qdisc uses the registry now.\n",
+		.run = cmd_release,
 		.style = &job_style,
 	},
 	{

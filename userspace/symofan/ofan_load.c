@@ -555,11 +555,9 @@ static int do_load(struct ofan_conf *conf, const char *config)
 	if (netns_id(&ns_dev, &ns_ino) || check_bpffs(dir))
 		return EXIT_ERROR;
 	umask(0077);
-	/* new folders 0700; one that exists keeps its mode */
-	if (mkdir_p(dir)) {
-		error("cannot create %s: %s", dir, strerror(errno));
+	/* new folders 0700; one that exists must be this user's alone */
+	if (make_pin_dir(dir))
 		return EXIT_ERROR;
-	}
 	lock_fd = lock_dir(dir);
 	if (lock_fd < 0)
 		return EXIT_ERROR;

@@ -25,6 +25,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 #include <linux/if_ether.h>
@@ -47,6 +48,7 @@
 #define PROG_PIN		"symphony_egress"
 #define PORTS_PIN		"ports"
 #define STATS_PIN		"port_stats"
+#define PROG_META_PIN		"meta"
 
 /* tc filter handle and priority of the attachment, "5c" for Symphony */
 #define SYMPHONY_TC_HANDLE	0x5c
@@ -181,9 +183,16 @@ static int open_pin(const char *dir, const char *name)
 	return fd < 0 ? -errno : fd;
 }
 
+static const char *const pin_names[] = {
+	PROG_PIN, PORTS_PIN, STATS_PIN, PROG_META_PIN,
+};
+
 struct pinned {
 	int	prog_fd, ports_fd, stats_fd;
+	int	meta_fd;	/* -1: pinned by a symofan without one */
 };
+
+#define PINNED_NONE	{ -1, -1, -1, -1 }
 
 static void close_pinned(struct pinned *p)
 {
@@ -193,7 +202,9 @@ static void close_pinned(struct pinned *p)
 		close(p->ports_fd);
 	if (p->stats_fd >= 0)
 		close(p->stats_fd);
-	p->prog_fd = p->ports_fd = p->stats_fd = -1;
+	if (p->meta_fd >= 0)
+		close(p->meta_fd);
+	p->prog_fd = p->ports_fd = p->stats_fd = p->meta_fd = -1;
 }
 
 /* The program and maps pinned in @dir: 0, -ENOENT when not loaded. */
@@ -202,20 +213,73 @@ static int open_pinned(const char *dir, struct pinned *p)
 	p->prog_fd = open_pin(dir, PROG_PIN);
 	p->ports_fd = open_pin(dir, PORTS_PIN);
 	p->stats_fd = open_pin(dir, STATS_PIN);
+	p->meta_fd = open_pin(dir, PROG_META_PIN);
+	if (p->meta_fd < 0)
+		p->meta_fd = -1;
 	if (p->prog_fd >= 0 && p->ports_fd >= 0 && p->stats_fd >= 0)
 		return 0;
 	close_pinned(p);
 	return -ENOENT;
 }
 
-/* open_pinned() for a command that needs a port attached: 0, or -1
- * after saying that there is none.
+/* Which of the pins of a loaded program @dir holds, as "name, name". */
+static bool some_pinned(const char *dir, char *names, size_t size)
+{
+	char path[BPFFS_DIR_MAX + 64];
+	size_t i, used = 0;
+
+	names[0] = '\0';
+	for (i = 0; i < ARRAY_SIZE(pin_names); i++) {
+		pin_path(path, sizeof(path), dir, pin_names[i]);
+		if (access(path, F_OK))
+			continue;
+		used += snprintf(names + used, size - used, "%s%s",
+				 used ? ", " : "", pin_names[i]);
+		if (used >= size)
+			break;
+	}
+	return names[0];
+}
+
+/*
+ * Whether the program pinned in @dir serves the devices of this network
+ * namespace: the one its first attach recorded (ifindexes name other
+ * devices in another).  A program pinned before the record passes.
+ */
+static bool same_netns(const struct pinned *p, const char *dir)
+{
+	struct symphony_bpf_meta meta;
+	__u64 dev, ino;
+	__u32 zero = 0;
+
+	if (p->meta_fd < 0)
+		return true;
+	if (netns_id(&dev, &ino))
+		return false;
+	if (bpf_map_lookup_elem(p->meta_fd, &zero, &meta)) {
+		error("cannot read %s/%s: %s", dir, PROG_META_PIN, why(errno));
+		return false;
+	}
+	if (!meta.netns_ino || (meta.netns_dev == dev && meta.netns_ino == ino))
+		return true;
+	error("the program pinned in %s serves the ports of network namespace net:[%llu], this is net:[%llu]: an ifindex names another device here; run symofan in that namespace, or give this one its own --pin-dir",
+	      dir, (unsigned long long)meta.netns_ino, (unsigned long long)ino);
+	return false;
+}
+
+/* open_pinned() for a command that needs a port attached, in the
+ * namespace of the program's ports: 0, or -1 after saying why not.
  */
 static int open_attached(const char *dir, struct pinned *p)
 {
-	if (!open_pinned(dir, p))
+	if (open_pinned(dir, p)) {
+		error("Symphony is attached to no port (nothing pinned in %s)",
+		      dir);
+		return -1;
+	}
+	if (same_netns(p, dir))
 		return 0;
-	error("Symphony is attached to no port (nothing pinned in %s)", dir);
+	close_pinned(p);
 	return -1;
 }
 
@@ -239,25 +303,61 @@ static bool prog_uses_map(int prog_fd, int map_fd)
 
 static void unpin_all(const char *dir)
 {
-	static const char *const names[] = { PROG_PIN, PORTS_PIN, STATS_PIN };
 	char path[BPFFS_DIR_MAX + 64];
 	size_t i;
 
-	for (i = 0; i < ARRAY_SIZE(names); i++) {
-		pin_path(path, sizeof(path), dir, names[i]);
+	for (i = 0; i < ARRAY_SIZE(pin_names); i++) {
+		pin_path(path, sizeof(path), dir, pin_names[i]);
 		unlink(path);
 	}
 	rmdir(dir);
 }
 
-/* Load the program on the registry's jobs map and pin it: 0 or -1. */
+/*
+ * The lock of pin folder @dir, made if need be (@create) and checked to
+ * be this user's alone; attach and detach hold it while they change the
+ * folder's ports.  A detach may remove the folder just before the lock is
+ * had: then again, on the folder as it is now.  The fd, or -1.
+ */
+static int lock_pin_dir(const char *dir, bool create)
+{
+	struct stat locked, now;
+	int tries, fd;
+
+	for (tries = 0; tries < 8; tries++) {
+		if (create ? make_pin_dir(dir) : check_pin_dir(dir))
+			return -1;
+		fd = lock_dir(dir);
+		if (fd < 0)
+			return -1;
+		if (!fstat(fd, &locked) && !stat(dir, &now) &&
+		    locked.st_ino == now.st_ino && locked.st_dev == now.st_dev)
+			return fd;
+		close(fd);
+		if (!create) {
+			error("%s went away", dir);
+			return -1;
+		}
+	}
+	error("cannot hold %s: it keeps being removed", dir);
+	return -1;
+}
+
+/*
+ * Load the program on the registry's jobs map and job locks and pin it
+ * in @dir, which holds none of its pins: 0 or -1.
+ */
 static int load_and_pin(const char *dir, const struct jobs_dir *reg,
 			struct pinned *p)
 {
+	struct symphony_bpf_meta meta = {};
 	struct symphony_bpf *skel;
 	char path[BPFFS_DIR_MAX + 64];
+	__u32 zero = 0;
 	int err;
 
+	if (netns_id(&meta.netns_dev, &meta.netns_ino))
+		return -1;
 	skel = symphony_bpf__open();
 	if (!skel) {
 		error("cannot open the BPF object: %s", why(errno));
@@ -266,12 +366,16 @@ static int load_and_pin(const char *dir, const struct jobs_dir *reg,
 	bpf_map__set_max_entries(skel->maps.symphony_jobs, reg->meta.nr_jobs);
 	err = bpf_map__reuse_fd(skel->maps.symphony_jobs, reg->jobs_fd);
 	if (!err)
+		err = bpf_map__reuse_fd(skel->maps.symphony_job_locks,
+					reg->locks_fd);
+	if (!err)
 		err = symphony_bpf__load(skel);
 	if (err) {
 		error("cannot load the Symphony program: %s", why(-err));
 		goto out;
 	}
-	err = mkdir_p(dir);
+	err = bpf_map_update_elem(bpf_map__fd(skel->maps.symphony_meta), &zero,
+				  &meta, BPF_ANY) ? -errno : 0;
 	if (!err) {
 		pin_path(path, sizeof(path), dir, PORTS_PIN);
 		err = bpf_map__pin(skel->maps.symphony_ports, path);
@@ -281,12 +385,19 @@ static int load_and_pin(const char *dir, const struct jobs_dir *reg,
 		err = bpf_map__pin(skel->maps.symphony_port_stats, path);
 	}
 	if (!err) {
+		pin_path(path, sizeof(path), dir, PROG_META_PIN);
+		err = bpf_map__pin(skel->maps.symphony_meta, path);
+	}
+	if (!err) {
 		pin_path(path, sizeof(path), dir, PROG_PIN);
 		err = bpf_program__pin(skel->progs.symphony_egress, path);
 	}
 	if (err) {
 		error("cannot pin the program and its maps in %s: %s", dir,
 		      why(err < 0 ? -err : errno));
+		/* the folder held none of them (the caller checked, under
+		 * its lock): all of them are ours
+		 */
 		unpin_all(dir);
 		goto out;
 	}
@@ -299,7 +410,7 @@ out:
 /*
  * The counters' slot of the port of @ifindex: the one it has (attached
  * again: new parameters, counters from zero), else the lowest no port
- * uses.  0, or -1 when every slot is taken.  Under the registry's lock.
+ * uses.  0, or -1 when every slot is taken.  Under the folder's lock.
  */
 static int stats_slot(int ports_fd, __u32 ifindex, __u32 *slot)
 {
@@ -345,22 +456,53 @@ static bool ports_layout_ok(const struct pinned *p, const char *dir)
 	}
 	if (ports.value_size == sizeof(struct symphony_bpf_port) &&
 	    stats.type == BPF_MAP_TYPE_PERCPU_ARRAY &&
-	    stats.value_size == sizeof(struct symphony_bpf_stats))
+	    stats.value_size == sizeof(struct symphony_bpf_stats) &&
+	    p->meta_fd >= 0)
 		return true;
 	error("the program pinned in %s has another symofan's map layout: detach its ports to load it anew",
 	      dir);
 	return false;
 }
 
-static int zero_stats(int stats_fd, __u32 slot)
+/* A port's per-CPU counters: read into, or written from, @v. */
+static struct symphony_bpf_stats *stats_buf(void)
 {
 	int ncpus = libbpf_num_possible_cpus();
-	struct symphony_bpf_stats *zero;
+
+	return ncpus < 1 ? NULL : calloc(ncpus, sizeof(struct symphony_bpf_stats));
+}
+
+/* Ports of @p whose device is gone from this namespace (their filter
+ * went with it): removed, so that the last real detach unpins.  Under
+ * the folder's lock.  Returns how many.
+ */
+static int prune_vanished(const struct pinned *p)
+{
+	__u32 key, next, gone[64];
+	char name[IF_NAMESIZE];
+	bool first = true;
+	int nr = 0, i;
+
+	while (!bpf_map_get_next_key(p->ports_fd, first ? NULL : &key, &next) &&
+	       nr < (int)ARRAY_SIZE(gone)) {
+		first = false;
+		key = next;
+		if (!if_indextoname(key, name) && errno == ENXIO)
+			gone[nr++] = key;
+	}
+	for (i = 0; i < nr; i++) {
+		bpf_map_delete_elem(p->ports_fd, &gone[i]);
+		printf("symofan: port of ifindex %u removed: its device is gone\n",
+		       gone[i]);
+	}
+	return nr;
+}
+
+static int zero_stats(int stats_fd, __u32 slot)
+{
+	struct symphony_bpf_stats *zero = stats_buf();
 	int err;
 
-	if (ncpus < 1)
-		return -1;
-	zero = calloc(ncpus, sizeof(*zero));
 	if (!zero)
 		return -1;
 	err = bpf_map_update_elem(stats_fd, &slot, zero, 0);
@@ -405,17 +547,50 @@ static int parse_params(const struct sym_args *a, struct symphony_bpf_cfg *cfg,
 	return 0;
 }
 
+/*
+ * The registry's jobs for the program: refused while sch_symphony qdiscs
+ * own them (their locks are not the program's), else recorded as the
+ * program's.  0, or -1 after saying why.
+ */
+static int claim_registry(struct jobs_dir *reg)
+{
+	if (reg->meta.owner == SYMPHONY_JOBS_OWNER_QDISC) {
+		error("the job registry %s serves sch_symphony qdiscs (tc ... symphony jobs_map %s/%s): the module locks a job's updates with its own locks, this program with %s/%s, so one job would be updated under two locks and lose updates; give the program a registry of its own (symofan job init --pin-dir DIR; attach --registry DIR), or, once no qdisc uses this one, 'symofan job owner none --pin-dir %s'",
+		      reg->dir, reg->dir, JOBS_PIN, reg->dir, LOCKS_PIN,
+		      reg->dir);
+		return -1;
+	}
+	return set_jobs_owner(reg, SYMPHONY_JOBS_OWNER_BPF);
+}
+
+/* Attach @prog_fd to the egress of @ifindex (replacing ours): 0 or -errno. */
+static int tc_attach(__u32 ifindex, int prog_fd)
+{
+	DECLARE_LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = ifindex,
+			    .attach_point = BPF_TC_EGRESS);
+	DECLARE_LIBBPF_OPTS(bpf_tc_opts, opts, .handle = SYMPHONY_TC_HANDLE,
+			    .priority = SYMPHONY_TC_PRIORITY,
+			    .prog_fd = prog_fd, .flags = BPF_TC_F_REPLACE);
+	int r = tc_hook_create_quiet(&hook);
+
+	if (r && r != -EEXIST)
+		return r;
+	return bpf_tc_attach(&hook, &opts);
+}
+
 static int cmd_attach(const struct command *cmd, int argc, char **argv)
 {
-	struct pinned p = { -1, -1, -1 };
-	struct symphony_bpf_port port = {};
+	struct pinned p = PINNED_NONE;
+	struct symphony_bpf_port port = {}, old_port;
+	struct symphony_bpf_stats *old_stats = NULL;
 	struct jobs_dir reg = { .jobs_fd = -1, .registry_fd = -1,
-				.meta_fd = -1, .lock_fd = -1 };
+				.meta_fd = -1, .locks_fd = -1, .lock_fd = -1 };
 	struct sym_args a;
-	char err[256];
+	char err[256], names[64];
+	bool reattach;
 	__u64 rate;
 	__u32 ifindex;
-	int ret = 2, r;
+	int ret = 2, r, dir_lock = -1;
 
 	r = sym_parse(cmd, argc, argv, true, false, true, &a);
 	if (r)
@@ -425,10 +600,15 @@ static int cmd_attach(const struct command *cmd, int argc, char **argv)
 	    parse_params(&a, &port.cfg, &rate))
 		goto out_args;
 	ret = 1;
-	/* the registry's lock: one attach at a time picks a stats slot */
+	/* the registry's lock, then the pin folder's: one attach or detach
+	 * at a time changes the folder's ports
+	 */
 	if (require_cap_bpf() || check_bpffs(a.pin_dir) ||
 	    open_jobs_dir(&reg, a.registry, true))
 		goto out_args;
+	dir_lock = lock_pin_dir(a.pin_dir, true);
+	if (dir_lock < 0)
+		goto out;
 	if (symphony_bpf_cfg_derive(&port.cfg, rate, dev_frame_bytes(a.dev),
 				    reg.meta.nr_jobs, err, sizeof(err))) {
 		error("%s", err);
@@ -436,44 +616,53 @@ static int cmd_attach(const struct command *cmd, int argc, char **argv)
 		goto out;
 	}
 	if (open_pinned(a.pin_dir, &p)) {
-		if (load_and_pin(a.pin_dir, &reg, &p))
+		if (some_pinned(a.pin_dir, names, sizeof(names))) {
+			error("%s holds part of a Symphony program (%s): a port may still run it, so it is left alone; detach its ports, or remove those pins once no port runs it",
+			      a.pin_dir, names);
 			goto out;
-	} else if (!prog_uses_map(p.prog_fd, reg.jobs_fd)) {
-		error("the program pinned in %s uses another jobs map than %s's (a migrated registry?): detach its ports to load it anew",
+		}
+		if (claim_registry(&reg) || load_and_pin(a.pin_dir, &reg, &p))
+			goto out;
+	} else if (!same_netns(&p, a.pin_dir)) {
+		goto out;
+	} else if (!prog_uses_map(p.prog_fd, reg.jobs_fd) ||
+		   !prog_uses_map(p.prog_fd, reg.locks_fd)) {
+		error("the program pinned in %s uses another jobs map or job locks than %s's (another registry, or a migrated one?): detach its ports to load it anew",
 		      a.pin_dir, a.registry);
+		goto out;
+	} else if (claim_registry(&reg)) {
 		goto out;
 	}
 	if (!ports_layout_ok(&p, a.pin_dir))
 		goto out;
+	prune_vanished(&p);
 	port.ifindex = ifindex;
 	if (stats_slot(p.ports_fd, ifindex, &port.stats_slot)) {
 		error("no counters left for %s: the program in %s serves %d ports already",
 		      a.dev, a.pin_dir, SYMPHONY_BPF_MAX_PORTS);
 		goto out;
 	}
+	/* attached again: the old parameters and counters, kept to be put
+	 * back if the new attachment fails (the old filter runs on)
+	 */
+	reattach = !bpf_map_lookup_elem(p.ports_fd, &ifindex, &old_port);
+	old_stats = stats_buf();
+	if (!old_stats || (reattach && bpf_map_lookup_elem(p.stats_fd,
+							   &port.stats_slot,
+							   old_stats))) {
+		error("cannot read the counters of %s: %s", a.dev, why(errno));
+		goto out;
+	}
 	if (zero_stats(p.stats_fd, port.stats_slot) ||
 	    bpf_map_update_elem(p.ports_fd, &ifindex, &port, 0)) {
 		error("cannot set the port of %s: %s", a.dev, why(errno));
-		goto out;
-	} else {
-		DECLARE_LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = ifindex,
-				    .attach_point = BPF_TC_EGRESS);
-		DECLARE_LIBBPF_OPTS(bpf_tc_opts, opts, .handle = SYMPHONY_TC_HANDLE,
-				    .priority = SYMPHONY_TC_PRIORITY,
-				    .prog_fd = p.prog_fd, .flags = BPF_TC_F_REPLACE);
-
-		r = tc_hook_create_quiet(&hook);
-		if (r && r != -EEXIST) {
-			error("cannot create the clsact qdisc on %s: %s", a.dev,
-			      why(-r));
-			goto out_port;
-		}
-		r = bpf_tc_attach(&hook, &opts);
-		if (r) {
-			error("cannot attach to the egress of %s: %s", a.dev,
-			      why(-r));
-			goto out_port;
-		}
+		goto out_port;
+	}
+	r = tc_attach(ifindex, p.prog_fd);
+	if (r) {
+		error("cannot attach to the egress of %s: %s%s", a.dev, why(-r),
+		      reattach ? " (its earlier attachment runs on as it was)" : "");
+		goto out_port;
 	}
 	printf("symofan: Symphony on the egress of %s: rate %llu bit/s, kmin %u kmax %u bytes, marking %s, jobs map %s/%s (%u slots)\n",
 	       a.dev, (unsigned long long)rate, port.cfg.kmin_bytes,
@@ -483,9 +672,17 @@ static int cmd_attach(const struct command *cmd, int argc, char **argv)
 	ret = 0;
 	goto out;
 out_port:
-	bpf_map_delete_elem(p.ports_fd, &ifindex);
+	if (reattach) {
+		bpf_map_update_elem(p.ports_fd, &ifindex, &old_port, 0);
+		bpf_map_update_elem(p.stats_fd, &port.stats_slot, old_stats, 0);
+	} else {
+		bpf_map_delete_elem(p.ports_fd, &ifindex);
+	}
 out:
+	free(old_stats);
 	close_pinned(&p);
+	if (dir_lock >= 0)
+		close(dir_lock);
 	close_jobs_dir(&reg);
 out_args:
 	free(a.words);
@@ -500,44 +697,91 @@ static bool any_port(int ports_fd)
 	return !bpf_map_get_next_key(ports_fd, NULL, &key);
 }
 
+/*
+ * The program of the registry's jobs is gone: the registry is nobody's
+ * again (unless another program, from another pin folder, still uses
+ * its jobs map).
+ */
+static void release_registry(const char *dir)
+{
+	struct jobs_dir reg;
+
+	if (open_jobs_dir(&reg, dir, true))
+		return;
+	if (reg.meta.owner == SYMPHONY_JOBS_OWNER_BPF &&
+	    !map_used_by_prog(reg.jobs_fd))
+		set_jobs_owner(&reg, SYMPHONY_JOBS_OWNER_NONE);
+	close_jobs_dir(&reg);
+}
+
+/* "DEV" or "ifindex N" (a device that is gone has only its number). */
+static int detach_target(const struct sym_args *a, __u32 *ifindex,
+			 char *name)
+{
+	if (!strcmp(a->dev, "ifindex")) {
+		if (a->nr_words != 1 ||
+		    parse_u32(a->words[0], 1, INT32_MAX, ifindex)) {
+			error("ifindex wants the port's interface index, a number from 1 (symofan symphony status lists them)");
+			return -1;
+		}
+		if (!if_indextoname(*ifindex, name))
+			snprintf(name, IF_NAMESIZE, "ifindex %u", *ifindex);
+		return 0;
+	}
+	if (a->nr_words) {
+		error("unexpected argument '%s'", a->words[0]);
+		return -1;
+	}
+	snprintf(name, IF_NAMESIZE, "%s", a->dev);
+	*ifindex = dev_ifindex(a->dev);
+	return *ifindex ? 0 : -1;
+}
+
 static int cmd_detach(const struct command *cmd, int argc, char **argv)
 {
-	struct pinned p = { -1, -1, -1 };
+	DECLARE_LIBBPF_OPTS(bpf_tc_hook, hook, .attach_point = BPF_TC_EGRESS);
+	DECLARE_LIBBPF_OPTS(bpf_tc_opts, opts, .handle = SYMPHONY_TC_HANDLE,
+			    .priority = SYMPHONY_TC_PRIORITY);
+	struct pinned p = PINNED_NONE;
 	struct sym_args a;
+	char name[IF_NAMESIZE + 16];
+	int ret = 2, r, dir_lock = -1;
+	bool had_port;
 	__u32 ifindex;
-	int ret = 2, r;
 
-	r = sym_parse(cmd, argc, argv, true, false, false, &a);
-	if (r)
-		goto out_args;
-	ifindex = dev_ifindex(a.dev);
-	if (!ifindex)
+	r = sym_parse(cmd, argc, argv, true, false, true, &a);
+	if (r || detach_target(&a, &ifindex, name))
 		goto out_args;
 	ret = 1;
-	if (open_attached(a.pin_dir, &p)) {
+	if (access(a.pin_dir, F_OK)) {
+		error("Symphony is attached to no port (nothing pinned in %s)",
+		      a.pin_dir);
 		goto out_args;
-	} else {
-		DECLARE_LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = ifindex,
-				    .attach_point = BPF_TC_EGRESS);
-		DECLARE_LIBBPF_OPTS(bpf_tc_opts, opts, .handle = SYMPHONY_TC_HANDLE,
-				    .priority = SYMPHONY_TC_PRIORITY);
-
-		r = bpf_tc_detach(&hook, &opts);
-		if (bpf_map_delete_elem(p.ports_fd, &ifindex) && r) {
-			error("Symphony is not attached to %s", a.dev);
-			goto out;
-		}
-		/* its stats slot is free now: the next attach zeroes it */
-		if (r && r != -ENOENT)
-			error("warning: cannot detach from %s: %s", a.dev, why(-r));
 	}
+	dir_lock = lock_pin_dir(a.pin_dir, false);
+	if (dir_lock < 0 || open_attached(a.pin_dir, &p))
+		goto out;
+	hook.ifindex = ifindex;
+	r = bpf_tc_detach(&hook, &opts);
+	had_port = !bpf_map_delete_elem(p.ports_fd, &ifindex);
+	/* its stats slot is free now: the next attach zeroes it */
+	if (!had_port && r) {
+		error("Symphony is not attached to %s", name);
+		goto out;
+	}
+	if (r && r != -ENOENT && r != -ENODEV && r != -EINVAL)
+		error("warning: cannot detach from %s: %s", name, why(-r));
+	prune_vanished(&p);
 	if (!any_port(p.ports_fd)) {
 		close_pinned(&p);
 		unpin_all(a.pin_dir);
+		release_registry(a.registry);
 	}
 	ret = 0;
 out:
 	close_pinned(&p);
+	if (dir_lock >= 0)
+		close(dir_lock);
 out_args:
 	free(a.words);
 	return r > 0 ? 0 : ret;
@@ -588,7 +832,10 @@ static __u64 mono_now_ns(void)
 /* Nanoseconds of @port's rate as bytes. */
 static __u64 bytes_of_ns(const struct symphony_bpf_port *port, __u64 ns)
 {
-	return port->cfg.ps_per_byte ? ns * 1000 / port->cfg.ps_per_byte : 0;
+	if (!port->cfg.ps_per_byte_q16)
+		return 0;
+	return (unsigned __int128)ns * (1000ULL << 16) /
+	       port->cfg.ps_per_byte_q16;
 }
 
 static void add_u64(struct json_object *o, const char *key, __u64 v)
@@ -664,7 +911,7 @@ static void print_port_stats(struct json_object *st)
 
 static int cmd_status(const struct command *cmd, int argc, char **argv)
 {
-	struct pinned p = { -1, -1, -1 };
+	struct pinned p = PINNED_NONE;
 	struct json_object *ports = json_object_new_array();
 	struct sym_args a;
 	__u32 key, next, want = 0;
@@ -760,8 +1007,15 @@ const struct command symphony_commands[] = {
 		.run = cmd_attach,
 	},
 	{
-		.name = "detach", .synopsis = "DEV [--pin-dir DIR]",
+		.name = "detach",
+		.synopsis = "DEV | ifindex N [--pin-dir DIR] [--registry DIR]",
 		.help = "take Symphony off the egress of DEV (the last port: unpin the program)",
+		.details =
+		"  ifindex N names a port whose device is gone (status lists them).\n"
+		"  Ports whose device is gone are removed on the way.  The last port's\n"
+		"  detach unpins the program and, if no other program uses the\n"
+		"  registry's jobs (--registry, default " JOBS_PIN_DIR "), frees them\n"
+		"  for sch_symphony qdiscs.\n",
 		.run = cmd_detach,
 	},
 	{
