@@ -555,7 +555,7 @@ static int parse_params(const struct sym_args *a, struct symphony_bpf_cfg *cfg,
 static int claim_registry(struct jobs_dir *reg)
 {
 	if (reg->meta.owner == SYMPHONY_JOBS_OWNER_QDISC) {
-		error("the job registry %s serves sch_symphony qdiscs (tc ... symphony jobs_map %s/%s): the module locks a job's updates with its own locks, this program with %s/%s, so one job would be updated under two locks and lose updates; give the program a registry of its own (symofan job init --pin-dir DIR; attach --registry DIR), or, once no qdisc uses this one, 'symofan job owner none --pin-dir %s'",
+		error("the job registry %s serves sch_symphony qdiscs (tc ... symphony jobs_map %s/%s): the module locks a job's updates with its own locks, this program with %s/%s, so one job would be updated under two locks and lose updates; give the program a registry of its own (symofan job init --pin-dir DIR; attach --registry DIR), or, once no qdisc uses this one, 'symofan job release --pin-dir %s'",
 		      reg->dir, reg->dir, JOBS_PIN, reg->dir, LOCKS_PIN,
 		      reg->dir);
 		return -1;
@@ -706,11 +706,19 @@ static void release_registry(const char *dir)
 {
 	struct jobs_dir reg;
 
+	int tries;
+
 	if (open_jobs_dir(&reg, dir, true))
 		return;
-	if (reg.meta.owner == SYMPHONY_JOBS_OWNER_BPF &&
-	    !map_used_by_prog(reg.jobs_fd))
-		set_jobs_owner(&reg, SYMPHONY_JOBS_OWNER_NONE);
+	/* an unpinned, detached program is freed a moment later (RCU) */
+	for (tries = 0; reg.meta.owner == SYMPHONY_JOBS_OWNER_BPF &&
+	     tries < 100; tries++) {
+		if (!map_used_by_prog(reg.jobs_fd)) {
+			set_jobs_owner(&reg, SYMPHONY_JOBS_OWNER_NONE);
+			break;
+		}
+		usleep(10000);
+	}
 	close_jobs_dir(&reg);
 }
 
@@ -733,7 +741,10 @@ static int detach_target(const struct sym_args *a, __u32 *ifindex,
 		return -1;
 	}
 	snprintf(name, IF_NAMESIZE, "%s", a->dev);
-	*ifindex = dev_ifindex(a->dev);
+	*ifindex = if_nametoindex(a->dev);
+	if (!*ifindex)
+		error("no network device '%s' here (a port whose device is gone: detach ifindex N, as status lists it)",
+		      a->dev);
 	return *ifindex ? 0 : -1;
 }
 
@@ -932,7 +943,7 @@ static int cmd_status(const struct command *cmd, int argc, char **argv)
 	while (!bpf_map_get_next_key(p.ports_fd, first ? NULL : &key, &next)) {
 		struct symphony_bpf_port port;
 		struct symphony_bpf_stats s;
-		char name[IF_NAMESIZE] = "?";
+		char name[IF_NAMESIZE] = "(gone)";
 		__u64 now = mono_now_ns(), backlog;
 
 		first = false;
