@@ -69,10 +69,10 @@ check_eq "both programs take the registry's one job_locks map" 1 \
 	   '[.[] | index($id) != null] | all' | grep -c true)"
 
 # ---- resets under traffic ------------------------------------------
-r=$(in_ns "$sw" "$race" reset 5 20000 "$(ifindex_of "$sw" p0)" \
+r=$(in_ns "$sw" "$race" reset 5 50000 "$(ifindex_of "$sw" p0)" \
 	"$base/a/symphony_egress" "$reg/jobs") && rc=0 || rc=$?
 ktap_print "$r"
-check_eq "20000 resets under traffic on the other CPU: each applied, none undone" 0 "$rc"
+check_eq "50000 resets under traffic on the other CPU: each applied, none undone" 0 "$rc"
 job del 5 >/dev/null
 check_jq "a deleted job reads as cleared at once (the datapath applies it later)" \
 	'.packets == 0 and .active == false and .registered == false' "$(job show 5 --json)"

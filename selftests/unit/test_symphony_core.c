@@ -1265,6 +1265,47 @@ static void test_job_count(void)
 		  (unsigned long long)job.symphony_marks);
 }
 
+/*
+ * The reset handshake: a bumped reset_gen is applied by the datapath's
+ * next update of the job, under its lock, before anything reads the
+ * block: the old state and counters go, the agent's parameters stay, and
+ * the packet is the first of a fresh job.
+ */
+static void test_job_reset(void)
+{
+	struct symphony_params params = {
+		.k_ppm = 10000, .tau_ppm = 100000, .warmup_psn = 0,
+		.sample_min_packets = 0, .alpha_max = 100,
+		.twin_ns = 1000000000ULL,
+	};
+	struct symphony_pkt pkt = {
+		.job = 5, .step = 9, .psn = 40, .step_bits = 16,
+		.psn_bits = 24,
+	};
+	struct symphony_job job = {
+		.step_min = 3, .psn_rec = 1000, .alpha = 7, .cnt_total = 50,
+		.cnt_op = 20, .flags = SYMPHONY_JOB_F_ACTIVE,
+		.window_start_ns = 100, .last_seen_ns = 100, .k_ppm = 500000,
+		.packets = 1000000000000ULL, .bytes = 5, .outpacing_packets = 4,
+		.symphony_marks = 3, .red_marks = 2, .windows = 1,
+	};
+	bool outpacing;
+
+	symphony_job_update(&job, &pkt, &params, 200, 1, &outpacing);
+	tap_check(job.step_min == 3 && job.alpha == 7 && outpacing,
+		  "without a reset asked for, an update keeps the job's state");
+	job.reset_gen++;
+	symphony_job_update(&job, &pkt, &params, 300, 1, &outpacing);
+	symphony_job_count(&job, 1, 100, outpacing, true, false, false);
+	tap_check(job.applied_gen == job.reset_gen && job.step_min == 9 &&
+		  job.alpha == 1 && job.cnt_total == 1 && !outpacing &&
+		  job.packets == 1 && job.bytes == 100 && job.windows == 0 &&
+		  job.symphony_marks == 0 && job.red_marks == 0 &&
+		  job.window_start_ns == 300 && job.k_ppm == 500000,
+		  "a bumped reset_gen: the next update starts the job afresh, its parameters kept (step_min %u alpha %u packets %llu)",
+		  job.step_min, job.alpha, (unsigned long long)job.packets);
+}
+
 /* ------------------------------------------------------------------ */
 /* Seeds for the parser fuzzer */
 
@@ -1364,5 +1405,6 @@ int main(int argc, char **argv)
 	test_parse();
 	test_job_update();
 	test_job_count();
+	test_job_reset();
 	return tap_finish();
 }

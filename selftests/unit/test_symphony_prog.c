@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <linux/if_ether.h>
 #include <linux/pkt_cls.h>
@@ -134,6 +135,27 @@ static int set_port(__u64 rate_bps, const char *const *kv)
 	}
 	return bpf_map_update_elem(bpf_map__fd(skel->maps.symphony_ports), &key,
 				   &port, 0);
+}
+
+/* The phantom queue's end, CLOCK_MONOTONIC ns; or set it (@set). */
+static __u64 port_empty(bool set, __u64 empty_ns)
+{
+	struct symphony_bpf_port port = {};
+	__u32 key = PORT;
+	int fd = bpf_map__fd(skel->maps.symphony_ports);
+
+	bpf_map_lookup_elem(fd, &key, &port);
+	if (set) {
+		port.empty_ns = empty_ns;
+		port.empty_ps = 0;
+		bpf_map_update_elem(fd, &key, &port, 0);
+	}
+	return port.empty_ns;
+}
+
+static __u64 port_empty_ns(void)
+{
+	return port_empty(false, 0);
 }
 
 static __u32 port_limit_ns(void)
@@ -381,6 +403,7 @@ static void test_phantom_red(void)
 	__u8 frame[FRAME_MAX];
 	size_t len = udp(frame, ROCE_ECN_ECT0, 1000 - ETH_HLEN - 28);
 	int i, first_marked = -1, marked_tail = 0;
+	__u64 packets, bytes, empty_ns;
 	struct run r;
 
 	set_port(1000000ULL, red);
@@ -400,9 +423,19 @@ static void test_phantom_red(void)
 		  "a burst of 1000-byte frames: unmarked below kmin, every one past kmax");
 
 	len = udp(frame, ROCE_ECN_NOT_ECT, 1000 - ETH_HLEN - 28);
+	packets = STAT(packets);
+	bytes = STAT(bytes);
+	empty_ns = port_empty_ns();
 	r = send_frame(frame, len);
 	tap_check(r.verdict == TC_ACT_SHOT && STAT(red_drops) == 1,
 		  "a non-ECT frame RED would mark is dropped (nonect drop)");
+	tap_check(STAT(packets) == packets && STAT(bytes) == bytes &&
+		  port_empty_ns() == empty_ns,
+		  "... not counted as sent, and not in the phantom queue");
+	r = send_frame(frame, roce(frame, 9, 1, 100, false, ROCE_ECN_NOT_ECT, 900));
+	tap_check(r.verdict == TC_ACT_SHOT && job_state(9).packets == 0 &&
+		  !(job_state(9).flags & SYMPHONY_JOB_F_ACTIVE),
+		  "a dropped collective packet leaves its job's state and counters alone");
 	set_port(1000000ULL, pass);
 	r = send_frame(frame, len);
 	tap_check(r.verdict == TC_ACT_OK && r.ecn == ROCE_ECN_NOT_ECT,
@@ -427,6 +460,56 @@ static void test_phantom_red(void)
 		  "a phantom queue of 8000 bytes fills to 8 frames; 40 frames at once go over");
 }
 
+/*
+ * The phantom queue's drain time keeps sub-nanosecond precision: 1000
+ * frames of 64 bytes at 400 Gbit/s add 1280 ns (an integer ps_per_byte
+ * and a truncated per-packet time gave 1000), 100 of 1500 bytes at
+ * 381 Gbit/s 3149 ns (20 ps per byte: 3000).  The queue is kept 50 ms
+ * long, so that it never drains between the test runs.
+ */
+static void test_phantom_precision(void)
+{
+	static const char *const big[] = {
+		"kmin", "4000000000", "kmax", "4000000000", "limit_bytes",
+		"4000000000", NULL
+	};
+	static const struct {
+		__u64	rate_bps;
+		size_t	frame;
+		int	count;
+		__u64	want_ns;
+	} cases[] = {
+		{ 400000000000ULL, 64, 1000, 1280 },
+		{ 381000000000ULL, 1500, 100, 3149 },
+	};
+	__u8 frame[FRAME_MAX];
+	size_t i;
+	int n;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		size_t len = udp(frame, ROCE_ECN_ECT0,
+				 cases[i].frame - ETH_HLEN - 28);
+		struct timespec ts;
+		__u64 start, added;
+
+		set_port(cases[i].rate_bps, big);
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		start = ts.tv_sec * 1000000000ULL + ts.tv_nsec + 50000000ULL;
+		port_empty(true, start);
+		for (n = 0; n < cases[i].count; n++)
+			send_frame(frame, len);
+		added = port_empty_ns() - start;
+		tap_note("%d frames of %zu bytes at %llu bit/s: %llu ns", cases[i].count,
+			 cases[i].frame, (unsigned long long)cases[i].rate_bps,
+			 (unsigned long long)added);
+		tap_check(added >= cases[i].want_ns - 1 && added <= cases[i].want_ns + 1,
+			  "%d frames of %zu bytes at %llu Gbit/s fill the phantom queue by %llu ns",
+			  cases[i].count, cases[i].frame,
+			  (unsigned long long)(cases[i].rate_bps / 1000000000ULL),
+			  (unsigned long long)cases[i].want_ns);
+	}
+}
+
 int main(void)
 {
 	int err;
@@ -448,6 +531,7 @@ int main(void)
 	test_red_only_marking();
 	test_alpha();
 	test_phantom_red();
+	test_phantom_precision();
 	symphony_bpf__destroy(skel);
 	return tap_finish();
 }
