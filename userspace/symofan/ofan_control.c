@@ -98,6 +98,38 @@ int cmd_ofan_set_mode(const struct command *cmd, int argc, char **argv)
 	return ret;
 }
 
+/*
+ * Whether this process runs in the network namespace @dir was loaded
+ * from: the uplinks' ifindexes name other devices elsewhere.  0, or -1
+ * after saying where to run.
+ */
+static int require_load_netns(const char *dir)
+{
+	struct symofan_state *st = calloc(1, sizeof(*st));
+	__u64 dev, ino;
+	int fd, ret = -1;
+
+	if (!st) {
+		error("out of memory");
+		return -1;
+	}
+	fd = read_state(dir, st);
+	if (fd >= 0)
+		close(fd);
+	if (fd == -1 || !st->nr_uplinks) {
+		ret = 0;	/* no load recorded: nothing to mix up */
+	} else if (fd >= 0 && !netns_id(&dev, &ino)) {
+		if (st->netns_dev == dev && st->netns_ino == ino)
+			ret = 0;
+		else
+			error("%s was loaded from network namespace net:[%llu], this is net:[%llu]: its uplinks' ifindexes name other devices here; run this there",
+			      dir, (unsigned long long)st->netns_ino,
+			      (unsigned long long)ino);
+	}
+	free(st);
+	return ret;
+}
+
 /* Whether the link of uplink @idx of set @set of @dir is up now. */
 static bool uplink_link_up(const char *dir, __u32 set, __u32 idx)
 {
@@ -137,6 +169,8 @@ int cmd_ofan_port(const struct command *cmd, int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	up = !strcmp(o.args[1], "up");
+	if (require_load_netns(o.pin_dir))
+		return EXIT_ERROR;
 	fd = open_config(o.pin_dir, &cfg, &set, &lock_fd);
 	if (fd < 0)
 		return EXIT_ERROR;

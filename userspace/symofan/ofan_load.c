@@ -487,6 +487,34 @@ static int load_pin_prog(struct loader *l, const char *dir)
  * (those still below w) and the generation carry over, and this load
  * writes the other set.
  */
+/*
+ * The uplinks set down by "ofan port N down" under the last load, as
+ * indexes of this load: an administrative state belongs to an interface,
+ * so it follows the interface's name to its new index (or goes with an
+ * interface the new configuration drops).  Without the last load's
+ * names (no state recorded), by index as before.
+ */
+static __u64 admin_down_by_name(const struct loader *l, __u64 old_down)
+{
+	const struct symofan_state *st = l->state;
+	const struct ofan_conf *conf = l->conf;
+	__u64 down = 0;
+	__u32 i, j;
+
+	if (!l->had_state || !st->nr_uplinks)
+		return old_down & (conf->w >= OFAN_MAX_W ? ~0ULL :
+				   (1ULL << conf->w) - 1);
+	for (i = 0; i < st->nr_uplinks && i < OFAN_MAX_W; i++) {
+		if (!((old_down >> i) & 1))
+			continue;
+		for (j = 0; j < conf->w; j++)
+			if (!strncmp(st->uplinks[i].ifname,
+				     conf->uplinks[j].ifname, IFNAMSIZ))
+				down |= 1ULL << j;
+	}
+	return down;
+}
+
 static int check_layout(struct loader *l, const char *dir)
 {
 	struct ofan_active active = {};
@@ -518,9 +546,7 @@ static int check_layout(struct loader *l, const char *dir)
 		return -1;
 	}
 	l->set = active.set ^ 1;
-	l->admin_down = cfg.admin_down_ports &
-			(l->conf->w >= OFAN_MAX_W ? ~0ULL :
-			 (1ULL << l->conf->w) - 1);
+	l->admin_down = admin_down_by_name(l, cfg.admin_down_ports);
 	l->generation = cfg.generation;
 	return 0;
 }
