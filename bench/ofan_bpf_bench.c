@@ -113,6 +113,7 @@ static void configure_ofan(struct ofan_bench_bpf *skel, int mode, int fast)
 	struct ofan_dest dest = { .valid_ports = 0xf, .flags = OFAN_DEST_F_VALID };
 	struct ofan_lpm4_key lpm = { .prefix_len = 24 };
 	__u32 zero = 0, key = 1, p;
+	struct ofan_dst_keys keys = { .key = { 1, OFAN_SET_NONE } };	/* set 0 */
 
 	memcpy(cfg.perm, perm, W);
 	ofan_dest_fill_orders(&dest, perm, W, key, cfg.nr_keys);
@@ -121,7 +122,7 @@ static void configure_ofan(struct ofan_bench_bpf *skel, int mode, int fast)
 	bpf_map_update_elem(bpf_map__fd(skel->maps.ofan_config), &zero, &cfg, 0);
 	bpf_map_update_elem(bpf_map__fd(skel->maps.ofan_dests), &key, &dest, 0);
 	inet_pton(AF_INET, "10.0.1.0", &lpm.addr);
-	bpf_map_update_elem(bpf_map__fd(skel->maps.ofan_dst4), &lpm, &key, 0);
+	bpf_map_update_elem(bpf_map__fd(skel->maps.ofan_dst4), &lpm, &keys, 0);
 	for (p = 0; p < W; p++)
 		set_uplink(bpf_map__fd(skel->maps.ofan_ports), p);
 }

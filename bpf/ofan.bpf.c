@@ -74,7 +74,7 @@ struct {
 	__uint(max_entries, OFAN_MAX_PREFIXES);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, struct ofan_lpm4_key);
-	__type(value, __u32);
+	__type(value, struct ofan_dst_keys);
 } ofan_dst4 SEC(".maps");
 
 struct {
@@ -82,7 +82,7 @@ struct {
 	__uint(max_entries, OFAN_MAX_PREFIXES);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, struct ofan_lpm6_key);
-	__type(value, __u32);
+	__type(value, struct ofan_dst_keys);
 } ofan_dst6 SEC(".maps");
 
 struct {
@@ -103,7 +103,7 @@ struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, OFAN_MAX_PIPE_PORTS);
 	__type(key, __u32);
-	__type(value, __u32);
+	__type(value, struct ofan_pipe_sets);
 } ofan_pipes SEC(".maps");
 
 struct {
@@ -140,12 +140,14 @@ struct {
 #define OFAN_STAT(field) (offsetof(struct ofan_stats, field) / sizeof(__u64))
 #define OFAN_KERNEL_PATH(field)	(-1 - (int)OFAN_STAT(field))
 
-/* The key of IPv4 destination @daddr: address bits or LPM; -1 if none. */
+/* The key of IPv4 destination @daddr in set @set: address bits or LPM;
+ * -1 if none (OFAN_SET_NONE is -1 too).
+ */
 static __always_inline int ofan_dest_key4(const struct ofan_config *cfg,
-					  __be32 daddr)
+					  __u32 set, __be32 daddr)
 {
 	struct ofan_lpm4_key lpm = { .prefix_len = 32, .addr = daddr };
-	__u32 *key;
+	struct ofan_dst_keys *key;
 
 	/* the agent precomputed the prefix mask (ofan_config_set_fast()) */
 	if (likely(cfg->fast_enabled &&
@@ -153,18 +155,19 @@ static __always_inline int ofan_dest_key4(const struct ofan_config *cfg,
 		return (bpf_ntohl(daddr) >> (cfg->fast_shift & 31)) &
 		       cfg->fast_mask;
 	key = bpf_map_lookup_elem(&ofan_dst4, &lpm);
-	return key ? (int)*key : -1;
+	return key ? (int)key->key[set & 1] : -1;
 }
 
-/* The key of IPv6 destination @daddr by LPM; -1 if none. */
-static __always_inline int ofan_dest_key6(const struct in6_addr *daddr)
+/* The key of IPv6 destination @daddr in set @set by LPM; -1 if none. */
+static __always_inline int ofan_dest_key6(__u32 set,
+					  const struct in6_addr *daddr)
 {
 	struct ofan_lpm6_key lpm = { .prefix_len = 128 };
-	__u32 *key;
+	struct ofan_dst_keys *key;
 
 	__builtin_memcpy(lpm.addr, daddr, 16);
 	key = bpf_map_lookup_elem(&ofan_dst6, &lpm);
-	return key ? (int)*key : -1;
+	return key ? (int)key->key[set & 1] : -1;
 }
 
 /* The number of set bits of @v (SWAR: no loop, no popcount insn in BPF) */
@@ -287,7 +290,8 @@ static __always_inline int ofan_forward(struct __sk_buff *skb,
 					__u32 set, int key, __u32 family,
 					void *l3, __u32 l3_len)
 {
-	__u32 zero = 0, cls, slot, dest_key, ifindex, pipe_nr = 0, *pipe;
+	__u32 zero = 0, cls, slot, dest_key, ifindex, pipe_nr = 0;
+	struct ofan_pipe_sets *pipe;
 	struct bpf_redir_neigh nh = {};
 	struct ofan_port_stats *pst;
 	struct ofan_key_stats *kst;
@@ -323,8 +327,8 @@ static __always_inline int ofan_forward(struct __sk_buff *skb,
 	case OFAN_MODE_POFAN:
 		ifindex = skb->ingress_ifindex;
 		pipe = bpf_map_lookup_elem(&ofan_pipes, &ifindex);
-		if (pipe && *pipe < OFAN_MAX_PIPES)
-			pipe_nr = *pipe;
+		if (pipe && pipe->pipe[set & 1] < OFAN_MAX_PIPES)
+			pipe_nr = pipe->pipe[set & 1];
 		__attribute__((fallthrough));
 	case OFAN_MODE_OFAN:
 		slot = (pipe_nr * OFAN_MAX_KEYS + key) * OFAN_NR_CLASSES + cls;
@@ -452,7 +456,7 @@ static __always_inline int ofan_handle(struct __sk_buff *skb)
 		if (unlikely(ip4->ttl <= 1))
 			return OFAN_KERNEL_PATH(ttl_expired);
 		return ofan_forward(skb, cfg, set,
-				    ofan_dest_key4(cfg, ip4->daddr), AF_INET,
+				    ofan_dest_key4(cfg, set, ip4->daddr), AF_INET,
 				    ip4, bpf_ntohs(ip4->tot_len));
 	}
 	if (eth->h_proto == bpf_htons(ETH_P_IPV6)) {
@@ -462,7 +466,7 @@ static __always_inline int ofan_handle(struct __sk_buff *skb)
 			return OFAN_KERNEL_PATH(malformed);
 		if (ip6->hop_limit <= 1)
 			return OFAN_KERNEL_PATH(ttl_expired);
-		return ofan_forward(skb, cfg, set, ofan_dest_key6(&ip6->daddr),
+		return ofan_forward(skb, cfg, set, ofan_dest_key6(set, &ip6->daddr),
 				    AF_INET6, ip6,
 				    sizeof(*ip6) + bpf_ntohs(ip6->payload_len));
 	}

@@ -15,7 +15,7 @@
 #include "ofan_core.h"
 
 /* Bumped whenever a layout below changes. */
-#define OFAN_LAYOUT_VERSION	7
+#define OFAN_LAYOUT_VERSION	8
 
 #define OFAN_MAX_KEYS		4096	/* destination keys (edge switches, pods) */
 #define OFAN_MAX_PIPES		16	/* pOfan pipes */
@@ -25,16 +25,19 @@
 
 /*
  * A load publishes a whole configuration at once: ofan_config, ofan_ports
- * and ofan_dests hold OFAN_NR_SETS sets, and ofan_active names the one in
- * use.  A load writes the other set whole, then flips ofan_active with one
+ * and ofan_dests hold OFAN_NR_SETS sets, the values of ofan_dst4,
+ * ofan_dst6 and ofan_pipes one entry per set, and ofan_active names the
+ * set in use.  A load writes the other set whole, then flips ofan_active with one
  * aligned 32-bit store; a packet reads ofan_active once and takes every
  * entry from that set, so it never mixes two loads (a w, its ports and the
  * port orders written for it).  The set a load leaves was in use until the
  * flip; the next load, milliseconds later at the least, rewrites it.  The
  * agent's other writers (symofan ofan port, the daemon) change single
- * fields of the active set in place.
+ * fields of the active set in place.  A prefix or downlink the new set
+ * drops keeps its entry, OFAN_SET_NONE in the new set, until the flip.
  */
 #define OFAN_NR_SETS		2
+#define OFAN_SET_NONE		0xffffffffU	/* no key, no pipe in that set */
 
 /* ofan_active: array map with one entry (key 0). */
 struct ofan_active {
@@ -178,7 +181,14 @@ static inline void ofan_dest_fill_orders(struct ofan_dest *dest,
 				   ofan_pointer_id(key, nr_keys, cls));
 }
 
-/* ofan_dst4 / ofan_dst6: LPM tries, prefix -> destination key (__u32). */
+/*
+ * ofan_dst4 / ofan_dst6: LPM tries, prefix -> the destination key of each
+ * set (OFAN_SET_NONE: none in that set, the kernel path).
+ */
+struct ofan_dst_keys {
+	__u32	key[OFAN_NR_SETS];
+};
+
 struct ofan_lpm4_key {
 	__u32	prefix_len;
 	__u32	addr;			/* network byte order */
@@ -197,7 +207,13 @@ struct ofan_pointer {
 	__u64	counter;		/* value mod w is the position */
 };
 
-/* ofan_pipes: hash map, ingress ifindex (__u32) -> pipe (__u32). */
+/*
+ * ofan_pipes: hash map, ingress ifindex (__u32) -> the pOfan pipe of each
+ * set (OFAN_SET_NONE, or absent: pipe 0).
+ */
+struct ofan_pipe_sets {
+	__u32	pipe[OFAN_NR_SETS];
+};
 
 /* ofan_port_stats: per-CPU array indexed by uplink. */
 struct ofan_port_stats {

@@ -255,10 +255,13 @@ many() {	# many SECOND_OCTET: 16380 host prefixes of key 2
 { cat "$conf"; many 201; } > "$tmp/many_b.conf"
 in_ns "$sw" "$symofan" ofan load "$tmp/many_a.conf" >/dev/null
 out=$(in_ns "$sw" "$symofan" ofan load "$tmp/many_b.conf" 2>&1); rc=$?
-lpm() {	# lpm A B C D: the key of 10.A.B.C/32... in ofan_dst4, or "none"
-	local key
+lpm() {	# lpm A B C D: the key of 10.A.B.C/32... in ofan_dst4's set in use, or "none"
+	local key set
+	set=$(bpftool -j map lookup pinned "$pins/ofan_active" key 0 0 0 0 |
+		jq '.formatted.value.set % 2')
 	key=$(bpftool -j map lookup pinned "$pins/ofan_dst4" key 32 0 0 0 "$@" \
-		2>/dev/null | jq -r '.formatted.value // empty' 2>/dev/null)
+		2>/dev/null | jq -r ".formatted.value.key[$set] // empty" 2>/dev/null)
+	[ "$key" = 4294967295 ] && key=
 	echo "${key:-none}"
 }
 check_eq "16380 prefixes replaced by 16380 others: the reload succeeds, whole" \

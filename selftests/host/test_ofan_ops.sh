@@ -5,7 +5,11 @@
 #    configuration drops another uplink and renumbers the rest keeps that
 #    interface down and the others up;
 #  - "ofan port N up|down" from another network namespace than the load's
-#    is refused, naming both, and changes nothing.
+#    is refused, naming both, and changes nothing;
+#  - a reload that renumbers keys writes prefixes' keys into the set it
+#    fills only: the set in use keeps the last load's keys until the flip
+#    (the LPM tries and the pipes map hold a value per set), prefixes and
+#    downlinks that leave go after it.
 #
 #	sw (up0, up1, up2 to peer; d0 to host)
 . "$(dirname "$0")/../lib.sh"
@@ -19,7 +23,7 @@ pins=/sys/fs/bpf/symofan-ofan-ops-$$
 tmp=$(mktemp -d)
 on_exit rm -rf "$tmp" "$pins"
 
-ktap_plan 6
+ktap_plan 10
 
 netns_create sw peer host other
 for i in 0 1 2; do
@@ -65,5 +69,48 @@ check "port down from another namespace is refused, naming both" \
 	grep -q "^1: .*was loaded from network namespace net:\[[0-9]*\], this is net:\[[0-9]*\]" <<<"$r"
 check_eq "... and changes nothing" \
 	"up1:down/admin-down up2:up/admin-up" "$(uplinks)"
+
+# ---- renumbered keys ------------------------------------------------
+pins2=$pins-keys
+on_exit rm -rf "$pins2"
+on_exit in_ns "$sw" "$symofan" ofan unload --pin-dir "$pins2" --force
+keys_conf() {	# FILE "KEY PORTS"... -- "PREFIX KEY"...
+	local f=$1
+	shift
+	{
+		printf 'role edge\nmode ofan\npin-dir %s\n' "$pins2"
+		echo "uplink 0 dev up0 via 10.73.0.2"
+		echo "uplink 1 dev up1 via 10.73.1.2"
+		echo "downlink dev d0"
+		while [ "$1" != -- ]; do echo "key $1"; shift; done
+		shift
+		for p in "$@"; do echo "prefix $p"; done
+	} > "$f"
+}
+keys_conf "$tmp/a.conf" "1 ports 0" "2 ports 1" -- \
+	"10.9.0.0/24 key 1" "10.9.1.0/24 key 2" "10.9.2.0/24 key 2"
+keys_conf "$tmp/b.conf" "1 ports 1" "2 ports 0" -- \
+	"10.9.0.0/24 key 2" "10.9.1.0/24 key 1" "10.9.3.0/24 key 1"
+# PREFIX's keys "IN_USE/OTHER" (none: 4294967295), or "absent"
+keys_of() {
+	local set
+	set=$(bpftool -j map lookup pinned "$pins2/ofan_active" key 0 0 0 0 |
+		jq '.formatted.value.set % 2')
+	local v
+	v=$(bpftool -j map lookup pinned "$pins2/ofan_dst4" key 24 0 0 0 $1 0 \
+		2>/dev/null) || { echo absent; return; }
+	jq -r ".formatted.value.key | \"\(.[$set])/\(.[1 - $set])\"" <<<"$v"
+}
+ofan load "$tmp/a.conf" >/dev/null
+ofan load "$tmp/b.conf" >/dev/null
+check_eq "renumbered prefixes: the new keys in the set in use, the last load's in the other" \
+	"2/1 1/2" "$(keys_of "10 9 0") $(keys_of "10 9 1")"
+check_eq "a new prefix has no key in the last load's set" "1/4294967295" "$(keys_of "10 9 3")"
+check_eq "a prefix the reload dropped is gone once the new set is in use" "absent" \
+	"$(keys_of "10 9 2")"
+check_jq "the downlink's pipe is kept per set" \
+	'.formatted.value.pipe == [0, 0]' \
+	"$(bpftool -j map lookup pinned "$pins2/ofan_pipes" key \
+	   $(ip -n "$sw" -j link show dev d0 | jq -r '.[0].ifindex as $i | [$i % 256, ($i / 256 | floor) % 256, 0, 0] | map(tostring) | join(" ")'))"
 
 ktap_finished

@@ -121,8 +121,10 @@ static void set_dest(__u32 key, __u64 valid, __u32 flags)
 	bpf_map_update_elem(map_fd(skel->maps.ofan_dests), &key, &d, 0);
 }
 
-static void add_prefix(const char *cidr, __u32 key)
+static void add_prefix(const char *cidr, __u32 set0_key)
 {
+	/* set 0 in use: set 1 has none */
+	struct ofan_dst_keys key = { .key = { set0_key, OFAN_SET_NONE } };
 	char addr[64];
 	int len;
 
@@ -682,7 +684,8 @@ static int make_uplinks(void)
 
 int main(void)
 {
-	__u32 pipe1 = 1, ifindex7 = 7;
+	struct ofan_pipe_sets pipes1 = { .pipe = { 1, OFAN_SET_NONE } };
+	__u32 ifindex7 = 7;
 	size_t i;
 
 	libbpf_set_print(libbpf_quiet);
@@ -713,7 +716,7 @@ int main(void)
 	add_prefix("10.0.5.0/24", 5);
 	set_pointer(pointer_slot(0, 1, OFAN_CLASS_DATA), 0);
 	set_pointer(pointer_slot(0, 1, OFAN_CLASS_ACK), W / 2);
-	bpf_map_update_elem(map_fd(skel->maps.ofan_pipes), &ifindex7, &pipe1, 0);
+	bpf_map_update_elem(map_fd(skel->maps.ofan_pipes), &ifindex7, &pipes1, 0);
 
 	for (i = 0; i < sizeof(fixtures) / sizeof(fixtures[0]); i++)
 		run_fixture(&fixtures[i]);

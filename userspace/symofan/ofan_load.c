@@ -234,31 +234,86 @@ static int lpm_delete(int fd, const struct ofan_lpm6_key *keys, __u32 nr)
 	return 0;
 }
 
-/* The config's prefixes of @family into LPM map @fd. */
-static int lpm_insert(const struct ofan_conf *conf, int fd, __u32 family)
+/*
+ * The config's prefixes of @family into LPM map @fd, as their keys of set
+ * @set; the other set's key of a prefix already there stays (packets of
+ * the set in use read it until the flip), a new prefix has none there.
+ */
+static int lpm_insert(const struct ofan_conf *conf, int fd, __u32 family,
+		      __u32 set)
 {
 	__u32 i;
 
 	for (i = 0; i < conf->nr_prefixes; i++) {
 		const struct ofan_conf_prefix *pfx = &conf->prefixes[i];
 		struct ofan_lpm6_key k = { .prefix_len = pfx->len };
+		struct ofan_dst_keys v;
 
 		if (pfx->family != family)
 			continue;
 		memcpy(k.addr, pfx->addr, family == AF_INET ? 4 : 16);
-		if (bpf_map_update_elem(fd, &k, &pfx->key, BPF_ANY))
+		if (bpf_map_lookup_elem(fd, &k, &v))
+			v.key[0] = v.key[1] = OFAN_SET_NONE;
+		v.key[set & 1] = pfx->key;
+		if (bpf_map_update_elem(fd, &k, &v, BPF_ANY))
 			return -errno;
 	}
 	return 0;
 }
 
+/* Prefixes leaving with this load: no key in set @set, the one being
+ * written; they go once it is in use (lpm_retire()).
+ */
+static int lpm_unset(int fd, const struct ofan_lpm6_key *keys, __u32 nr,
+		     __u32 set)
+{
+	struct ofan_dst_keys v;
+	__u32 i;
+
+	for (i = 0; i < nr; i++) {
+		if (bpf_map_lookup_elem(fd, &keys[i], &v))
+			continue;
+		v.key[set & 1] = OFAN_SET_NONE;
+		if (bpf_map_update_elem(fd, &keys[i], &v, BPF_EXIST) &&
+		    errno != ENOENT)
+			return -errno;
+	}
+	return 0;
+}
+
+/* After the flip to set @set: the prefixes without a key there go. */
+static int lpm_retire(int fd, __u32 set)
+{
+	struct ofan_lpm6_key key, next, *gone;
+	struct ofan_dst_keys v;
+	__u32 nr = 0;
+	void *cur = NULL;
+	int err;
+
+	gone = calloc(OFAN_MAX_PREFIXES, sizeof(*gone));
+	if (!gone)
+		return -ENOMEM;
+	memset(&next, 0, sizeof(next));
+	while (!bpf_map_get_next_key(fd, cur, &next)) {
+		if (!bpf_map_lookup_elem(fd, &next, &v) &&
+		    v.key[set & 1] == OFAN_SET_NONE && nr < OFAN_MAX_PREFIXES)
+			gone[nr++] = next;
+		key = next;
+		cur = &key;
+	}
+	err = lpm_delete(fd, gone, nr);
+	free(gone);
+	return err;
+}
+
 /*
- * The config's prefixes of @family replace those in LPM map @fd.  New
- * ones go in before the leaving ones go out, so that no destination that
- * stays is ever without its key; when the map cannot hold both at once
- * (OFAN_MAX_PREFIXES), the leaving ones go first (their destinations take
- * the kernel path a moment early), so that an insert never fails half-way
- * on a full map.
+ * The config's prefixes of @family replace those in LPM map @fd, in the
+ * set this load writes: the set in use keeps its keys until the flip, and
+ * leaving prefixes lose only the new set's key, to go after the flip.
+ * When the map cannot hold both at once (OFAN_MAX_PREFIXES), the leaving
+ * ones go first (their destinations take the kernel path a moment early,
+ * never another load's key), so that an insert never fails half-way on a
+ * full map.
  */
 static int load_family_prefixes(struct loader *l, int fd, __u32 family)
 {
@@ -276,11 +331,11 @@ static int load_family_prefixes(struct loader *l, int fd, __u32 family)
 	if (nr_present + adds > OFAN_MAX_PREFIXES) {
 		err = lpm_delete(fd, stale, nr_stale);
 		if (!err)
-			err = lpm_insert(conf, fd, family);
+			err = lpm_insert(conf, fd, family, l->set);
 	} else {
-		err = lpm_insert(conf, fd, family);
+		err = lpm_insert(conf, fd, family, l->set);
 		if (!err)
-			err = lpm_delete(fd, stale, nr_stale);
+			err = lpm_unset(fd, stale, nr_stale, l->set);
 	}
 	if (!err)
 		l->stale_prefixes += nr_stale;
@@ -297,28 +352,44 @@ static int load_prefixes(struct loader *l)
 						AF_INET6);
 }
 
+static bool conf_has_downlink(const struct ofan_conf *conf, __u32 ifindex)
+{
+	__u32 i;
+
+	for (i = 0; i < conf->nr_downlinks; i++)
+		if (conf->downlinks[i].ifindex == ifindex)
+			return true;
+	return false;
+}
+
+/*
+ * The downlinks' pipes, in the set this load writes; a downlink that
+ * leaves keeps its pipe in the set in use until the flip (load_retire()).
+ */
 static int load_pipes(struct loader *l)
 {
 	const struct ofan_conf *conf = l->conf;
 	int fd = map_fd(l->skel->maps.ofan_pipes);
-	__u32 i, key, next, *cur = NULL;
-	__u32 stale[OFAN_MAX_PIPE_PORTS], nr = 0;
+	__u32 i, key, next, *cur = NULL, set = l->set & 1;
+	struct ofan_pipe_sets v;
 
-	for (i = 0; i < conf->nr_downlinks; i++)
-		if (bpf_map_update_elem(fd, &conf->downlinks[i].ifindex,
-					&conf->downlinks[i].pipe, BPF_ANY))
+	for (i = 0; i < conf->nr_downlinks; i++) {
+		if (bpf_map_lookup_elem(fd, &conf->downlinks[i].ifindex, &v))
+			v.pipe[0] = v.pipe[1] = OFAN_SET_NONE;
+		v.pipe[set] = conf->downlinks[i].pipe;
+		if (bpf_map_update_elem(fd, &conf->downlinks[i].ifindex, &v,
+					BPF_ANY))
 			return -errno;
+	}
 	while (!bpf_map_get_next_key(fd, cur, &next)) {
-		for (i = 0; i < conf->nr_downlinks; i++)
-			if (conf->downlinks[i].ifindex == next)
-				break;
-		if (i == conf->nr_downlinks && nr < OFAN_MAX_PIPE_PORTS)
-			stale[nr++] = next;
 		key = next;
 		cur = &key;
+		if (conf_has_downlink(conf, key) ||
+		    bpf_map_lookup_elem(fd, &key, &v))
+			continue;
+		v.pipe[set] = OFAN_SET_NONE;
+		bpf_map_update_elem(fd, &key, &v, BPF_EXIST);
 	}
-	for (i = 0; i < nr; i++)
-		bpf_map_delete_elem(fd, &stale[i]);
 	return 0;
 }
 
@@ -373,15 +444,33 @@ static int load_publish(struct loader *l)
 	return 0;
 }
 
-static bool conf_has_downlink(const struct ofan_conf *conf, __u32 ifindex)
+/*
+ * After the flip: the prefixes and downlinks the set now in use has no
+ * key or pipe for go.  A packet that read the old set just before the
+ * flip and looks one up now finds none: the kernel path, never a mix.
+ */
+static int load_retire(struct loader *l)
 {
-	__u32 i;
+	int fd = map_fd(l->skel->maps.ofan_pipes), err;
+	__u32 key, next, *cur = NULL, gone[OFAN_MAX_PIPE_PORTS], nr = 0, i;
+	struct ofan_pipe_sets v;
 
-	for (i = 0; i < conf->nr_downlinks; i++)
-		if (conf->downlinks[i].ifindex == ifindex)
-			return true;
-	return false;
+	err = lpm_retire(map_fd(l->skel->maps.ofan_dst4), l->set);
+	if (!err)
+		err = lpm_retire(map_fd(l->skel->maps.ofan_dst6), l->set);
+	while (!bpf_map_get_next_key(fd, cur, &next)) {
+		key = next;
+		cur = &key;
+		if (!bpf_map_lookup_elem(fd, &key, &v) &&
+		    v.pipe[l->set & 1] == OFAN_SET_NONE &&
+		    nr < OFAN_MAX_PIPE_PORTS)
+			gone[nr++] = key;
+	}
+	for (i = 0; i < nr; i++)
+		bpf_map_delete_elem(fd, &gone[i]);
+	return err;
 }
+
 
 /*
  * The ifindex of recorded link @ln if it still names the same interface
@@ -650,6 +739,8 @@ static int do_load(struct ofan_conf *conf, const char *config)
 		err = load_config(&l);
 	if (!err)
 		err = load_publish(&l);
+	if (!err)
+		err = load_retire(&l);
 	if (err) {
 		error("cannot fill the maps in %s: %s", dir, why(-err));
 		goto out;
