@@ -47,7 +47,7 @@ struct sender {
 };
 
 static __u8 frame[FRAME_LEN];
-static volatile int stop;
+static int stop;	/* read and set with __atomic */
 
 /* Job @job's RDMA WRITE middle packet, step 3, ECT(0). */
 static void build_frame(__u32 job)
@@ -74,7 +74,8 @@ static void *send_loop(void *arg)
 	CPU_ZERO(&set);
 	CPU_SET(s->cpu, &set);
 	sched_setaffinity(0, sizeof(set), &set);
-	while (!stop && (!s->packets || s->sent < s->packets)) {
+	while (!__atomic_load_n(&stop, __ATOMIC_RELAXED) &&
+	       (!s->packets || s->sent < s->packets)) {
 		__u32 n = BATCH;
 		LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = frame,
 			    .data_size_in = sizeof(frame), .ctx_in = &ctx,
@@ -190,7 +191,7 @@ static int cmd_reset(__u32 job, __u32 resets, __u32 ifindex,
 		if (job_reset_pending(j) || before < 1000) {
 			fprintf(stderr, "symphony_jobs_race: job %u counts no packets: is the program on the port of ifindex %u?\n",
 				job, ifindex);
-			stop = 1;
+			__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
 			pthread_join(t, NULL);
 			return 2;
 		}
@@ -215,7 +216,7 @@ static int cmd_reset(__u32 job, __u32 resets, __u32 ifindex,
 		if (after > sent_now - sent_then + 2 * BATCH)
 			came_back++;
 	}
-	stop = 1;
+	__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
 	pthread_join(t, NULL);
 	if (s.err) {
 		fprintf(stderr, "symphony_jobs_race: test run: %s\n",

@@ -104,7 +104,7 @@ static int pin_dir_component_ok(const char *path, const struct stat *st,
 		error("%s is not a folder", path);
 		return -1;
 	}
-	if (last && (st->st_uid != euid || (st->st_mode & (S_IWGRP | S_IWOTH)))) {
+	if (last && (st->st_uid != euid || (st->st_mode & 0022))) {
 		error("%s is owned by uid %u with mode %04o: a pin folder must be owned by this user (uid %u) and writable by it alone, or others could replace its pins; remove it or choose another folder",
 		      path, (unsigned int)st->st_uid,
 		      (unsigned int)(st->st_mode & 07777), (unsigned int)euid);
@@ -115,7 +115,7 @@ static int pin_dir_component_ok(const char *path, const struct stat *st,
 		      path, (unsigned int)st->st_uid);
 		return -1;
 	}
-	if (!last && (st->st_mode & (S_IWGRP | S_IWOTH)) &&
+	if (!last && (st->st_mode & 0022) &&
 	    !(st->st_mode & S_ISVTX)) {
 		error("%s (above a pin folder) has mode %04o: writable by others without the sticky bit, it lets them rename the pin folder away",
 		      path, (unsigned int)(st->st_mode & 07777));
