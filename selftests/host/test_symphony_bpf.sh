@@ -6,7 +6,8 @@
 # RoCEv2 packets then leave with CE on the outpacing step only (counted
 # by ecnstat at the receiver), the job's counters in the registry and the
 # port's in "status" agree; a second port shares the program and the
-# jobs; the last detach unpins it.  Bad parameters, an unknown device, an L3 device (tun), a
+# jobs; a UDP GSO packet is read segment by segment; the last detach
+# unpins it.  Bad parameters, an unknown device, an L3 device (tun), a
 # relative or non-bpffs pin folder, no registry, a port not attached and
 # missing privileges get clear errors; status prints counters with units.
 #
@@ -21,7 +22,7 @@ reg=/sys/fs/bpf/symofan-test-reg-$$
 pins=/sys/fs/bpf/symofan-test-symbpf-$$
 on_exit rm -rf "$reg" "$pins"
 
-ktap_plan 21
+ktap_plan 22
 
 netns_create sw h0 h1
 veth_pair "$sw" eth0 10.71.0.1/24 "$h0" r0 10.71.0.2/24
@@ -71,6 +72,19 @@ check_jq "... where job 7's state goes on: step 6 is still ahead of step_min 5; 
 	'length == 2 and (.[] | select(.dev == "eth1") | .stats | .symphony_marks == 3 and .outpacing_packets == 3)
 	 and (.[] | select(.dev == "eth0") | .stats | .collective_packets == 45 and .symphony_marks == 5)' \
 	"$(symofan_sw symphony status --pin-dir "$pins" --json)"
+
+# UDP GSO, 4 packets a send: three messages of 8 packets, steps 5, 6, 7
+# in order (a rocegen run each), each ending LAST in a GSO packet's last
+# segment; each segment's BTH is read, so every LAST moves step_min on and
+# nothing runs ahead (reading the first segment's only left step_min at
+# 5 and marked 16 packets of steps 6 and 7)
+for step in 5 6 7; do
+	ip netns exec "$sw" "$rocegen" --gso 4 10.71.0.2 job=9,step=$step,psn=1,count=8,last >/dev/null
+done
+job=$("$symofan" job show 9 --pin-dir "$reg" --json 2>/dev/null || echo '{}')
+ktap_print "job 9 after three GSO messages: $(jq -c '{packets, step_min, outpacing_packets, symphony_marks}' <<<"$job" 2>/dev/null)"
+check_jq "GSO packets are read segment by segment: steps 5, 6, 7 in order end at step_min 8, 24 packets, none outpacing or marked" \
+	'.packets == 24 and .step_min == 8 and .outpacing_packets == 0 and .symphony_marks == 0' "$job"
 
 r=$(symofan_sw symphony attach eth0 rate 100mbit kmin 2kb kmax 1kb --registry "$reg" --pin-dir "$pins" 2>&1) && rc=0 || rc=$?
 check_eq "kmin above kmax exits 2, naming both" "2 yes" \

@@ -88,10 +88,15 @@ struct run {
 	__u8	ecn;		/* of the packet that left */
 };
 
-static struct run send_frame(const __u8 *frame, size_t len)
+/* Run the program on @frame, a GSO packet of @gso_segs segments of
+ * @gso_size payload bytes if @gso_segs > 1.
+ */
+static struct run send_gso_frame(const __u8 *frame, size_t len,
+				 __u32 gso_segs, __u32 gso_size)
 {
 	__u8 out[FRAME_MAX + 64];
-	struct __sk_buff ctx = { .ifindex = PORT };
+	struct __sk_buff ctx = { .ifindex = PORT, .gso_segs = gso_segs,
+				 .gso_size = gso_size };
 	LIBBPF_OPTS(bpf_test_run_opts, opts,
 		    .data_in = frame, .data_size_in = len,
 		    .data_out = out, .data_size_out = sizeof(out),
@@ -105,6 +110,36 @@ static struct run send_frame(const __u8 *frame, size_t len)
 	r.verdict = opts.retval;
 	r.ecn = opts.data_size_out > ETH_HLEN + 1 ? out[ETH_HLEN + 1] & 3 : 0xff;
 	return r;
+}
+
+static struct run send_frame(const __u8 *frame, size_t len)
+{
+	return send_gso_frame(frame, len, 0, 0);
+}
+
+/*
+ * A UDP GSO packet of @segs RoCEv2 WRITE segments of @job's @step, PSNs
+ * from @psn, ECT(0), 64 bytes of payload each; the last segment ends the
+ * message when @last.
+ */
+static struct run send_roce_gso(__u32 job, __u32 step, __u32 psn, __u32 segs,
+				bool last)
+{
+	const size_t seg_size = SYMPHONY_BTH_LEN + 64;
+	__u8 ip[FRAME_MAX], frame[FRAME_MAX];
+	__u8 *seg = ip + ROCE_IPV4_LEN + ROCE_UDP_LEN;
+	__u32 i;
+
+	memset(ip, 0, sizeof(ip));
+	roce_put_ipv4_udp(ip, 0x0100000a, 0x0200000a, step,
+			  SYMPHONY_UDP_PORT_ROCEV2, ROCE_ECN_ECT0, 1,
+			  segs * seg_size);
+	for (i = 0; i < segs; i++, seg += seg_size)
+		roce_put_bth(seg, last && i == segs - 1 ?
+				  SYMPHONY_OP_RC_WRITE_LAST :
+				  SYMPHONY_OP_RC_WRITE_MIDDLE,
+			     job, 17, psn + i, false);
+	return send_gso_frame(frame, ether(frame, ip, seg - ip), segs, seg_size);
 }
 
 static struct run send_roce(__u32 job, __u32 step, __u32 psn, bool last, __u8 ecn)
@@ -273,8 +308,14 @@ static void test_symphony(void)
 		  "a packet of an older step 4 lowers step_min and is not marked");
 
 	r = send_roce(1, 6, 3, false, ROCE_ECN_NOT_ECT);
+	j = job_state(1);
 	tap_check(r.verdict == TC_ACT_OK && r.ecn == ROCE_ECN_NOT_ECT,
 		  "an outpacing packet that is not ECN-capable passes (Symphony never drops)");
+	tap_check(j.outpacing_packets == 2 && j.symphony_marks == 1 &&
+		  STAT(outpacing_packets) == 2 && STAT(symphony_marks) == 1,
+		  "... its toss, which CE could not carry, is counted as no mark (job %llu, port %llu)",
+		  (unsigned long long)j.symphony_marks,
+		  (unsigned long long)STAT(symphony_marks));
 
 	for (i = 1; i <= 3; i++)
 		send_roce(2, 65535, i, false, ROCE_ECN_ECT0);
@@ -323,6 +364,50 @@ static void test_untagged(void)
 	tap_check(!marked && !STAT(symphony_marks) && unclassified == 23 &&
 		  !job_state(0).packets,
 		  "untagged RoCEv2 (job 0), two queue pairs: none of 20 marked, 23 unclassified, no job 0 state");
+}
+
+/*
+ * UDP GSO: each segment's own BTH runs Algorithm 1, as the qdisc does.
+ * Three 4-segment messages of steps 5, 6 and 7 in order, each ending
+ * LAST in its last segment, move step_min to 8 and nothing runs ahead
+ * (reading the first segment only leaves step_min at 5 and marks steps 6
+ * and 7).  Then an outpacing GSO packet: CE once, each segment's mark
+ * counted in its job, the packet's segments in the port's counters.
+ */
+static void test_gso(void)
+{
+	unsigned long long marks, outpacing;
+	struct symphony_job j;
+	struct run r;
+	int ce = 0;
+	__u32 step;
+
+	set_port(10000000000ULL, symphony_only);
+	reset_stats();
+	for (step = 5; step <= 7; step++)
+		ce += send_roce_gso(11, step, 1, 4, true).ecn == ROCE_ECN_CE;
+	j = job_state(11);
+	tap_check(j.step_min == 8 && j.packets == 12 && !j.outpacing_packets &&
+		  !j.symphony_marks && !ce && STAT(collective_packets) == 12,
+		  "GSO messages of steps 5, 6, 7 with LAST in their last segment: step_min %u, %llu outpacing, %d marked",
+		  (unsigned int)j.step_min,
+		  (unsigned long long)j.outpacing_packets, ce);
+
+	for (step = 1; step <= 3; step++)
+		send_roce(12, 1, step, false, ROCE_ECN_ECT0);
+	marks = STAT(symphony_marks);
+	outpacing = STAT(outpacing_packets);
+	r = send_roce_gso(12, 2, 1, 4, false);
+	j = job_state(12);
+	tap_check(r.ecn == ROCE_ECN_CE && j.outpacing_packets == 4 &&
+		  j.symphony_marks == 4 && j.packets == 7 &&
+		  STAT(symphony_marks) - marks == 4 &&
+		  STAT(outpacing_packets) - outpacing == 4,
+		  "an outpacing GSO packet of 4 segments leaves CE, 4 marks and 4 outpacing counted (job %llu/%llu, port %llu/%llu)",
+		  (unsigned long long)j.symphony_marks,
+		  (unsigned long long)j.outpacing_packets,
+		  STAT(symphony_marks) - marks,
+		  STAT(outpacing_packets) - outpacing);
 }
 
 static void test_red_only_marking(void)
@@ -529,6 +614,7 @@ int main(void)
 	}
 	test_symphony();
 	test_untagged();
+	test_gso();
 	test_red_only_marking();
 	test_alpha();
 	test_phantom_red();
