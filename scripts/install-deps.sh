@@ -29,6 +29,10 @@ done
 [ "$(id -u)" -eq 0 ] || die "must run as root (installs packages)"
 
 # Debian package names, one per line.  Later issues add theirs here.
+# rdma-core, ibverbs-utils, ibverbs-providers (its rxe provider) and
+# perftest: Linux's Soft-RoCE (rdma_rxe) driven by ib_write_bw through the
+# qdisc in the VM (vm/test_symphony_rxe.sh); iproute2's rdma adds the rxe
+# devices.
 packages="
 build-essential
 clang
@@ -70,6 +74,10 @@ util-linux
 libns3-dev
 libgsl-dev
 libsqlite3-dev
+rdma-core
+ibverbs-utils
+ibverbs-providers
+perftest
 "
 
 missing=$(for p in $packages; do

@@ -218,6 +218,17 @@ require_tools() {
 
 in_vm() { [ -n "${SYMOFAN_IN_VM:-}" ]; }
 
+# vm_modprobe ARGS...: modprobe on the VM kernel's modules, which lie in
+# the unpacked image named by the kernel command line (symofan.modules=,
+# scripts/vm-run.sh), not under the host root's /lib/modules.  For a
+# module that nothing loads on demand.
+vm_modprobe() {
+	local root
+
+	root=$(sed -n 's/.*symofan\.modules=\([^ ]*\).*/\1/p' /proc/cmdline)
+	modprobe ${root:+-d "$root"} "$@"
+}
+
 # The sch_symphony.ko built for the kernel the VM runs (scripts/lib.sh
 # module_tree): the tree's own for 6.1, build/kmod/NAME's for the others.
 symphony_ko() {
