@@ -292,8 +292,9 @@ struct gso_walk {
 	__u32	unknown;	/* ... and those of no job, or not collective */
 	bool	ipv6, may_mark, red_mark, markable;
 	bool	mark;		/* a segment's Symphony toss marks the packet */
-	__u8	hdr[GSO_HDR_MAX] __attribute__((aligned(8)));
-	__u8	seg[GSO_MAX_SEGS][GSO_SEGMENT_BYTES] __attribute__((aligned(8)));
+	/* the bytes, in words so that they copy a word at a time */
+	__u64	hdr[GSO_HDR_MAX / 8];
+	__u64	seg[GSO_MAX_SEGS][GSO_SEGMENT_BYTES / 8];
 };
 
 struct {
