@@ -68,10 +68,18 @@ static const char kUsage[] =
     "                        below (p2p links; default: off, deep lossy queues)\n"
     "  --background PCT      each edge switch sends UEC traffic (job 100 + its number)\n"
     "                        to the last host of the next at PCT%% of --rate (default 0)\n"
-    "  --lb MODE             ecmp, ofan, pofan, rr, rps or static (default ecmp)\n"
+    "  --lb MODE             ecmp, ofan, pofan, 4ofan (pofan, 4 ports a pipe), rr,\n"
+    "                        rps, static, jsq (join the shortest queue) or ar\n"
+    "                        (adaptive routing: JSQ on queues quantized at 5, 10\n"
+    "                        and 20%% of --ar-buffer) (default ecmp)\n"
     "  --pipe-ports N        pOfan: a switch's downlinks, N to a pipe in port order\n"
     "                        (default 1: each its own pipe, the paper's 1Ofan;\n"
     "                        ofan-fattree.sh's --pipe-ports)\n"
+    "  --ofan-start random|zero  Ofan's pointers start at random, ACK pointers\n"
+    "                        half a round later (the paper's; default), or at 0\n"
+    "                        (this simulator before: older results)\n"
+    "  --ar-buffer BYTES     ar: the port buffer its quanta are of (default 800k,\n"
+    "                        the Ofan paper's)\n"
     "  --qdisc \"OPTS\"        every switch port's sch_symphony options, tc's words\n"
     "                        (default \"limit 1000 kmin 16kb kmax 64kb pmax 0.2\n"
     "                        k 0.01 tau 0.25 twin 100ms warmup 4 samples 4\")\n"
@@ -267,7 +275,7 @@ main(int argc, char** argv)
         O_FAIL, O_LB, O_PIPES, O_QDISC, O_MARKING, O_STATE, O_RING, O_JOBSTART, O_COLL,
         O_SIZE, O_CHANNELS, O_STEPQPS, O_ITER, O_STEPBASE, O_STEPFLOWS, O_FIXED, O_MTU,
         O_RTO, O_LOSEACK, O_CNP, O_DALPHA, O_DTIMER, O_DBYTES, O_DRAI, O_DRHAI, O_DG, O_DF, O_DMIN, O_PFC, O_SEED, O_STOP, O_OUT, O_BG, O_LINKS, O_BURST, O_PACKETS, O_LOAD, O_GRID, O_FAILP, O_JOBSIZE, O_JOBITER, O_RINGJOBS,
-        O_CC, O_FLOWS, O_SYMAT, O_DDEC, O_DCLAMP, O_FLOW,
+        O_CC, O_FLOWS, O_SYMAT, O_DDEC, O_DCLAMP, O_FLOW, O_OFANSTART, O_ARBUF,
     };
     static const struct option opts[] = {
         {"topology", required_argument, nullptr, O_TOPOLOGY},
@@ -284,6 +292,8 @@ main(int argc, char** argv)
         {"fail", required_argument, nullptr, O_FAIL},
         {"lb", required_argument, nullptr, O_LB},
         {"pipe-ports", required_argument, nullptr, O_PIPES},
+        {"ofan-start", required_argument, nullptr, O_OFANSTART},
+        {"ar-buffer", required_argument, nullptr, O_ARBUF},
         {"qdisc", required_argument, nullptr, O_QDISC},
         {"marking", required_argument, nullptr, O_MARKING},
         {"state", required_argument, nullptr, O_STATE},
@@ -339,6 +349,9 @@ main(int argc, char** argv)
     std::string qdiscText = "limit 1000 kmin 16kb kmax 64kb pmax 0.2 "
                             "k 0.01 tau 0.25 twin 100ms warmup 4 samples 4";
     std::string marking = "symphony", state = "port", out, imbalance = "none";
+    std::string lbName = "ecmp";      /* as given: "4ofan" runs as pofan */
+    uint32_t lbPipePorts = 0;         /* the ports a pipe --lb implies (4ofan) */
+    bool pipePortsSet = false;
     uint64_t uplinkRate = 0, stopMs = 600000, backgroundPct = 0;
     uint64_t dAlphaUs = 0, dTimerUs = 0, dRai = 0, dRhai = 0, dG = 0, dMin = 0;
     int64_t dBytes = -1, dF = -1, dDecUs = -1, cnpUs = -1;
@@ -402,10 +415,21 @@ main(int argc, char** argv)
         }
         case O_FAIL: topo.failedLinks.push_back(ArgU64("--fail", optarg, 0, 1000000)); break;
         case O_LB:
-            if (!LbModeFromName(optarg, &topo.routing.mode))
-                Usage(std::string("--lb: unknown mode '") + optarg + "' (ecmp, ofan, pofan, rr, rps, static)");
+            lbPipePorts = 0;
+            if (!LbModeFromName(optarg, &topo.routing.mode, &lbPipePorts))
+                Usage(std::string("--lb: unknown mode '") + optarg + "' (" + LbModeNames() + ")");
+            lbName = optarg;
             break;
-        case O_PIPES: topo.pipePorts = ArgU64("--pipe-ports", optarg, 1, 4096); break;
+        case O_PIPES:
+            topo.pipePorts = ArgU64("--pipe-ports", optarg, 1, 4096);
+            pipePortsSet = true;
+            break;
+        case O_OFANSTART:
+            if (std::string(optarg) != "random" && std::string(optarg) != "zero")
+                Usage(std::string("--ofan-start: '") + optarg + "' is not random or zero");
+            topo.routing.randomStart = std::string(optarg) == "random";
+            break;
+        case O_ARBUF: topo.routing.arBufferBytes = ArgSize("--ar-buffer", optarg); break;
         case O_QDISC: qdiscText = optarg; break;
         case O_MARKING:
             marking = optarg;
@@ -552,6 +576,13 @@ main(int argc, char** argv)
         case 'h': std::cout << kUsage; return 0;
         default: Usage("bad option");
         }
+    }
+    if (lbPipePorts)
+    {
+        if (pipePortsSet && topo.pipePorts != lbPipePorts)
+            Usage("--lb " + lbName + " has " + std::to_string(lbPipePorts) +
+                  " ports a pipe, not --pipe-ports " + std::to_string(topo.pipePorts));
+        topo.pipePorts = lbPipePorts;
     }
     if (optind != argc)
         Usage(std::string("unexpected argument '") + argv[optind] + "'");
@@ -839,7 +870,10 @@ main(int argc, char** argv)
     std::vector<uint32_t> failed = fabric.FailedLinks();
     for (size_t i = 0; i < failed.size(); i++)
         os << (i ? "," : "") << "\"" << fabric.LinkName(failed[i]) << "\"";
-    os << "]},\"lb\":\"" << LbModeName(topo.routing.mode) << "\",\"marking\":\"" << marking
+    os << "]},\"lb\":\"" << lbName << "\",\"lb_mode\":\"" << LbModeName(topo.routing.mode)
+       << "\",\"pipe_ports\":" << topo.pipePorts
+       << ",\"ofan_start\":\"" << (topo.routing.randomStart ? "random" : "zero")
+       << "\",\"ar_buffer_bytes\":" << topo.routing.arBufferBytes << ",\"marking\":\"" << marking
        << "\",\"qdisc\":\"" << qdiscText << "\",\"state\":\"" << state
        << "\",\"symphony_at\":\"" << topo.symphonyAt << "\",\"flow_model\":\"" << flows << "\"";
     os << ",\"dcqcn\":{\"profile\":\"" << dcqcn_profile_name((enum dcqcn_profile)ccProfile)

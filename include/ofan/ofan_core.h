@@ -121,4 +121,68 @@ static inline int ofan_next_port(__u64 *counter, const __u8 *order, __u32 w,
 	return -1;
 }
 
+/*
+ * The baselines the Ofan paper measures against (its Table 1), for the
+ * simulator and the tc-BPF program alike.
+ *
+ * JSQ (join the shortest queue): each switch sends a northbound packet to
+ * the valid uplink with the fewest bytes queued, at random among equal
+ * ones.  AR (adaptive routing as Spectrum-X does it): the same on queue
+ * occupancy quantized to a few classes, the lowest class wins, at random
+ * among equal ones; the paper's quanta are 5, 10 and 20% of the port
+ * buffer.
+ */
+#define OFAN_AR_QUANTUM0_PCT	5	/* class 0 below, of the buffer */
+#define OFAN_AR_QUANTUM1_PCT	10
+#define OFAN_AR_QUANTUM2_PCT	20
+#define OFAN_AR_CLASSES		4
+
+/*
+ * ofan_ar_class - AR's class of a port with @backlog_bytes queued of a
+ * @buffer_bytes port buffer: 0 below 5% of the buffer, 1 below 10%, 2
+ * below 20%, 3 from 20% on.
+ */
+static inline __u32 ofan_ar_class(__u64 backlog_bytes, __u64 buffer_bytes)
+{
+	__u64 pct100 = backlog_bytes * 100;
+
+	if (pct100 < buffer_bytes * OFAN_AR_QUANTUM0_PCT)
+		return 0;
+	if (pct100 < buffer_bytes * OFAN_AR_QUANTUM1_PCT)
+		return 1;
+	if (pct100 < buffer_bytes * OFAN_AR_QUANTUM2_PCT)
+		return 2;
+	return OFAN_AR_CLASSES - 1;
+}
+
+/*
+ * ofan_pick_least - the uplink set in @valid (below @w) whose @load is
+ * the lowest, the (@rnd mod n)-th of the n that share it in port order:
+ * uniform among ties for a uniform @rnd.  -1 when no uplink is valid.
+ */
+static inline int ofan_pick_least(const __u64 *load, __u32 w, __u64 valid,
+				  __u32 rnd)
+{
+	__u64 least = ~0ULL;
+	__u32 p, ties = 0, pick;
+
+	for (p = 0; p < w && p < OFAN_MAX_W; p++) {
+		if (!((valid >> p) & 1))
+			continue;
+		if (load[p] < least) {
+			least = load[p];
+			ties = 1;
+		} else if (load[p] == least) {
+			ties++;
+		}
+	}
+	if (!ties)
+		return -1;
+	pick = rnd % ties;
+	for (p = 0; p < w && p < OFAN_MAX_W; p++)
+		if (((valid >> p) & 1) && load[p] == least && !pick--)
+			return p;
+	return -1;
+}
+
 #endif /* _OFAN_CORE_H */

@@ -38,7 +38,7 @@ require_built "$sim"
 tmp=$(mktemp -d /tmp/test_sim.XXXXXX)
 on_exit rm -rf "$tmp"
 
-ktap_plan 41
+ktap_plan 45
 
 merge() { jq -L "$TOP_DIR/tc-scripts" -c 'include "ringmerge"; .ranks | ring_merge(null)' "$1"; }
 
@@ -120,7 +120,7 @@ check_jq "symphony_ring.sh --engine sim: both markings, complete, guard 'simulat
 # 12-14: bad options
 r=$("$sim" ring --ring 1=0,1 --lb foo 2>&1) && rc=0 || rc=$?
 check_eq "an unknown mode exits 2, naming it" \
-	"2 symofan-sim: --lb: unknown mode 'foo' (ecmp, ofan, pofan, rr, rps, static)" \
+	"2 symofan-sim: --lb: unknown mode 'foo' (ecmp, ofan, pofan, 4ofan, rr, rps, static, jsq, ar)" \
 	"$rc $(head -1 <<<"$r")"
 r=$("$sim" ring --ring 1=0,1 --qdisc "pmax 1.5" 2>&1) && rc=0 || rc=$?
 check_eq "a qdisc option out of range exits 2, naming it and its range" \
@@ -522,5 +522,54 @@ ktap_print "steps' first rates: $r"
 check_jq "first_rate_bps: --step-flows steps all leave at 20 Mbit/s, a kept queue pair's later step below it, single flows at 10 Gbit/s; the run names its flows" \
 	'.flows == {n: 48, min: 20000000, max: 20000000} and .qp.n == 48 and .qp.min < 20000000 and
 	 .fl == [10000000000] and .gbn == "legacy" and .rings == "astra"' "$r"
+
+# 42-45: the Ofan paper's comparators on a k=4 permutation (seed 1): the
+# uplink (edge->agg, agg->core) and downlink (core->agg, agg->edge,
+# edge->host) ports' largest queues, in frames
+updown() {
+	"$sim" perm --seed 1 --out "$tmp/lb.json" "$@" >/dev/null &&
+	jq -c '{up: ([.ports[] | select(.port | test("^edge[0-9]+->agg|^agg[0-9]+->core")) | .max_backlog_packets] | max),
+		down: ([.ports[] | select(.port | test("^core[0-9]+->agg|^agg[0-9]+->edge|->h")) | .max_backlog_packets] | max),
+		complete: .sim.complete, lb: .lb, lb_mode: .lb_mode, pipe_ports: .pipe_ports}' "$tmp/lb.json"
+}
+r=$(jq -nc --argjson j32 "$(updown --packets 32 --lb jsq)" --argjson j256 "$(updown --packets 256 --lb jsq)" \
+	--argjson r256 "$(updown --packets 256 --lb rps)" '{j32: $j32, j256: $j256, r256: $r256}')
+ktap_print "JSQ at 32 and 256 packets, RPS at 256: $r"
+# Thm. 2: synchronised senders stick to one uplink each, so JSQ's uplinks
+# hold a few frames while the downlinks grow with the message (linearly:
+# 16 frames at 32 packets, 184 at 256), past random spraying's (sqrt m)
+check_jq "JSQ (Thm. 2): uplink queues stay bounded, downlink queues grow with the message, past RPS's" \
+	'.j32.complete and .j256.complete and .j256.up <= 10 and .j256.down >= 4 * .j32.down and
+	 .j256.down > 2 * .r256.down' "$r"
+
+r=$(jq -nc --argjson ar "$(updown --packets 256 --lb ar)" --argjson fine "$(updown --packets 256 --lb ar --ar-buffer 20k)" \
+	--argjson jsq "$(updown --packets 256 --lb jsq)" '{ar: $ar, fine: $fine, jsq: $jsq}')
+ktap_print "AR at the paper's 800 KB buffer, at 20 KB, JSQ: $r"
+# AR sees a queue only once it passes 5% of the buffer (40 KB, 19 frames
+# here): below that it sprays at random, its uplinks queue as RPS's; with
+# quanta under a frame (a 20 KB buffer: 1 KB) it is JSQ on the uplinks
+check_jq "AR: coarse quanta hide the uplink queues JSQ sees; quanta under a frame make it JSQ on the uplinks" \
+	'.ar.complete and .fine.complete and .ar.up >= 2 * .jsq.up and .fine.up <= .jsq.up + 2' "$r"
+
+# Ofan's pointers start at random, ACK pointers half a round later (the
+# paper's section 4.1, as the agent starts them); --ofan-start zero gives
+# this simulator's earlier runs bit for bit (seed 2: 388,430 bytes of
+# largest queues over the ports, 228 ms, 73,132 events before random starts)
+sum_q() { jq -c '{q: ([.ports[].max_backlog_bytes] | add), ns: .sim.simulated_ns, events: .sim.events, start: .ofan_start}' "$1"; }
+"$sim" perm --packets 128 --seed 2 --lb ofan --ofan-start zero --out "$tmp/zero.json" >/dev/null
+r=$(jq -nc --argjson zero "$(sum_q "$tmp/zero.json")" --argjson random "$(sum_q "$tmp/perm-ofan.json")" \
+	'{zero: $zero, random: $random}')
+ktap_print "Ofan's starts: $r"
+check_jq "Ofan's pointers start at random by default; --ofan-start zero reproduces the earlier runs" \
+	'.zero == {q: 388430, ns: 228000000, events: 73132, start: "zero"} and .random.start == "random" and
+	 .random.q != .zero.q' "$r"
+
+# 4ofan is pOfan with four ports a pipe, as the paper names it
+r=$(updown --packets 8 --k 8 --lb 4ofan)
+bad=$("$sim" perm --packets 8 --lb 4ofan --pipe-ports 2 2>&1) && rc=0 || rc=$?
+check_jq "--lb 4ofan runs pOfan with 4 ports a pipe; --pipe-ports 2 with it exits 2" \
+	'.lb == "4ofan" and .lb_mode == "pofan" and .pipe_ports == 4 and .complete and
+	 .bad == "2 symofan-sim: --lb 4ofan has 4 ports a pipe, not --pipe-ports 2"' \
+	"$(jq -c --arg bad "$rc $(head -1 <<<"$bad")" '. + {bad: $bad}' <<<"$r")"
 
 ktap_finished

@@ -1027,6 +1027,67 @@ static void test_ack_offset(void)
 	tap_point_end("ACK pointer at c + floor(w/2): positions floor(w/2) apart for every w (counters far from 2^64)");
 }
 
+/* AR's classes at the paper's quanta (5, 10, 20% of the port buffer),
+ * an 800 KB buffer as in its settings: 40,000, 80,000 and 160,000 bytes.
+ */
+static void test_ar_class(void)
+{
+	static const struct {
+		__u64 backlog, buffer;
+		__u32 cls;
+	} cases[] = {
+		{ 0, 800000, 0 },	{ 39999, 800000, 0 },
+		{ 40000, 800000, 1 },	{ 79999, 800000, 1 },
+		{ 80000, 800000, 2 },	{ 159999, 800000, 2 },
+		{ 160000, 800000, 3 },	{ 800000, 800000, 3 },
+		{ 5000000, 800000, 3 },
+		/* 1500 B of a 10,000 B buffer: 15%, class 2 */
+		{ 1500, 10000, 2 },	{ 499, 10000, 0 },
+	};
+	unsigned int i;
+	char what[96];
+
+	tap_point_start();
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		snprintf(what, sizeof(what), "class of %llu B of %llu B",
+			 (unsigned long long)cases[i].backlog,
+			 (unsigned long long)cases[i].buffer);
+		expect_int(what, cases[i].cls,
+			   ofan_ar_class(cases[i].backlog, cases[i].buffer));
+	}
+	tap_point_end("ofan_ar_class: 0 below 5%% of the buffer, 1 below 10%%, 2 below 20%%, 3 beyond");
+}
+
+/* The least loaded valid uplink, ties broken by the random number. */
+static void test_pick_least(void)
+{
+	const __u64 load[6] = { 3, 1, 1, 5, 0, 1 };
+	unsigned int hits[6] = { 0 }, r;
+
+	tap_point_start();
+	/* port 4 (load 0) is not valid: ports 1, 2 and 5 tie at 1 */
+	expect_int("rnd 0", 1, ofan_pick_least(load, 6, 0x2f, 0));
+	expect_int("rnd 1", 2, ofan_pick_least(load, 6, 0x2f, 1));
+	expect_int("rnd 2", 5, ofan_pick_least(load, 6, 0x2f, 2));
+	expect_int("rnd 3", 1, ofan_pick_least(load, 6, 0x2f, 3));
+	/* valid, port 4 wins alone whatever the number */
+	expect_int("port 4 valid", 4, ofan_pick_least(load, 6, 0x3f, 12345));
+	/* only ports 0 and 3 valid: 0 has the lower load */
+	expect_int("ports 0, 3", 0, ofan_pick_least(load, 6, 0x09, 7));
+	/* a port at or past w is never picked */
+	expect_int("w 4, only port 4 valid", -1, ofan_pick_least(load, 4, 0x10, 0));
+	expect_int("none valid", -1, ofan_pick_least(load, 6, 0, 0));
+	for (r = 0; r < 3000; r++)
+		hits[ofan_pick_least(load, 6, 0x2f, r * 2654435761U)]++;
+	expect_int("port 0 never", 0, hits[0]);
+	expect_int("port 3 never", 0, hits[3]);
+	if (hits[1] < 900 || hits[2] < 900 || hits[5] < 900)
+		tap_fail("# ties not uniform: %u %u %u of 3000\n", hits[1],
+			 hits[2], hits[5]);
+	tap_point_end("ofan_pick_least: the least loaded valid uplink, uniform among ties (%u/%u/%u of 3000)",
+		      hits[1], hits[2], hits[5]);
+}
+
 int main(void)
 {
 	unsigned int i;
@@ -1050,5 +1111,7 @@ int main(void)
 	test_next_wrap();
 	test_ack_offset();
 	test_config_set_fast();
+	test_ar_class();
+	test_pick_least();
 	return tap_finish();
 }

@@ -10,7 +10,12 @@
 
 #include "ns3/ipv4-route.h"
 #include "ns3/log.h"
+#include "ns3/node.h"
 #include "ns3/output-stream-wrapper.h"
+#include "ns3/point-to-point-net-device.h"
+#include "ns3/simulator.h"
+#include "ns3/traffic-control-layer.h"
+#include "ns3/uinteger.h"
 
 namespace ns3
 {
@@ -23,11 +28,19 @@ static constexpr uint32_t kSwitchNet = 0x0b000000; /* 11.0.0.0/8 */
 /* Ethernet header and FCS: the frame length Ofan's size class reads */
 static constexpr uint32_t kEthFrameBytes = 14;
 
-static const char* const kModeNames[] = {"ecmp", "ofan", "pofan", "rr", "rps", "static"};
+static const char* const kModeNames[] =
+    {"ecmp", "ofan", "pofan", "rr", "rps", "static", "jsq", "ar"};
 
 bool
-LbModeFromName(const std::string& name, LbMode* mode)
+LbModeFromName(const std::string& name, LbMode* mode, uint32_t* pipePorts)
 {
+    if (name == "4ofan")
+    {
+        *mode = LbMode::Pofan;
+        if (pipePorts)
+            *pipePorts = 4;
+        return true;
+    }
     for (size_t i = 0; i < sizeof(kModeNames) / sizeof(kModeNames[0]); i++)
     {
         if (name == kModeNames[i])
@@ -37,6 +50,21 @@ LbModeFromName(const std::string& name, LbMode* mode)
         }
     }
     return false;
+}
+
+std::string
+LbModeNames()
+{
+    std::string names;
+
+    for (const char* name : kModeNames)
+    {
+        names += names.empty() ? "" : ", ";
+        names += name;
+        if (std::string(name) == "pofan")
+            names += ", 4ofan";
+    }
+    return names;
 }
 
 const char*
@@ -131,6 +159,17 @@ FabricRouting::SetSwitch(std::shared_ptr<const SwitchTable> table, const FabricR
                                w,
                                ofan_pointer_id(key, table->nrKeys, cls));
     m_pointers.assign((size_t)table->nrPipes * table->nrKeys * OFAN_NR_CLASSES, 0);
+    if (!cfg.randomStart)
+        return;
+    /* the paper's starts (section 4.1), as the agent's load_pointers():
+     * each data pointer at random, its ACK pointer floor(w/2) later
+     */
+    for (size_t slot = 0; slot < m_pointers.size(); slot += OFAN_NR_CLASSES)
+    {
+        m_pointers[slot + OFAN_CLASS_DATA] = m_rng->GetInteger(0, w - 1);
+        m_pointers[slot + OFAN_CLASS_ACK] = m_pointers[slot + OFAN_CLASS_DATA] + w / 2;
+    }
+    m_rrPointer = m_rng->GetInteger(0, w - 1);
 }
 
 void
@@ -174,6 +213,73 @@ FabricRouting::RouteVia(uint32_t iface)
         m_routes[iface] = r;
     }
     return m_routes[iface];
+}
+
+void
+FabricRouting::UplinkTxBegin(FabricRouting* self, uint32_t port, Ptr<const Packet> p)
+{
+    UplinkWatch& u = self->m_watch[port];
+
+    u.txEnd = Simulator::Now() + NanoSeconds((uint64_t)p->GetSize() * 8 * 1000000000ULL / u.rateBps);
+}
+
+void
+FabricRouting::WatchUplinks()
+{
+    Ptr<TrafficControlLayer> tc = m_ipv4->GetObject<Node>()->GetObject<TrafficControlLayer>();
+
+    m_watch.resize(m_table->uplinkIf.size());
+    for (uint32_t port = 0; port < m_watch.size(); port++)
+    {
+        Ptr<NetDevice> dev = m_ipv4->GetNetDevice(m_table->uplinkIf[port]);
+        Ptr<PointToPointNetDevice> p2p = DynamicCast<PointToPointNetDevice>(dev);
+        DataRateValue rate;
+        UplinkWatch& u = m_watch[port];
+
+        u.qdisc = tc->GetRootQueueDiscOnDevice(dev);
+        if (!p2p)
+            continue; /* another link type: its queue disc only */
+        p2p->GetAttribute("DataRate", rate);
+        u.rateBps = rate.Get().GetBitRate();
+        u.devQueue = p2p->GetQueue();
+        p2p->TraceConnectWithoutContext("PhyTxBegin",
+                                        MakeBoundCallback(&FabricRouting::UplinkTxBegin, this, port));
+    }
+}
+
+uint64_t
+FabricRouting::UplinkBacklog(uint32_t port)
+{
+    const UplinkWatch& u = m_watch[port];
+    uint64_t bytes = 0;
+    Time left = u.txEnd - Simulator::Now();
+
+    if (u.qdisc)
+        bytes += u.qdisc->GetNBytes();
+    if (u.devQueue)
+        bytes += u.devQueue->GetNBytes();
+    if (left.IsStrictlyPositive())
+        bytes += (uint64_t)left.GetNanoSeconds() * u.rateBps / 8000000000ULL;
+    return bytes;
+}
+
+int
+FabricRouting::ChooseLeastLoaded(uint64_t valid)
+{
+    uint32_t w = m_table->uplinkIf.size();
+    __u64 load[OFAN_MAX_W] = {};
+
+    if (m_watch.empty())
+        WatchUplinks();
+    for (uint32_t port = 0; port < w; port++)
+    {
+        if (!((valid >> port) & 1))
+            continue;
+        load[port] = UplinkBacklog(port);
+        if (m_cfg.mode == LbMode::Ar)
+            load[port] = ofan_ar_class(load[port], m_cfg.arBufferBytes);
+    }
+    return ofan_pick_least(load, w, valid, m_rng->GetInteger(0, 0xffffffffU));
 }
 
 /* The @n-th set bit of @mask. */
@@ -223,6 +329,9 @@ FabricRouting::ChooseUplink(Ptr<const Packet> p,
         return ofan_next_port(&m_rrPointer, m_basePerm.data(), w, valid);
     case LbMode::Rps:
         return NthSetBit(valid, m_rng->GetInteger(0, __builtin_popcountll(valid) - 1));
+    case LbMode::Jsq:
+    case LbMode::Ar:
+        return ChooseLeastLoaded(valid);
     case LbMode::Static: {
         uint32_t slot = t.slotOfHost[host];
         for (uint32_t k = 0; k < w; k++)

@@ -14,9 +14,20 @@
  *	pofan	the same with a pointer per pipe of ingress ports
  *	rr	one switch-wide pointer over the base permutation
  *	rps	a uniform random valid uplink per packet
+ *	jsq	the valid uplink with the fewest bytes queued (its queue disc,
+ *		the device's queue and what is left of the frame on the wire),
+ *		at random among equal ones (the paper's Table 1)
+ *	ar	adaptive routing: the same on the queue quantized to classes
+ *		at 5, 10 and 20% of the port buffer (ofan_ar_class()), the
+ *		lowest class wins, at random among equal ones
  *	static	balanced destination routes: host i of an edge switch through
  *		uplink i mod w, or the next valid one (leafspine.sh --routing
  *		static, the Symphony paper's "static balanced routing")
+ *
+ * Ofan's data pointers start at random positions and their ACK pointers
+ * half a round (floor(w/2)) later, as the paper's switches and the agent
+ * start them (Ofan paper, section 4.1); randomStart false starts them all
+ * at 0, as this simulator did before.
  *
  * Destination keys (the pointers') are the destination's edge switch (at
  * an edge or leaf switch) or pod (at an aggregation switch), as the
@@ -39,6 +50,8 @@
 
 #include "ns3/ipv4-routing-protocol.h"
 #include "ns3/ipv4.h"
+#include "ns3/queue.h"
+#include "ns3/queue-disc.h"
 #include "ns3/random-variable-stream.h"
 
 #include "cores.h"
@@ -54,10 +67,17 @@ enum class LbMode
     Rr,
     Rps,
     Static,
+    Jsq,
+    Ar,
 };
 
-/* "ecmp", "ofan", ...; false for an unknown name */
-bool LbModeFromName(const std::string& name, LbMode* mode);
+/* "ecmp", "ofan", ...; false for an unknown name.  "4ofan" is pOfan with
+ * four ports a pipe, as the paper names it: its mode is Pofan, and
+ * *@pipePorts (if given) becomes 4.
+ */
+bool LbModeFromName(const std::string& name, LbMode* mode, uint32_t* pipePorts);
+/* the modes' names, ", "-separated, for messages */
+std::string LbModeNames();
 const char* LbModeName(LbMode mode);
 
 constexpr uint32_t kNoHost = 0xffffffffU;
@@ -87,6 +107,8 @@ struct FabricRoutingConfig
     uint32_t ackMaxBytes = 128; /* frames up to this length: ACK class */
     uint32_t hashSeed = 0;      /* ECMP's per-switch hash key */
     bool tagIngress = false;    /* PFC: tag packets with their ingress (pfc.h) */
+    bool randomStart = true;    /* Ofan's pointers: random starts, or all at 0 */
+    uint64_t arBufferBytes = 800000; /* AR: the port buffer its quanta are of */
 };
 
 class FabricRouting : public Ipv4RoutingProtocol
@@ -135,6 +157,12 @@ class FabricRouting : public Ipv4RoutingProtocol
                      const Ipv4Header& header,
                      Ptr<const NetDevice> idev,
                      uint32_t host);
+    /* JSQ and AR: each valid uplink's queue (bytes, or AR's class) */
+    int ChooseLeastLoaded(uint64_t valid);
+    /* the bytes waiting at uplink @port, with the rest of its frame on the wire */
+    uint64_t UplinkBacklog(uint32_t port);
+    void WatchUplinks();
+    static void UplinkTxBegin(FabricRouting* self, uint32_t port, Ptr<const Packet> p);
 
     Ptr<Ipv4> m_ipv4;
     bool m_isHost;
@@ -151,6 +179,15 @@ class FabricRouting : public Ipv4RoutingProtocol
     __u64 m_rrPointer;
     Ptr<UniformRandomVariable> m_rng;
     std::vector<uint64_t> m_uplinkPackets;
+    /* JSQ and AR: each uplink's queues and the end of its frame on the wire */
+    struct UplinkWatch
+    {
+        Ptr<QueueDisc> qdisc;
+        Ptr<Queue<Packet>> devQueue;
+        uint64_t rateBps = 0;
+        Time txEnd;
+    };
+    std::vector<UplinkWatch> m_watch;
     uint64_t m_noRouteDrops;
 };
 

@@ -459,8 +459,9 @@ Fabric::ComputeTables(const TopologySpec& spec)
             table->nrPipes = 1;
         FabricRoutingConfig cfg = spec.routing;
         cfg.hashSeed = (uint32_t)(spec.seed * 2654435761ULL + n);
-        m_routers[n]->SetSwitch(table, cfg);
+        /* the stream first: SetSwitch() draws the pointers' starts */
         m_routers[n]->AssignStreams(spec.seed * 100003 + 50000 + n);
+        m_routers[n]->SetSwitch(table, cfg);
     }
 }
 
