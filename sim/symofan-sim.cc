@@ -71,13 +71,26 @@ static const char kUsage[] =
     "  --lb MODE             ecmp, ofan, pofan, 4ofan (pofan, 4 ports a pipe), rr,\n"
     "                        rps, static, jsq (join the shortest queue) or ar\n"
     "                        (adaptive routing: JSQ on queues quantized at 5, 10\n"
-    "                        and 20%% of --ar-buffer) (default ecmp)\n"
+    "                        and 20%% of --ar-buffer) (default ecmp), or reps (perm\n"
+    "                        only: ecmp switches, and hosts choosing each packet's\n"
+    "                        UDP source port by Recycled Entropy Packet Spraying)\n"
     "  --pipe-ports N        pOfan: a switch's downlinks, N to a pipe in port order\n"
     "                        (default 1: each its own pipe, the paper's 1Ofan;\n"
     "                        ofan-fattree.sh's --pipe-ports)\n"
     "  --ofan-start random|zero  Ofan's pointers start at random, ACK pointers\n"
     "                        half a round later (the paper's; default), or at 0\n"
     "                        (this simulator before: older results)\n"
+    "  --reps-entropies N    reps: entropies a host's cache holds, 1..1024 (default 8,\n"
+    "                        the buffer of the REPS paper's and the Ofan paper's htsim)\n"
+    "  --reps-freeze-us US   reps: how long a timeout freezes the cache, microseconds,\n"
+    "                        0..10000000; 0: never (default 10000, htsim's 10 ms)\n"
+    "  --reps-timeout-min-us US  reps: a packet unACKed past its smoothed round trip\n"
+    "                        plus four deviations, and at least US microseconds\n"
+    "                        (1..10000000; default 2, htsim's minimum RTO), is a\n"
+    "                        timeout, which freezes the cache\n"
+    "                        reps without --qdisc: the switches mark every packet that\n"
+    "                        leaves past a tenth of --ar-buffer (the Ofan paper's\n"
+    "                        ECN threshold, 80 KB of its 800 KB buffer)\n"
     "  --ar-buffer BYTES     ar: the port buffer its quanta are of (default 800k,\n"
     "                        the Ofan paper's)\n"
     "  --qdisc \"OPTS\"        every switch port's sch_symphony options, tc's words\n"
@@ -276,6 +289,7 @@ main(int argc, char** argv)
         O_SIZE, O_CHANNELS, O_STEPQPS, O_ITER, O_STEPBASE, O_STEPFLOWS, O_FIXED, O_MTU,
         O_RTO, O_LOSEACK, O_CNP, O_DALPHA, O_DTIMER, O_DBYTES, O_DRAI, O_DRHAI, O_DG, O_DF, O_DMIN, O_PFC, O_SEED, O_STOP, O_OUT, O_BG, O_LINKS, O_BURST, O_PACKETS, O_LOAD, O_GRID, O_FAILP, O_JOBSIZE, O_JOBITER, O_RINGJOBS,
         O_CC, O_FLOWS, O_SYMAT, O_DDEC, O_DCLAMP, O_FLOW, O_OFANSTART, O_ARBUF,
+        O_REPSN, O_REPSFREEZE, O_REPSTMIN,
     };
     static const struct option opts[] = {
         {"topology", required_argument, nullptr, O_TOPOLOGY},
@@ -294,6 +308,9 @@ main(int argc, char** argv)
         {"pipe-ports", required_argument, nullptr, O_PIPES},
         {"ofan-start", required_argument, nullptr, O_OFANSTART},
         {"ar-buffer", required_argument, nullptr, O_ARBUF},
+        {"reps-entropies", required_argument, nullptr, O_REPSN},
+        {"reps-freeze-us", required_argument, nullptr, O_REPSFREEZE},
+        {"reps-timeout-min-us", required_argument, nullptr, O_REPSTMIN},
         {"qdisc", required_argument, nullptr, O_QDISC},
         {"marking", required_argument, nullptr, O_MARKING},
         {"state", required_argument, nullptr, O_STATE},
@@ -357,7 +374,8 @@ main(int argc, char** argv)
     int64_t dBytes = -1, dF = -1, dDecUs = -1, cnpUs = -1;
     int ccProfile = DCQCN_PROFILE_MLX5;
     std::string flows = "legacy", dClamp;
-    bool stepQpsSet = false;
+    bool stepQpsSet = false, qdiscSet = false, repsOptSet = false;
+    uint64_t repsEcnBytes = 0; /* reps's default marking threshold, 0: --qdisc's */
     int opt;
 
     PermSpec perm;
@@ -416,8 +434,13 @@ main(int argc, char** argv)
         case O_FAIL: topo.failedLinks.push_back(ArgU64("--fail", optarg, 0, 1000000)); break;
         case O_LB:
             lbPipePorts = 0;
-            if (!LbModeFromName(optarg, &topo.routing.mode, &lbPipePorts))
-                Usage(std::string("--lb: unknown mode '") + optarg + "' (" + LbModeNames() + ")");
+            /* reps: ecmp switches, REPS in the hosts */
+            roce.reps = !strcmp(optarg, "reps");
+            if (roce.reps)
+                topo.routing.mode = LbMode::Ecmp;
+            else if (!LbModeFromName(optarg, &topo.routing.mode, &lbPipePorts))
+                Usage(std::string("--lb: unknown mode '") + optarg + "' (" + LbModeNames() +
+                      ", reps)");
             lbName = optarg;
             break;
         case O_PIPES:
@@ -430,7 +453,22 @@ main(int argc, char** argv)
             topo.routing.randomStart = std::string(optarg) == "random";
             break;
         case O_ARBUF: topo.routing.arBufferBytes = ArgSize("--ar-buffer", optarg); break;
-        case O_QDISC: qdiscText = optarg; break;
+        case O_QDISC:
+            qdiscText = optarg;
+            qdiscSet = true;
+            break;
+        case O_REPSN:
+            roce.repsEntropies = ArgU64("--reps-entropies", optarg, 1, 1024);
+            repsOptSet = true;
+            break;
+        case O_REPSFREEZE:
+            roce.repsFreezeNs = ArgU64("--reps-freeze-us", optarg, 0, 10000000) * 1000;
+            repsOptSet = true;
+            break;
+        case O_REPSTMIN:
+            roce.repsTimeoutMinNs = ArgU64("--reps-timeout-min-us", optarg, 1, 10000000) * 1000;
+            repsOptSet = true;
+            break;
         case O_MARKING:
             marking = optarg;
             if (marking != "red" && marking != "symphony" && marking != "pq")
@@ -586,6 +624,24 @@ main(int argc, char** argv)
     }
     if (optind != argc)
         Usage(std::string("unexpected argument '") + argv[optind] + "'");
+    if (roce.reps && !isPerm)
+        Usage("--lb reps is for the perm command (its hosts choose each packet's UDP source "
+              "port, where ring and flows carry Symphony's step)");
+    if (repsOptSet && !roce.reps)
+        Usage("--reps-entropies, --reps-freeze-us and --reps-timeout-min-us are for --lb reps");
+    if (roce.reps && !qdiscSet)
+    {
+        /* the Ofan paper's REPS setting (its Table 1): ECN at 10% of the
+         * port buffer, every packet leaving past it marked, as htsim's
+         * ECN queue marks at dequeue
+         */
+        repsEcnBytes = topo.routing.arBufferBytes / 10;
+        if (!repsEcnBytes || repsEcnBytes > 0xffffffffULL)
+            Usage("--ar-buffer: " + std::to_string(topo.routing.arBufferBytes) +
+                  " bytes leaves reps no ECN threshold in 1..4g");
+        qdiscText = "limit 1000000 kmin " + std::to_string(repsEcnBytes) + " kmax " +
+                    std::to_string(repsEcnBytes) + " pmax 1";
+    }
     if (jobs.empty() && !isPerm && !isFlows)
         Usage("no --ring");
     if (!jobs.empty() && (isPerm || isFlows))
@@ -873,7 +929,15 @@ main(int argc, char** argv)
     os << "]},\"lb\":\"" << lbName << "\",\"lb_mode\":\"" << LbModeName(topo.routing.mode)
        << "\",\"pipe_ports\":" << topo.pipePorts
        << ",\"ofan_start\":\"" << (topo.routing.randomStart ? "random" : "zero")
-       << "\",\"ar_buffer_bytes\":" << topo.routing.arBufferBytes << ",\"marking\":\"" << marking
+       << "\",\"ar_buffer_bytes\":" << topo.routing.arBufferBytes;
+    if (roce.reps)
+        os << ",\"reps\":{\"entropies\":" << roce.repsEntropies
+           << ",\"freeze_us\":" << roce.repsFreezeNs / 1000
+           << ",\"explore_after_freeze\":" << kRepsExploreAfterFreeze
+           << ",\"ports\":[" << kRepsPortBase << "," << kRepsPortBase + kRepsPorts - 1 << "]"
+           << ",\"timeout_min_ns\":" << roce.repsTimeoutMinNs << ",\"ecn_threshold_bytes\":"
+           << (repsEcnBytes ? std::to_string(repsEcnBytes) : std::string("null")) << "}";
+    os << ",\"marking\":\"" << marking
        << "\",\"qdisc\":\"" << qdiscText << "\",\"state\":\"" << state
        << "\",\"symphony_at\":\"" << topo.symphonyAt << "\",\"flow_model\":\"" << flows << "\"";
     os << ",\"dcqcn\":{\"profile\":\"" << dcqcn_profile_name((enum dcqcn_profile)ccProfile)

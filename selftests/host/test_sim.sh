@@ -28,7 +28,9 @@
 # flows of consecutive steps (the paper's Fig. 9) under RED, Symphony and
 # the priority-queue baseline; the verdict script's Fig. 2 and Fig. 5
 # rows on the paper's stack; each step's first_rate_bps is the rate its
-# first packet left at, and the run names its flow model.
+# first packet left at, and the run names its flow model; REPS (--lb
+# reps) recycles its entropies on unloaded paths, retires marked ones,
+# freezes its cache on timeouts, and queues like random spraying.
 . "$(dirname "$0")/../lib.sh"
 
 require_cmd jq
@@ -38,7 +40,7 @@ require_built "$sim"
 tmp=$(mktemp -d /tmp/test_sim.XXXXXX)
 on_exit rm -rf "$tmp"
 
-ktap_plan 45
+ktap_plan 50
 
 merge() { jq -L "$TOP_DIR/tc-scripts" -c 'include "ringmerge"; .ranks | ring_merge(null)' "$1"; }
 
@@ -120,7 +122,7 @@ check_jq "symphony_ring.sh --engine sim: both markings, complete, guard 'simulat
 # 12-14: bad options
 r=$("$sim" ring --ring 1=0,1 --lb foo 2>&1) && rc=0 || rc=$?
 check_eq "an unknown mode exits 2, naming it" \
-	"2 symofan-sim: --lb: unknown mode 'foo' (ecmp, ofan, pofan, 4ofan, rr, rps, static, jsq, ar)" \
+	"2 symofan-sim: --lb: unknown mode 'foo' (ecmp, ofan, pofan, 4ofan, rr, rps, static, jsq, ar, reps)" \
 	"$rc $(head -1 <<<"$r")"
 r=$("$sim" ring --ring 1=0,1 --qdisc "pmax 1.5" 2>&1) && rc=0 || rc=$?
 check_eq "a qdisc option out of range exits 2, naming it and its range" \
@@ -571,5 +573,93 @@ check_jq "--lb 4ofan runs pOfan with 4 ports a pipe; --pipe-ports 2 with it exit
 	'.lb == "4ofan" and .lb_mode == "pofan" and .pipe_ports == 4 and .complete and
 	 .bad == "2 symofan-sim: --lb 4ofan has 4 ports a pipe, not --pipe-ports 2"' \
 	"$(jq -c --arg bad "$rc $(head -1 <<<"$bad")" '. + {bad: $bad}' <<<"$r")"
+
+
+# 46-50: REPS (--lb reps): ECMP switches, each host choosing its packets'
+# UDP source ports from a cache of recycled entropies (Bonato et al.; the
+# Ofan paper's [8]); per-host counters summed over the 16 hosts
+reps_sum() {
+	jq -c '[.hosts[].reps] | {explored: (map(.explored) | add), recycled: (map(.recycled) | add),
+		retired: (map(.retired) | add), cached: (map(.cached) | add), ce: (map(.ce_received) | add),
+		freezes: (map(.frozen_episodes) | add), frozen_reused: (map(.frozen_reused) | add),
+		frozen_explored: (map(.frozen_explored) | add), timeouts: (map(.timeouts) | add),
+		max_explored: (map(.explored) | max), min_recycled: (map(.recycled) | min),
+		max_distinct: (map(.distinct_entropies) | max), min_distinct: (map(.distinct_entropies) | min)}' "$1"
+}
+nomark="limit 1000000 kmin 4000000000 kmax 4000000000 pmax 0"
+
+# 46: recycling: at 10% of the line rate no queue builds and nothing is
+# marked, so every ACK returns its entropy to the cache and the next
+# packet takes it back: each host explores once and recycles the rest
+"$sim" perm --seed 1 --packets 256 --load 10 --lb reps --out "$tmp/reps-idle.json" >/dev/null
+r=$(jq -c --argjson s "$(reps_sum "$tmp/reps-idle.json")" \
+	'{s: $s, complete: .sim.complete, marks: ([.ports[].red_marks] | add)}' "$tmp/reps-idle.json")
+ktap_print "REPS unloaded (256 packets a host at 10%): $r"
+check_jq "REPS recycles: unloaded, each host reuses at most 8 entropies, recycling at least 240 of its 256 packets' entropies" \
+	'.complete and .marks == 0 and .s.retired == 0 and .s.freezes == 0 and .s.max_explored <= 8 and
+	 .s.max_distinct <= 8 and .s.min_recycled >= 240' "$r"
+
+# 47: retiring: the same full-rate permutation without marks and with
+# every packet marked past 8 KB (2 frames): each CE mark comes back in its
+# packet's ACK (BTH BECN) and retires that entropy, so the hosts explore
+# new ones and the set in use turns over (freezing off, to see only this)
+"$sim" perm --seed 1 --packets 256 --lb reps --reps-freeze-us 0 --qdisc "$nomark" \
+	--out "$tmp/reps-nomark.json" >/dev/null
+"$sim" perm --seed 1 --packets 256 --lb reps --reps-freeze-us 0 \
+	--qdisc "limit 1000000 kmin 8kb kmax 8kb pmax 1" --out "$tmp/reps-mark.json" >/dev/null
+r=$(jq -nc --argjson no "$(reps_sum "$tmp/reps-nomark.json")" --argjson ecn "$(reps_sum "$tmp/reps-mark.json")" \
+	'{no: $no, ecn: $ecn}')
+ktap_print "REPS without marks and with marks past 8 KB: $r"
+check_jq "REPS retires marked entropies: one per echoed CE mark; the hosts explore 3x more and use other entropies" \
+	'.no.retired == 0 and .no.ce == 0 and .ecn.retired > 0 and .ecn.retired == .ecn.ce and
+	 .ecn.cached + .ecn.retired == 4096 and .ecn.explored > 3 * .no.explored and
+	 .ecn.min_distinct > .no.max_distinct' "$r"
+
+# 48: freezing: ports holding at most 16 packets drop, the lost packets'
+# ACKs never come, and a packet unACKed past the timeout freezes the
+# host's cache for 10 ms: while frozen it reuses the cached entropies and
+# explores none; with --reps-freeze-us 0 the same timeouts freeze nothing
+"$sim" perm --seed 1 --packets 256 --lb reps --qdisc "limit 16 kmin 4000000000 kmax 4000000000 pmax 0" \
+	--stop-ms 3000 --out "$tmp/reps-loss.json" >/dev/null || true
+"$sim" perm --seed 1 --packets 256 --lb reps --reps-freeze-us 0 \
+	--qdisc "limit 16 kmin 4000000000 kmax 4000000000 pmax 0" --stop-ms 3000 \
+	--out "$tmp/reps-loss0.json" >/dev/null || true
+r=$(jq -nc --argjson frz "$(reps_sum "$tmp/reps-loss.json")" --argjson off "$(reps_sum "$tmp/reps-loss0.json")" \
+	--argjson drops "$(jq '[.ports[].limit_drops] | add' "$tmp/reps-loss.json")" \
+	'{frz: $frz, off: $off, drops: $drops}')
+ktap_print "REPS with losses, freezing at 10 ms and off: $r"
+check_jq "REPS freezes on timeouts: frozen, every packet reuses a cached entropy, none explored; off, no freeze" \
+	'.drops > 0 and .frz.timeouts > 0 and .frz.freezes > 0 and .frz.freezes <= .frz.timeouts and
+	 .frz.frozen_reused > 0 and .frz.frozen_explored == 0 and
+	 .off.timeouts > 0 and .off.freezes == 0 and .off.frozen_reused == 0' "$r"
+
+# 49: the permutation completes, and REPS's largest queues on it (k=4,
+# seed 1, 256 packets: ECMP 319 frames up and 641 down, RPS 57 and 57,
+# REPS 70 and 64) sit with random spraying's, not ECMP's: the Ofan
+# paper's Fig. 4 puts REPS in RPS's sqrt(m) group
+r=$(jq -nc --argjson reps "$(updown --packets 256 --lb reps)" --argjson rps "$(updown --packets 256 --lb rps)" \
+	--argjson ecmp "$(updown --packets 256 --lb ecmp)" '{reps: $reps, rps: $rps, ecmp: $ecmp}')
+ktap_print "largest queues, 256 packets: $r"
+check_jq "REPS's permutation completes with queues within 2x of RPS's and under a quarter of ECMP's" \
+	'.reps.complete and .reps.lb == "reps" and .reps.lb_mode == "ecmp" and
+	 ([.reps.up, .reps.down] | max) <= 2 * ([.rps.up, .rps.down] | max) and
+	 ([.reps.up, .reps.down] | max) * 4 < ([.ecmp.up, .ecmp.down] | max)' "$r"
+
+# 50: the run names REPS's parameters (the defaults: 8 entropies, 10 ms
+# freezes, ECN at a tenth of the 800 KB buffer); its options are strict
+bad_rc() { "$sim" "$@" >/dev/null 2>"$tmp/bad.err" && echo "0 " || echo "$? $(head -1 "$tmp/bad.err")"; }
+r=$(jq -c --arg b1 "$(bad_rc perm --lb reps --reps-entropies 0)" \
+	--arg b2 "$(bad_rc perm --lb reps --reps-freeze-us 5ms)" \
+	--arg b3 "$(bad_rc perm --reps-entropies 4)" \
+	--arg b4 "$(bad_rc ring --ring 1=0,1 --lb reps)" \
+	'{reps: .reps, qdisc: .qdisc, b1: $b1, b2: $b2, b3: $b3, b4: $b4}' "$tmp/reps-idle.json")
+check_jq "--lb reps: its parameters in the JSON; bad values and misplaced options exit 2, naming them" \
+	'.reps == {entropies: 8, freeze_us: 10000, explore_after_freeze: 16, ports: [49152, 65535],
+		   timeout_min_ns: 2000, ecn_threshold_bytes: 80000} and
+	 .qdisc == "limit 1000000 kmin 80000 kmax 80000 pmax 1" and
+	 .b1 == "2 symofan-sim: --reps-entropies: '"'"'0'"'"' is not a number in 1..1024" and
+	 .b2 == "2 symofan-sim: --reps-freeze-us: '"'"'5ms'"'"' is not a number in 0..10000000" and
+	 (.b3 | startswith("2 symofan-sim: --reps-entropies, --reps-freeze-us and --reps-timeout-min-us are for --lb reps")) and
+	 (.b4 | startswith("2 symofan-sim: --lb reps is for the perm command"))' "$r"
 
 ktap_finished

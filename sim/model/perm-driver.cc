@@ -138,7 +138,17 @@ PermDriver::HostItems() const
            << ",\"sent\":" << c.packetsSent << ",\"acked\":" << m_acked[h]
            << ",\"received\":" << received << ",\"expected\":" << m_spec.packets
            << ",\"lost\":" << (received < m_spec.packets ? m_spec.packets - received : 0)
-           << ",\"reordered\":" << c.reordered << "}";
+           << ",\"reordered\":" << c.reordered;
+        if (m_hosts[h]->Reps())
+            os << ",\"reps\":{\"explored\":" << c.repsExplored << ",\"recycled\":" << c.repsRecycled
+               << ",\"retired\":" << c.repsRetired << ",\"cached\":" << c.repsCached
+               << ",\"frozen_episodes\":" << c.repsFreezes
+               << ",\"frozen_reused\":" << c.repsFrozenReused
+               << ",\"frozen_explored\":" << c.repsFrozenExplored
+               << ",\"frozen_ns\":" << c.repsFrozenNs << ",\"timeouts\":" << c.repsTimeouts
+               << ",\"distinct_entropies\":" << c.repsDistinct
+               << ",\"ce_received\":" << c.ceReceived << "}";
+        os << "}";
         items.emplace_back(m_local[h], os.str());
     }
     return items;

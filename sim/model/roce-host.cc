@@ -25,6 +25,13 @@ static constexpr uint32_t kUdpBytes = 8;
 /* the UDP source port of ACKs, NAKs and CNPs (ringcoll's step base) */
 static constexpr uint16_t kControlPort = 49152;
 static constexpr uint32_t kPsnMask = 0xffffff;
+/* BTH byte 4's BECN bit (IBTA vol. 1, 9.2: backward explicit congestion
+ * notification), which the unreliable transport's ACK sets when the data
+ * packet it acknowledges arrived CE-marked: REPS's per-packet ECN echo
+ * (UEC's PDS ACKs carry the same echo).  Symphony's job bits in that
+ * byte are the low six (SYMPHONY_BTH_RSVD6_MASK).
+ */
+static constexpr uint8_t kBthBecn = 0x40;
 
 void
 PutUdpHeader(uint8_t* udp, uint16_t sport, uint16_t dport, uint32_t payload)
@@ -120,6 +127,8 @@ RoceHost::Setup(Ptr<Node> node, uint32_t host, const RoceConfig& cfg)
     if (udp)
         m_ipv4->Remove(udp);
     m_ipv4->Insert(this);
+    if (cfg.reps)
+        m_repsRng = CreateObject<UniformRandomVariable>();
 }
 
 uint32_t
@@ -133,6 +142,9 @@ RoceHost::CreateQp(uint32_t dst, uint32_t qpn, uint32_t job)
     qp.job = job;
     dcqcn_init(&qp.cc, &m_cfg.dcqcn);
     rto_init(&qp.rto);
+    rto_init(&qp.reps.rtt);
+    qp.reps.cache.assign(m_cfg.repsEntropies, 0);
+    qp.reps.valid.assign(m_cfg.repsEntropies, false);
     m_qps.push_back(std::move(qp));
     m_qpOfQpn[qpn] = m_qps.size() - 1;
     return m_qps.size() - 1;
@@ -199,6 +211,150 @@ uint32_t
 RoceHost::MtuBytes() const
 {
     return m_cfg.mtuBytes;
+}
+
+bool
+RoceHost::Reps() const
+{
+    return m_cfg.reps;
+}
+
+/*
+ * REPS, Recycled Entropy Packet Spraying (Bonato et al., arXiv 2407.21625,
+ * the Ofan paper's [8], UEC's host load balancing), as this model runs
+ * it.  The mechanism was learnt from the paper and from the public htsim
+ * that ran the Ofan paper's figures (smcclure20/csg-htsim, whose REPS the
+ * upstream Broadcom/csg-htsim also has); the code is this project's own.
+ *
+ * - The entropy is the UDP source port (kRepsPortBase + 0..kRepsPorts-1),
+ *   which the switches' ECMP hashes.
+ * - A cache of repsEntropies entropies (default 8, htsim's buffer) in a
+ *   ring: an ACK without an ECN echo puts its packet's entropy at the
+ *   head, over the oldest when the ring is full (recycling); an ACK with
+ *   an echo puts nothing back (the entropy is retired).
+ * - Each data packet takes the oldest entropy not yet taken back from the
+ *   cache; with none there it explores a fresh one, uniform over the
+ *   port range.
+ * - Freezing: a data packet unACKed for longer than the timeout is a
+ *   timeout: rto.h's estimate (smoothed round trip plus four deviations,
+ *   RFC 6298) from every ACK's round trip, at least repsTimeoutMinNs
+ *   (default 2 us, htsim's minimum RTO), 1 s before the first sample;
+ *   the first one outside a freeze and outside the exploration after one
+ *   freezes the cache for repsFreezeNs (default 10 ms, htsim's): while
+ *   frozen, packets reuse the cached entropies in turn, taken or not, and
+ *   explore only if the cache is empty; unmarked ACKs still refresh it.
+ *   The freeze ends at the first send or ACK past its deadline: the cache
+ *   is emptied and the next kRepsExploreAfterFreeze (16, htsim's)
+ *   entropies are random, then recycling resumes.
+ *   Where htsim checks an entropy's oldest unACKed send when that entropy
+ *   comes up for reuse, this model checks the queue pair's oldest unACKed
+ *   packet at each send: this transport never resends, so a lost packet's
+ *   entropy would never come up again.
+ */
+uint16_t
+RoceHost::RepsRandom()
+{
+    return (uint16_t)(kRepsPortBase + m_repsRng->GetInteger(0, kRepsPorts - 1));
+}
+
+void
+RoceHost::RepsThaw(RepsState& r, uint64_t now)
+{
+    if (!r.frozen || now < r.frozenUntilNs)
+        return;
+    r.frozen = false;
+    m_counters.repsFrozenNs += now - r.frozenSinceNs;
+    std::fill(r.valid.begin(), r.valid.end(), false);
+    r.head = r.fresh = r.filled = r.frozenNext = 0;
+    r.explore = kRepsExploreAfterFreeze;
+}
+
+uint16_t
+RoceHost::RepsNextEntropy(RepsState& r, uint64_t now)
+{
+    uint32_t n = r.cache.size();
+    uint16_t e;
+
+    /* timeouts: the oldest packets neither ACKed nor timed out yet */
+    while (r.oldest < r.state.size())
+    {
+        if (r.state[r.oldest])
+        {
+            r.oldest++;
+            continue;
+        }
+        if (now - r.sentNs[r.oldest] <= rto_ns(&r.rtt, m_cfg.repsTimeoutMinNs))
+            break;
+        r.state[r.oldest++] = 2;
+        m_counters.repsTimeouts++;
+        if (m_cfg.repsFreezeNs && !r.frozen && !r.explore)
+        {
+            r.frozen = true;
+            r.frozenSinceNs = now;
+            r.frozenUntilNs = now + m_cfg.repsFreezeNs;
+            r.frozenNext = 0;
+            m_counters.repsFreezes++;
+        }
+    }
+    RepsThaw(r, now);
+    if (r.explore)
+    {
+        r.explore--;
+        m_counters.repsExplored++;
+        return RepsRandom();
+    }
+    if (r.frozen)
+    {
+        if (!r.filled)
+        {
+            m_counters.repsFrozenExplored++;
+            return RepsRandom();
+        }
+        e = r.cache[r.frozenNext];
+        r.frozenNext = (r.frozenNext + 1) % r.filled;
+        m_counters.repsFrozenReused++;
+        return e;
+    }
+    if (!r.fresh)
+    {
+        m_counters.repsExplored++;
+        return RepsRandom();
+    }
+    /* the oldest valid entry: the fresh ones are the newest, before head */
+    uint32_t slot = (r.head + n - r.fresh) % n;
+    r.valid[slot] = false;
+    r.fresh--;
+    m_counters.repsRecycled++;
+    return r.cache[slot];
+}
+
+void
+RoceHost::RepsOnAck(RepsState& r, uint64_t seq, bool ecnEcho, uint64_t now)
+{
+    uint32_t n = r.cache.size();
+
+    if (seq >= r.state.size() || r.state[seq] == 1)
+        return;
+    r.state[seq] = 1;
+    /* the round trip of this very packet (no resends: Karn's rule holds) */
+    r.rtt.timing = true;
+    r.rtt.timed_seq = seq;
+    r.rtt.timed_sent_ns = r.sentNs[seq];
+    rto_acked(&r.rtt, seq + 1, now);
+    RepsThaw(r, now);
+    if (ecnEcho)
+    {
+        m_counters.repsRetired++;
+        return;
+    }
+    m_counters.repsCached++;
+    if (!r.valid[r.head])
+        r.fresh++;
+    r.cache[r.head] = r.sentEntropy[seq];
+    r.valid[r.head] = true;
+    r.head = (r.head + 1) % n;
+    if (r.filled < n)
+        r.filled++;
 }
 
 /* Run the pump now, or when the NIC is next free. */
@@ -294,7 +450,19 @@ RoceHost::Transmit(TxQp& qp, uint64_t now)
                  ackReq);
     if (ackReq && qp.nextSeq == qp.highSeq)
         rto_sent(&qp.rto, qp.nextSeq, now);
-    PutUdpHeader(l4, m->sport, SYMPHONY_UDP_PORT_ROCEV2, SYMPHONY_BTH_LEN + payload + ROCE_ICRC_LEN);
+    uint16_t sport = m->sport;
+    if (m_cfg.reps)
+    {
+        /* the unreliable transport sends each sequence number once */
+        NS_ASSERT(qp.nextSeq == qp.reps.state.size());
+        sport = RepsNextEntropy(qp.reps, now);
+        qp.reps.sentEntropy.push_back(sport);
+        qp.reps.sentNs.push_back(now);
+        qp.reps.state.push_back(0);
+        if (m_repsUsed.insert(sport).second)
+            m_counters.repsDistinct++;
+    }
+    PutUdpHeader(l4, sport, SYMPHONY_UDP_PORT_ROCEV2, SYMPHONY_BTH_LEN + payload + ROCE_ICRC_LEN);
     Ptr<Packet> p = Create<Packet>(l4, sizeof(l4));
     p->AddPaddingAtEnd(payload + ROCE_ICRC_LEN);
     if (m_cfg.psnPerMessage)
@@ -452,6 +620,12 @@ RoceHost::OnData(uint32_t src, uint16_t sport, uint32_t qpn, uint32_t job, uint3
         if (seq + 1 > rx.highestSeq)
             rx.highestSeq = seq + 1;
         len = roce_put_ack(out, job, qpn, psn, ROCE_AETH_ACK, rx.messages);
+        if (ce)
+        {
+            /* the mark, echoed per packet (REPS reads it) */
+            m_counters.ceReceived++;
+            out[SYMPHONY_BTH_FECN_RSVD] |= kBthBecn;
+        }
         SendControl(src, out, len);
         m_counters.acksSent++;
         return;
@@ -521,7 +695,7 @@ RoceHost::OnData(uint32_t src, uint16_t sport, uint32_t qpn, uint32_t job, uint3
 }
 
 void
-RoceHost::OnAck(uint32_t qpn, uint32_t psn, uint8_t syndrome, uint64_t now)
+RoceHost::OnAck(uint32_t qpn, uint32_t psn, uint8_t syndrome, bool becn, uint64_t now)
 {
     uint32_t index;
     TxQp* qp = QpOfQpn(qpn, &index);
@@ -532,6 +706,8 @@ RoceHost::OnAck(uint32_t qpn, uint32_t psn, uint8_t syndrome, uint64_t now)
     {
         m_counters.acksReceived++;
         m_counters.lastAckNs = now;
+        if (m_cfg.reps)
+            RepsOnAck(qp->reps, SeqOf(qp->nextSeq, psn), becn, now);
         if (!m_acked.IsNull())
             m_acked(index, psn);
         return;
@@ -632,7 +808,7 @@ RoceHost::Receive(Ptr<Packet> p, const Ipv4Header& header, Ptr<Ipv4Interface> in
                now);
     }
     else if (op == SYMPHONY_OP_RC_ACK && n >= sizeof(buf))
-        OnAck(qpn, psn, bth[SYMPHONY_BTH_LEN], now);
+        OnAck(qpn, psn, bth[SYMPHONY_BTH_LEN], (bth[SYMPHONY_BTH_FECN_RSVD] & kBthBecn) != 0, now);
     else if (op == SYMPHONY_OP_CNP)
         OnCnp(qpn, now);
     return RX_OK;

@@ -12,18 +12,28 @@
  * receiver's CNP for CE-marked packets, at most one per queue pair per
  * CNP interval.  It sits on IPv4 as protocol 17 (UDP), in place of ns-3's
  * UDP.
+ *
+ * With RoceConfig::reps (--lb reps, the permutation's unreliable
+ * transport only) the sender chooses each data packet's UDP source port,
+ * the entropy the fabric's ECMP hashes, by Recycled Entropy Packet
+ * Spraying (REPS; Bonato et al., "REPS: Recycling Entropies for Packet
+ * Spraying to Adaptively Explore Paths and Mitigate Failures", arXiv
+ * 2407.21625, as UEC adopted it): roce-host.cc has the algorithm.  The
+ * receiver echoes a data packet's CE mark in its ACK's BTH BECN bit.
  */
 #ifndef SYMOFAN_SIM_ROCE_HOST_H
 #define SYMOFAN_SIM_ROCE_HOST_H
 
 #include <deque>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "ns3/callback.h"
 #include "ns3/event-id.h"
 #include "ns3/ip-l4-protocol.h"
 #include "ns3/ipv4-l3-protocol.h"
+#include "ns3/random-variable-stream.h"
 #include "ns3/tag.h"
 
 #include "cores.h"
@@ -61,7 +71,22 @@ struct RoceConfig
      * received is not sent, as if lost (0: none)
      */
     uint32_t loseAckOfMessage = 0;
+    /* REPS (unreliable transport only): each data packet's UDP source
+     * port from a cache of repsEntropies recycled entropies; a packet
+     * unACKed past the timeout (rto.h's estimate, at least
+     * repsTimeoutMinNs) freezes the cache for repsFreezeNs (0: never)
+     */
+    bool reps = false;
+    uint32_t repsEntropies = 8;
+    uint64_t repsFreezeNs = 10000000;
+    uint64_t repsTimeoutMinNs = 2000; /* the timeout's floor */
 };
+
+/* REPS's entropies: UDP source ports kRepsPortBase.. + kRepsPorts - 1 */
+constexpr uint32_t kRepsPortBase = 49152;
+constexpr uint32_t kRepsPorts = 16384;
+/* entropies explored at random after a freeze ends, before recycling */
+constexpr uint32_t kRepsExploreAfterFreeze = 16;
 
 /* What the NIC counts; the names of ringcoll's "counters". */
 struct RoceCounters
@@ -77,6 +102,16 @@ struct RoceCounters
     /* the unreliable transport's */
     uint64_t acksReceived = 0, reordered = 0;
     uint64_t lastAckNs = 0;
+    /* REPS's: entropies drawn at random (not frozen), taken back from the
+     * cache (recycled), ACKs with an ECN echo (their entropy retired),
+     * ACKs without one (their entropy cached), entropies reused from the
+     * frozen cache, drawn at random while frozen (the cache empty),
+     * packets unACKed past the timeout, freezes, time frozen (ended
+     * freezes), distinct entropies sent
+     */
+    uint64_t repsExplored = 0, repsRecycled = 0, repsRetired = 0, repsCached = 0;
+    uint64_t repsFrozenReused = 0, repsFrozenExplored = 0, repsTimeouts = 0;
+    uint64_t repsFreezes = 0, repsFrozenNs = 0, repsDistinct = 0;
 };
 
 /* The sender's 64-bit transport sequence of a data packet whose BTH PSN
@@ -130,6 +165,7 @@ class RoceHost : public IpL4Protocol
     const RoceCounters& Counters() const;
     uint32_t Host() const;
     uint32_t MtuBytes() const;
+    bool Reps() const;
 
     /* IpL4Protocol */
     int GetProtocolNumber() const override;
@@ -155,6 +191,26 @@ class RoceHost : public IpL4Protocol
         uint64_t startRateBps; /* the rate its first packet left at, 0 until then */
     };
 
+    /* REPS's state of a queue pair (roce-host.cc) */
+    struct RepsState
+    {
+        std::vector<uint16_t> cache; /* a ring of entropies */
+        std::vector<bool> valid;     /* not yet taken back */
+        uint32_t head = 0;           /* the next slot written */
+        uint32_t fresh = 0;          /* valid entries: the newest, before head */
+        uint32_t filled = 0;         /* slots ever written */
+        uint32_t frozenNext = 0;     /* frozen: the next slot reused */
+        bool frozen = false;
+        uint64_t frozenSinceNs = 0, frozenUntilNs = 0;
+        uint32_t explore = 0;        /* random entropies still to draw */
+        /* per sequence number: its entropy, send time, 1 ACKed, 2 timed out */
+        std::vector<uint16_t> sentEntropy;
+        std::vector<uint64_t> sentNs;
+        std::vector<uint8_t> state;
+        uint64_t oldest = 0;         /* the first not ACKed nor timed out */
+        struct rto_state rtt;        /* round trips, for the timeout */
+    };
+
     struct TxQp
     {
         uint32_t dst;
@@ -168,6 +224,7 @@ class RoceHost : public IpL4Protocol
         uint32_t firstUnacked = 0;  /* messages before it are acked */
         std::vector<Message> msgs;
         EventId rtoEvent;
+        RepsState reps;
     };
 
     struct RxQp
@@ -192,7 +249,11 @@ class RoceHost : public IpL4Protocol
     void SendIp(uint32_t dst, Ptr<Packet> p);
     void OnData(uint32_t src, uint16_t sport, uint32_t qpn, uint32_t job, uint32_t psn, bool last,
                 bool ce, uint64_t now);
-    void OnAck(uint32_t qpn, uint32_t psn, uint8_t syndrome, uint64_t now);
+    void OnAck(uint32_t qpn, uint32_t psn, uint8_t syndrome, bool becn, uint64_t now);
+    uint16_t RepsNextEntropy(RepsState& r, uint64_t now);
+    void RepsOnAck(RepsState& r, uint64_t seq, bool ecnEcho, uint64_t now);
+    void RepsThaw(RepsState& r, uint64_t now);
+    uint16_t RepsRandom();
     void OnCnp(uint32_t qpn, uint64_t now);
     TxQp* QpOfQpn(uint32_t qpn, uint32_t* index);
 
@@ -212,6 +273,8 @@ class RoceHost : public IpL4Protocol
     AckedCallback m_acked;
     DownTargetCallback m_downTarget;
     DownTargetCallback6 m_downTarget6;
+    Ptr<UniformRandomVariable> m_repsRng;
+    std::unordered_set<uint16_t> m_repsUsed;
 };
 
 } // namespace ns3
