@@ -8,7 +8,9 @@
  * repeat, so every repeat takes the forwarding path; each case's verdict
  * is checked.  Runs in a private network namespace whose route sends the
  * destination through uplink 0, so that ecmp mode does a real FIB lookup.
- * Writes JSON.
+ * ar and jsq run with each uplink at 10 Gbit/s: their phantom backlogs
+ * fill and drain as the repeats arrive, and every repeat reads the clock,
+ * the four backlogs and takes one uplink's lock.  Writes JSON.
  *
  *	ofan_bpf_bench [--repeat N] [--runs N] [--out FILE]
  */
@@ -86,6 +88,11 @@ static int setup_netns(void)
 		      "sysctl -qw net.ipv4.conf.all.forwarding=1");
 }
 
+/* ar and jsq: each uplink's rate, so that the phantom backlogs of the
+ * four fill and drain as the repeats arrive (200 bytes every ~0.1 us)
+ */
+#define AR_RATE_BPS	10000000000ULL
+
 /* Uplink @p of map @fd: obench0 or obench-upP, next hop 192.0.2.2. */
 static void set_uplink(int fd, __u32 p)
 {
@@ -95,6 +102,7 @@ static void set_uplink(int fd, __u32 p)
 	snprintf(name, sizeof(name), "obench-up%u", p);
 	port.ifindex = if_nametoindex(p ? name : "obench0");
 	inet_pton(AF_INET, "192.0.2.2", port.nh4);
+	ofan_port_set_rate(&port, AR_RATE_BPS, OFAN_AR_BUFFER_DEFAULT);
 	bpf_map_update_elem(fd, &p, &port, 0);
 }
 
@@ -109,6 +117,7 @@ static void configure_ofan(struct ofan_bench_bpf *skel, int mode, int fast)
 		.nr_pipes = 1,
 		.up_ports = (1ULL << W) - 1,
 		.nh4_ports = (1ULL << W) - 1,
+		.ar_buffer_bytes = OFAN_AR_BUFFER_DEFAULT,
 	};
 	struct ofan_dest dest = { .valid_ports = 0xf, .flags = OFAN_DEST_F_VALID };
 	struct ofan_lpm4_key lpm = { .prefix_len = 24 };
@@ -157,6 +166,8 @@ int main(int argc, char **argv)
 		CASE("rr_fast", OFAN_MODE_RR, 1, TC_ACT_REDIRECT),
 		CASE("rps_fast", OFAN_MODE_RPS, 1, TC_ACT_REDIRECT),
 		CASE("ecmp_fib", OFAN_MODE_ECMP, 1, TC_ACT_REDIRECT),
+		CASE("ar_fast", OFAN_MODE_AR, 1, TC_ACT_REDIRECT),
+		CASE("jsq_fast", OFAN_MODE_JSQ, 1, TC_ACT_REDIRECT),
 #undef CASE
 	};
 	int nr = sizeof(cases) / sizeof(cases[0]), err;

@@ -20,6 +20,14 @@
  *	rr	one switch-wide pointer (Simple RR)
  *	rps	a uniform random valid uplink (random packet spraying)
  *	ecmp	the kernel's multipath route choice (FIB lookup)
+ *	ar	adaptive routing as switches do it (Spectrum-X style): the
+ *		uplink whose phantom backlog is in the lowest class (below 5,
+ *		10 or 20% of the port buffer, or above), at random among ties
+ *	jsq	join the shortest queue: the same on the backlog's bytes
+ *
+ * A program on a downlink's ingress cannot see an uplink's egress queue,
+ * so ar and jsq keep a phantom backlog per uplink (ofan_ar_queues): the
+ * bytes they sent to it, draining at the uplink's configured rate.
  *
  * The TTL or hop limit is decremented and the packet redirected to the
  * uplink's next hop with bpf_redirect_neigh().  Map layouts: ofan_maps.h;
@@ -105,6 +113,20 @@ struct {
 	__type(key, __u32);
 	__type(value, struct ofan_pipe_sets);
 } ofan_pipes SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, OFAN_MAX_W);
+	__type(key, __u32);
+	__type(value, struct ofan_ar_queue);
+} ofan_ar_queues SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct ofan_ar_scratch);
+} ofan_ar_scratch SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -211,6 +233,112 @@ static __always_inline int ofan_pointer_port(const struct ofan_config *cfg,
 }
 
 /*
+ * ar, jsq: the valid uplink of least load at @now, at random among equal
+ * ones (bpf_get_prandom_u32()), or -1.  The load of uplink p is its
+ * phantom backlog in bytes, backlog_ns * bytes_per_ns_q32 >> 32, or for
+ * ar that backlog's class of the port buffer (ofan_ar_class()).  The
+ * backlogs are read without their locks: an 8-byte load is atomic, and a
+ * value some nanoseconds old is what a switch's adaptive routing decides
+ * on too (its occupancy samples lag).  A backlog is bounded by its port's
+ * buffer_ns, which keeps the product below 2^63 even for a backlog
+ * queued at an earlier load's rate.
+ *
+ * A global function: the verifier checks it once, for any arguments,
+ * and its callers see an unknown result.  Inlined (twice, an address
+ * family each), it was checked on every path that reaches it, and
+ * ofan_pick_least()'s ties and result, constants on each path the
+ * verifier walks, kept the paths after it apart: 2.5 times the
+ * instructions of the rest of the program.  It takes no context, which
+ * kernels without vmlinux BTF refuse in a global function; @cfg is
+ * memory of its size, which may be NULL for the verifier.
+ */
+__noinline int ofan_ar_port(const struct ofan_config *cfg, __u32 set,
+			    __u64 valid, __u32 quantize, __u64 now)
+{
+	struct ofan_ar_scratch *scratch;
+	struct ofan_ar_queue *q;
+	struct ofan_port *port;
+	__u64 empty, backlog, bytes;
+	__u32 zero = 0, p, slot, qkey;
+
+	scratch = bpf_map_lookup_elem(&ofan_ar_scratch, &zero);
+	if (!cfg || !scratch)
+		return -1;
+#pragma clang loop unroll(disable)
+	for (p = 0; p < OFAN_MAX_W; p++) {
+		if (p >= cfg->w)
+			break;
+		if (!((valid >> p) & 1))
+			continue;
+		/* keys of their own: the loop's p stays in a register,
+		 * where the verifier keeps its value
+		 */
+		slot = ofan_port_index(set, p);
+		qkey = p;
+		port = bpf_map_lookup_elem(&ofan_ports, &slot);
+		q = bpf_map_lookup_elem(&ofan_ar_queues, &qkey);
+		/* entries below OFAN_MAX_W: never NULL (and no valid bit
+		 * cleared here, which the verifier would then tell apart)
+		 */
+		if (!port || !q)
+			return -1;
+		empty = READ_ONCE(q->empty_ns);
+		backlog = empty > now ? empty - now : 0;
+		if (backlog > port->buffer_ns)
+			backlog = port->buffer_ns;
+		bytes = backlog * port->bytes_per_ns_q32 >> 32;
+		scratch->load[p] = quantize ?
+			ofan_ar_class(bytes, cfg->ar_buffer_bytes) : bytes;
+	}
+	/* w read again: the loop's exit told the verifier the w it read,
+	 * and a known w would have it walk ofan_pick_least() once per w
+	 */
+	return ofan_pick_least(scratch->load, READ_ONCE(cfg->w), valid,
+			       bpf_get_prandom_u32());
+}
+
+/*
+ * ar, jsq: uplink @uplink (@port of the set in use) sends @len bytes at
+ * @now: its phantom backlog grows by their transmission time at the
+ * port's rate, in picoseconds with the sub-ns rest carried to the next
+ * packet, as Symphony's phantom queue does (symphony.bpf.c); a packet
+ * that would pass the port's buffer finds it full, as a switch would,
+ * and is counted instead (the real queue under the program decides its
+ * fate).  Packets to one uplink come from every CPU at once: the update
+ * is a read-modify-write of two fields (end of the backlog and its
+ * sub-ns rest) under a condition (an empty backlog restarts at @now, a
+ * full one refuses), which no single BPF atomic performs and a cmpxchg
+ * loop on one word could not keep whole, hence the entry's spin lock.
+ */
+static __always_inline void ofan_ar_enqueue(const struct ofan_port *port,
+					    __u32 uplink, __u32 len, __u64 now)
+{
+	__u64 q16 = port->ps_per_byte_q16, limit = port->buffer_ns;
+	/* picoseconds in two products: len * q16 may pass 2^64 at low rates */
+	__u64 tx_ps = (__u64)len * (q16 >> 16) +
+		      (((__u64)len * (q16 & 0xffff)) >> 16);
+	struct ofan_ar_queue *q;
+	__u64 empty, backlog, tx_ns;
+
+	q = bpf_map_lookup_elem(&ofan_ar_queues, &uplink);
+	if (!q)
+		return;
+	bpf_spin_lock(&q->lock);
+	empty = q->empty_ns;
+	backlog = empty > now ? empty - now : 0;
+	if (backlog)
+		tx_ps += q->empty_ps;
+	tx_ns = tx_ps / 1000;
+	if (backlog + tx_ns <= limit) {
+		q->empty_ns = (backlog ? empty : now) + tx_ns;
+		q->empty_ps = tx_ps - tx_ns * 1000;
+	} else {
+		q->overlimits++;
+	}
+	bpf_spin_unlock(&q->lock);
+}
+
+/*
  * ecmp: the uplink the kernel's FIB (and its multipath hash) chooses, or
  * OFAN_KERNEL_PATH(why).  @l3_len is the packet's IP length, which the
  * lookup checks against the route's MTU.  Fragments hash without ports, as
@@ -297,9 +425,10 @@ static __always_inline int ofan_forward(struct __sk_buff *skb,
 	struct ofan_key_stats *kst;
 	struct ofan_dest *dest;
 	struct ofan_port *port;
-	__u32 mtu_len = 0;
+	__u32 mtu_len = 0, mode = READ_ONCE(cfg->mode);
 	int uplink = -1, ret;
-	__u64 valid, family_ports;
+	__u64 valid, family_ports, now = 0;
+	bool phantom = false;
 
 	if (unlikely(key < 0 || key >= OFAN_MAX_KEYS))
 		return OFAN_KERNEL_PATH(unknown_dst);
@@ -320,10 +449,10 @@ static __always_inline int ofan_forward(struct __sk_buff *skb,
 	family_ports = family == AF_INET ? cfg->nh4_ports : cfg->nh6_ports;
 	valid = dest->valid_ports & cfg->up_ports & family_ports;
 	kst = bpf_map_lookup_elem(&ofan_key_stats, &dest_key);
-	if (unlikely(!valid && cfg->mode != OFAN_MODE_ECMP))
+	if (unlikely(!valid && mode != OFAN_MODE_ECMP))
 		goto no_valid_port;
 
-	switch (cfg->mode) {
+	switch (mode) {
 	case OFAN_MODE_POFAN:
 		ifindex = skb->ingress_ifindex;
 		pipe = bpf_map_lookup_elem(&ofan_pipes, &ifindex);
@@ -354,6 +483,13 @@ static __always_inline int ofan_forward(struct __sk_buff *skb,
 		if (!((family_ports >> (uplink & (OFAN_MAX_W - 1))) & 1))
 			uplink = -1;
 		break;
+	case OFAN_MODE_AR:
+	case OFAN_MODE_JSQ:
+		now = bpf_ktime_get_ns();
+		uplink = ofan_ar_port(cfg, set, valid, mode == OFAN_MODE_AR,
+				      now);
+		phantom = true;
+		break;
 	default:
 		return OFAN_KERNEL_PATH(unconfigured);
 	}
@@ -374,6 +510,13 @@ static __always_inline int ofan_forward(struct __sk_buff *skb,
 	if (unlikely(ret))
 		return ret < 0 ? OFAN_KERNEL_PATH(uplink_missing) :
 				 OFAN_KERNEL_PATH(too_big);
+	/* sent: ar and jsq count its bytes in the uplink's backlog (a flag,
+	 * not the mode again: the verifier knows the mode on each path from
+	 * the switch, and a test of it here would have it check what
+	 * follows once per mode)
+	 */
+	if (phantom)
+		ofan_ar_enqueue(port, uplink, skb->len, now);
 	/* Forwarded packets are counted per uplink and per key only. */
 	slot = uplink;
 	pst = bpf_map_lookup_elem(&ofan_port_stats, &slot);

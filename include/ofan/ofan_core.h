@@ -166,6 +166,20 @@ static inline int ofan_pick_least(const __u64 *load, __u32 w, __u64 valid,
 	__u64 least = ~0ULL;
 	__u32 p, ties = 0, pick;
 
+	/* Written for the BPF verifier too, which walks the loops with the
+	 * values it knows: no valid uplink is told by the mask, not by
+	 * ties == 0 after the first loop (ties is a constant on each path
+	 * there, and a branch decided on it would make the verifier walk
+	 * each count apart), and the second loop is bounded by the mask
+	 * alone (the first loop's exit tells it w, and a second bound by w
+	 * would have it walk the second loop once per w).  A valid uplink
+	 * below w holds the least load: ties >= 1, and the second loop
+	 * returns at the latest at the last valid uplink.
+	 */
+	if (w < OFAN_MAX_W)
+		valid &= (1ULL << w) - 1;
+	if (!valid)
+		return -1;
 	for (p = 0; p < w && p < OFAN_MAX_W; p++) {
 		if (!((valid >> p) & 1))
 			continue;
@@ -176,10 +190,8 @@ static inline int ofan_pick_least(const __u64 *load, __u32 w, __u64 valid,
 			ties++;
 		}
 	}
-	if (!ties)
-		return -1;
 	pick = rnd % ties;
-	for (p = 0; p < w && p < OFAN_MAX_W; p++)
+	for (p = 0; p < OFAN_MAX_W; p++)
 		if (((valid >> p) & 1) && load[p] == least && !pick--)
 			return p;
 	return -1;

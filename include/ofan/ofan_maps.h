@@ -10,12 +10,13 @@
 
 #ifndef __VMLINUX_H__	/* BPF programs take the types from vmlinux.h */
 #include <linux/types.h>
+#include <linux/bpf.h>		/* struct bpf_spin_lock */
 #endif
 
 #include "ofan_core.h"
 
 /* Bumped whenever a layout below changes. */
-#define OFAN_LAYOUT_VERSION	8
+#define OFAN_LAYOUT_VERSION	9
 
 #define OFAN_MAX_KEYS		4096	/* destination keys (edge switches, pods) */
 #define OFAN_MAX_PIPES		16	/* pOfan pipes */
@@ -66,6 +67,12 @@ enum ofan_mode {
 	OFAN_MODE_RR,		/* one switch-wide pointer (Simple RR) */
 	OFAN_MODE_RPS,		/* uniform random valid uplink per packet */
 	OFAN_MODE_ECMP,		/* the kernel's multipath hash (FIB lookup) */
+	OFAN_MODE_AR,		/* adaptive routing: least phantom backlog
+				 * class (ofan_ar_class()), random among ties
+				 */
+	OFAN_MODE_JSQ,		/* the same on the backlog's bytes, not
+				 * quantized (join the shortest queue)
+				 */
 	__OFAN_MODE_MAX
 };
 
@@ -110,6 +117,10 @@ struct ofan_config {
 	__u32	fast_mask;
 	__u32	fast_local_key;		/* key of destinations below us */
 	__u8	perm[OFAN_MAX_W];	/* base permutation P */
+	/* ar: the port buffer whose 5, 10 and 20% are the classes'
+	 * bounds, and the phantom backlog's capacity (ofan_port.buffer_ns)
+	 */
+	__u64	ar_buffer_bytes;
 };
 
 /*
@@ -149,6 +160,88 @@ struct ofan_port {
 	__u32	flags;			/* OFAN_PORT_F_* */
 	__u8	nh4[4];			/* IPv4 next hop, network byte order */
 	__u8	nh6[16];		/* IPv6 next hop, network byte order */
+	__u32	pad;
+	/* ar, jsq: the rate the uplink sends at (its HTB or TBF rate), 0
+	 * if not given (its phantom backlog then stays empty), and what the
+	 * agent derives from it with ofan_port_set_rate(): the fixed-point
+	 * forms the datapath computes with, so that it needs no division
+	 */
+	__u64	rate_bps;
+	__u64	ps_per_byte_q16;	/* picoseconds per byte, Q16 */
+	__u64	bytes_per_ns_q32;	/* bytes per nanosecond, Q32 */
+	__u64	buffer_ns;		/* ar_buffer_bytes drains in this */
+};
+
+/* The lowest and highest uplink rates (bit/s), and the largest port
+ * buffer (bytes): the fixed-point forms above then keep 4 significant
+ * digits at the least, and backlog_ns * bytes_per_ns_q32 (at most
+ * buffer_bytes * 2^32) stays below 2^63.
+ */
+#define OFAN_AR_RATE_MIN	10000ULL		/* 10kbit */
+#define OFAN_AR_RATE_MAX	1600000000000ULL	/* 1600gbit */
+#define OFAN_AR_BUFFER_MIN	1000ULL
+#define OFAN_AR_BUFFER_MAX	(1ULL << 30)		/* 1 GiB */
+#define OFAN_AR_BUFFER_DEFAULT	800000ULL	/* the Ofan paper's 800 KB */
+
+/*
+ * Fill @port's rate fields for @rate_bps (0: none) and a port buffer of
+ * @buffer_bytes; both within the bounds above (the agent checks them).
+ * ps_per_byte_q16 = 8e12 * 2^16 / rate (655,360 at 800 Gbit/s: a byte
+ * drains in 10 ps), bytes_per_ns_q32 = rate * 2^32 / 8e9 (4.3e11 at
+ * 800 Gbit/s: 100 bytes a ns).
+ */
+static inline void ofan_port_set_rate(struct ofan_port *port, __u64 rate_bps,
+				      __u64 buffer_bytes)
+{
+	port->rate_bps = rate_bps;
+	if (!rate_bps) {
+		port->ps_per_byte_q16 = 0;
+		port->bytes_per_ns_q32 = 0;
+		port->buffer_ns = 0;
+		return;
+	}
+	port->ps_per_byte_q16 = (8000000000000ULL << 16) / rate_bps;
+	/* rate * 2^32 / 8e9 = rate * 2^23 / 15625000 (8e9 = 2^9 * 15625000),
+	 * rate * 2^23 below 2^64 up to OFAN_AR_RATE_MAX
+	 */
+	port->bytes_per_ns_q32 = (rate_bps << 23) / 15625000;
+	/* buffer * ps_per_byte / 1000, in two products: the one of the
+	 * whole Q16 number passes 2^64 at low rates
+	 */
+	port->buffer_ns = (buffer_bytes * (port->ps_per_byte_q16 >> 16) +
+			   ((buffer_bytes * (port->ps_per_byte_q16 & 0xffff)) >>
+			    16)) / 1000;
+}
+
+/*
+ * ofan_ar_queues: array map, an entry per uplink (0..OFAN_MAX_W - 1, of
+ * whichever set is in use): the phantom backlog of ar and jsq.  A tc
+ * program on a downlink's ingress cannot see the uplink's egress queue,
+ * so each uplink keeps a virtual one, as Symphony's tc-BPF program does
+ * (symphony_bpf.h): the bytes ar and jsq send to it, draining at its
+ * rate_bps, held as the time it would be empty.  Runtime state, not
+ * configuration: one copy, not one per set; a load empties the entries
+ * of uplinks whose interface or rate it changes.
+ */
+struct ofan_ar_queue {
+	struct bpf_spin_lock	lock;	/* guards the fields below */
+	__u32	empty_ps;		/* and empty_ps picoseconds (0..999)
+					 * after empty_ns: the sub-ns rest of
+					 * the packets' transmission times
+					 */
+	__u64	empty_ns;		/* empty from then on, CLOCK_MONOTONIC */
+	__u64	overlimits;		/* packets that found the phantom
+					 * backlog full (ar_buffer_bytes): a
+					 * switch would have dropped them; they
+					 * are sent, not counted in it
+					 */
+};
+
+/* ofan_ar_scratch: per-CPU array, one entry: ofan_pick_least()'s loads,
+ * too large for the 512-byte BPF stack.
+ */
+struct ofan_ar_scratch {
+	__u64	load[OFAN_MAX_W];
 };
 
 /* ofan_dests: array map, per set the destination keys (ofan_dest_index()). */

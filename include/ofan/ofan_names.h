@@ -17,7 +17,19 @@ static const char *const ofan_mode_names[__OFAN_MODE_MAX] = {
 	[OFAN_MODE_RR]		= "rr",
 	[OFAN_MODE_RPS]		= "rps",
 	[OFAN_MODE_ECMP]	= "ecmp",
+	[OFAN_MODE_AR]		= "ar",
+	[OFAN_MODE_JSQ]		= "jsq",
 };
+
+/* The names above, for messages and synopses (keep them in step). */
+#define OFAN_MODE_CHOICES	"ofan|pofan|rr|rps|ecmp|ar|jsq"
+#define OFAN_MODE_LIST		"ofan, pofan, rr, rps, ecmp, ar or jsq"
+
+/* Modes that send on the phantom backlog, which needs the uplinks' rates */
+static inline int ofan_mode_needs_rate(unsigned int mode)
+{
+	return mode == OFAN_MODE_AR || mode == OFAN_MODE_JSQ;
+}
 
 /* The mode named @name, or -1. */
 static inline int ofan_mode_by_name(const char *name)

@@ -45,8 +45,14 @@ bad_cases=(
 	"prefix across fast-path keys|prefix 10.7.0.0/20 spans several keys of the fast path (line 17)|prefix 10.7.0.0/20 key 3"
 	"prefix around the fast path's net|prefix 10.0.0.0/8 contains the fast path's net (line 17)|prefix 10.0.0.0/8 key 2"
 	"IPv6 prefix behind IPv4-only uplinks|prefix fd00:3::/64 of key 3: none of the key's uplinks has an IPv6 next hop|prefix fd00:3::/64 key 3"
+	"bad rate|bad rate '10gbps' (bit/s: a number with bit, kbit, mbit or gbit)|uplink 2 dev lo via 10.0.3.2 rate 10gbps"
+	"rate out of range|rate '5kbit' out of range 10kbit..1600gbit|uplink 2 dev lo rate 5kbit via 10.0.3.2"
+	"two rates|a second rate '2gbit': one per uplink|uplink 2 dev lo via 10.0.3.2 rate 1gbit rate 2gbit"
+	"unknown uplink word|unknown word 'speed'|uplink 2 dev lo via 10.0.3.2 speed 1gbit"
+	"bad ar-buffer|bad buffer size '800KB!'|ar-buffer 800KB!"
+	"ar-buffer too small|bad buffer size '999'|ar-buffer 999"
 )
-ktap_plan $((32 + ${#bad_cases[@]}))
+ktap_plan $((38 + ${#bad_cases[@]}))
 
 netns_create sw hA hB upA upB
 veth_pair "$hA" eth0 10.1.1.2/24 "$sw" d0 10.1.1.1/24
@@ -173,6 +179,43 @@ for mode in pofan rr rps ecmp; do
 		"100 100 $(status | jq -r .mode)" \
 		"$(( ${up_d% *} + ${up_d#* } )) $(( ${p_d% *} + ${p_d#* } )) $mode"
 done
+
+# ar and jsq drain each uplink's phantom backlog at its rate: refused
+# without rates, at load and at set-mode; a reload gives them
+sed 's/^mode ofan/mode ar/' "$conf" > "$tmp/norate.conf"
+out=$(in_ns "$sw" "$symofan" ofan load "$tmp/norate.conf" 2>&1); rc=$?
+check_eq "mode ar without uplink rates: exit 2 at the uplink's line" "2 yes" \
+	"$rc $(grep -qF "$tmp/norate.conf:6: uplink 0 has no rate: mode ar (line 3) needs one on every uplink" <<<"$out" && echo yes)"
+out=$(sym set-mode ar --pin-dir "$pins" 2>&1); rc=$?
+check_eq "set-mode ar without uplink rates: exit 2, the mode unchanged" \
+	"2 yes ecmp" "$rc $(grep -q 'uplink 0 has none' <<<"$out" && echo yes) $(status | jq -r .mode)"
+sed -e 's/^\(uplink 0 .*\)$/\1 rate 100gbit/' -e 's/^uplink 1 dev u1 via 10.0.2.2 /uplink 1 dev u1 rate 10kbit via 10.0.2.2 /' \
+	-e 's/^seed 7/seed 7\nar-buffer 64kb/' "$conf" > "$tmp/rate.conf"
+in_ns "$sw" "$symofan" ofan load "$tmp/rate.conf" >/dev/null
+st=$(status)
+check_eq "rates and ar-buffer reach the maps and status" \
+	"100000000000 10000 65536" \
+	"$(jq -r '"\(.ports[0].rate_bps) \(.ports[1].rate_bps) \(.ar_buffer_bytes)"' <<<"$st")"
+# uplink 0 at 100 Gbit/s drains a frame in 85 ns, faster than rocegen
+# sends, uplink 1 at 10 kbit/s in 0.85 s: once a few frames (ar: class 0
+# is below 5% of 64 KiB, 4 frames) sit in uplink 1's phantom backlog, the
+# rest go via uplink 0
+for mode in ar jsq; do
+	before=$(uppers)
+	p_before=$(ports_of "$(status)")
+	sym set-mode "$mode" --pin-dir "$pins" >/dev/null
+	send 100 --payload 1000 10.9.0.5
+	wait_uppers "$before" 100
+	up_d=$(delta "$before" "$(uppers)")
+	p_d=$(delta "$p_before" "$(ports_of "$(status)")")
+	check_eq "mode $mode delivers all 100 packets via the program, at most 10 via the slow uplink" \
+		"100 100 $mode yes" \
+		"$(( ${up_d% *} + ${up_d#* } )) $(( ${p_d% *} + ${p_d#* } )) $(status | jq -r .mode) $([ "${up_d#* }" -le 10 ] && echo yes)"
+	echo "# mode $mode: uplinks 0 and 1 took $up_d"
+done
+check "status shows uplink 1's phantom backlog" sh -c \
+	"[ \$(nsenter --net=/run/netns/$sw $symofan ofan status --pin-dir $pins --json | jq '.ports[1].phantom_backlog_bytes') -gt 0 ]"
+in_ns "$sw" "$symofan" ofan load "$conf" >/dev/null
 sym set-mode ofan --pin-dir "$pins" >/dev/null
 
 sym port 1 down --pin-dir "$pins" >/dev/null

@@ -21,8 +21,9 @@ check "the benchmark runs every case on its expected path (2000 repeats)" \
 	"$BUILD_DIR/ofan_bpf_bench" --repeat 2000 --runs 1 --out "$tmp/bench.json"
 res=$(cat "$tmp/bench.json")
 check_jq "its JSON has each program with a time per packet and a ratio" \
-	'(.results | keys | sort) == ["ecmp_fib", "empty", "hash_ecmp_peer",
-	  "ofan_fast", "ofan_lpm", "pofan_fast", "rps_fast", "rr_fast"] and
+	'(.results | keys | sort) == ["ar_fast", "ecmp_fib", "empty",
+	  "hash_ecmp_peer", "jsq_fast", "ofan_fast", "ofan_lpm", "pofan_fast",
+	  "rps_fast", "rr_fast"] and
 	 ([.results[] | .median_ns_per_packet > 0 and .ratio_to_peer > 0] | all) and
 	 .results.hash_ecmp_peer.ratio_to_peer == 1' "$res"
 check_fails "a bad --runs is refused" "$BUILD_DIR/ofan_bpf_bench" --runs 0 \

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <net/if.h>
 #include <linux/if_ether.h>
@@ -91,10 +92,17 @@ static int map_fd(struct bpf_map *map)
 	return bpf_map__fd(map);
 }
 
+/* ar's port buffer here: its 5, 10 and 20% (4750, 9500 and 19000 bytes)
+ * fall between multiples of the AR_FRAME-byte frames the ar tests send
+ */
+#define AR_BUFFER	95000
+#define AR_FRAME	1000
+
 static void set_config(int mode, int fast)
 {
 	struct ofan_config cfg = {
 		.layout_version = OFAN_LAYOUT_VERSION,
+		.ar_buffer_bytes = AR_BUFFER,
 		.mode = mode,
 		.w = W,
 		.nr_keys = NR_KEYS,
@@ -662,6 +670,254 @@ static void test_ecmp_route(void)
 		  r.retval);
 }
 
+/* ---- ar and jsq: the phantom backlog --------------------------------- */
+
+#define SLOW	10000ULL	/* bit/s: an AR_FRAME frame drains in 0.8 s */
+#define FAST	100000000ULL	/* bit/s: 90,000 bytes drain in 7.2 ms */
+
+/* Uplink @idx of set 0 drains at @rate_bps (ofan_port_set_rate()). */
+static void set_rate(__u32 idx, __u64 rate_bps)
+{
+	struct ofan_port port = {};
+
+	bpf_map_lookup_elem(map_fd(skel->maps.ofan_ports), &idx, &port);
+	ofan_port_set_rate(&port, rate_bps, AR_BUFFER);
+	bpf_map_update_elem(map_fd(skel->maps.ofan_ports), &idx, &port, 0);
+}
+
+static __u64 now_ns(void)
+{
+	struct timespec ts;
+
+	/* bpf_ktime_get_ns() reads CLOCK_MONOTONIC */
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* Uplink @idx's phantom backlog: @bytes now, at its rate in ofan_ports. */
+static void set_backlog(__u32 idx, __u64 bytes)
+{
+	struct ofan_ar_queue q = {};
+	struct ofan_port port = {};
+	__u64 ps;
+
+	bpf_map_lookup_elem(map_fd(skel->maps.ofan_ports), &idx, &port);
+	ps = bytes * port.ps_per_byte_q16 >> 16;
+	if (bytes)
+		q.empty_ns = now_ns() + ps / 1000;
+	bpf_map_update_elem(map_fd(skel->maps.ofan_ar_queues), &idx, &q,
+			    BPF_F_LOCK);
+}
+
+static struct ofan_ar_queue get_queue(__u32 idx)
+{
+	struct ofan_ar_queue q = {};
+
+	bpf_map_lookup_elem(map_fd(skel->maps.ofan_ar_queues), &idx, &q);
+	return q;
+}
+
+/* One AR_FRAME-byte frame to @dst: the uplink it took, or -1. */
+static int send_one(const char *dst)
+{
+	static struct run r;
+	__u8 pkt[FRAME_MAX];
+	__u64 before[W];
+	size_t len;
+	int p;
+
+	len = build_packet(pkt, dst, 64, AR_FRAME);
+	for (p = 0; p < W; p++)
+		before[p] = port_packets(p);
+	if (run_packet(pkt, len, 0, &r) || r.retval != TC_ACT_REDIRECT)
+		return -1;
+	return moved_port(before);
+}
+
+/*
+ * A fixture of one decision: uplink p starts each of @runs runs with
+ * backlog[p] bytes at rate[p] (0: SLOW), up_ports @up; a frame to @dst
+ * must take each uplink of @want at least once and no other.
+ */
+struct ar_fixture {
+	const char	*name;
+	int		mode;
+	const char	*dst;
+	__u64		backlog[W];
+	__u64		up;
+	int		runs;
+	__u64		want;
+};
+
+static const struct ar_fixture ar_fixtures[] = {
+	/* classes: [0, 4750) 0, [4750, 9500) 1, [9500, 19000) 2, beyond 3 */
+	{ "ar: a backlog above 5% of the buffer loses to one below",
+	  OFAN_MODE_AR, "10.0.1.7", { 5000, 4000, 5000, 5000 }, 0xf, 20, 0x2 },
+	{ "ar: above 10% loses to below",
+	  OFAN_MODE_AR, "10.0.1.7", { 10000, 12000, 9000, 15000 }, 0xf, 20, 0x4 },
+	{ "ar: above 20% loses to below",
+	  OFAN_MODE_AR, "10.0.1.7", { 20000, 18000, 30000, 25000 }, 0xf, 20, 0x2 },
+	{ "ar: one class, ties across all four however their bytes differ",
+	  OFAN_MODE_AR, "10.0.1.7", { 4400, 0, 3000, 4700 }, 0xf, 60, 0xf },
+	{ "ar: ties in class 2 broken across ports 0 and 2",
+	  OFAN_MODE_AR, "10.0.1.7", { 15000, 30000, 10000, 30000 }, 0xf, 40, 0x5 },
+	{ "ar: a down uplink is never chosen, even empty",
+	  OFAN_MODE_AR, "10.0.1.7", { 9000, 9000, 9000, 0 }, 0x7, 40, 0x7 },
+	{ "ar: an uplink the key does not lead over is never chosen",
+	  OFAN_MODE_AR, "10.0.2.1", { 0, 0, 30000, 0 }, 0xf, 20, 0x4 },
+	{ "ar ipv6: above 5% loses to below",
+	  OFAN_MODE_AR, "fd00:1::9", { 5000, 5000, 5000, 0 }, 0xf, 20, 0x8 },
+	{ "jsq: the fewest bytes win inside a class",
+	  OFAN_MODE_JSQ, "10.0.1.7", { 4400, 0, 3000, 4700 }, 0xf, 20, 0x2 },
+	{ "jsq: equal backlogs tie",
+	  OFAN_MODE_JSQ, "10.0.1.7", { 0, 5000, 0, 4000 }, 0xf, 40, 0x5 },
+	{ "jsq: a down uplink is never chosen, even empty",
+	  OFAN_MODE_JSQ, "10.0.1.7", { 0, 100, 200, 300 }, 0xe, 20, 0x2 },
+};
+
+static void set_up_ports(__u64 up)
+{
+	struct ofan_config cfg;
+	__u32 zero = 0;
+
+	bpf_map_lookup_elem(map_fd(skel->maps.ofan_config), &zero, &cfg);
+	cfg.up_ports = up;
+	bpf_map_update_elem(map_fd(skel->maps.ofan_config), &zero, &cfg, 0);
+}
+
+static void run_ar_fixture(const struct ar_fixture *f)
+{
+	__u64 taken = 0;
+	int i, p, port, fails = 0;
+
+	set_config(f->mode, 0);
+	set_up_ports(f->up);
+	for (p = 0; p < W; p++)
+		set_rate(p, SLOW);
+	for (i = 0; i < f->runs; i++) {
+		for (p = 0; p < W; p++)
+			set_backlog(p, f->backlog[p]);
+		port = send_one(f->dst);
+		if (port < 0)
+			fails++;
+		else
+			taken |= 1ULL << port;
+	}
+	tap_check(!fails && taken == f->want,
+		  "%s (uplinks taken 0x%llx, want 0x%llx; %d not forwarded)",
+		  f->name, (unsigned long long)taken,
+		  (unsigned long long)f->want, fails);
+}
+
+/*
+ * A burst into empty backlogs spreads by class: a uplink takes frames
+ * while it is in the lowest class, so 20 frames of 1,000 bytes leave 5
+ * on each of the four (4,000 bytes is class 0, 5,000 class 1), and 20
+ * more 5 more each (class 1 ends at 9,500); the phantom holds them.
+ */
+static void test_ar_burst(int mode)
+{
+	__u64 before[W], n[W];
+	const char *name = mode == OFAN_MODE_AR ? "ar" : "jsq";
+	int i, p, ok = 1, ok_half = 1, ok_queue = 1;
+
+	set_config(mode, 0);
+	for (p = 0; p < W; p++) {
+		set_rate(p, SLOW);
+		set_backlog(p, 0);
+		before[p] = port_packets(p);
+	}
+	for (i = 0; i < 40; i++) {
+		send_one("10.0.1.7");
+		if (i != 19)
+			continue;
+		for (p = 0; p < W; p++)
+			ok_half &= port_packets(p) - before[p] == 5;
+	}
+	for (p = 0; p < W; p++) {
+		struct ofan_ar_queue q = get_queue(p);
+		/* 10 frames at 0.8 s each, less the little drained since */
+		__u64 end = q.empty_ns > now_ns() ? q.empty_ns - now_ns() : 0;
+
+		n[p] = port_packets(p) - before[p];
+		ok &= n[p] == 10;
+		ok_queue &= end > 7900000000ULL && end <= 8000000000ULL;
+	}
+	tap_note("%s burst of 40: %llu %llu %llu %llu", name,
+		 (unsigned long long)n[0], (unsigned long long)n[1],
+		 (unsigned long long)n[2], (unsigned long long)n[3]);
+	tap_check(ok_half && ok, "%s: a burst of 40 into empty backlogs: 5 on "
+		  "each uplink after 20, 10 after 40", name);
+	tap_check(ok_queue, "%s: each phantom backlog holds its 10 frames "
+		  "(8 s at 10 kbit/s)", name);
+}
+
+/*
+ * The phantom drains at the uplink's rate: 90,000 bytes (class 3 for
+ * 5.7 ms) at 100 Mbit/s lose to 4,000 (class 0) at 10 kbit/s at once,
+ * and are gone 10 ms later, when that uplink is in class 0 again and
+ * ties.
+ */
+static void test_ar_drain(void)
+{
+	__u64 before = 0, after = 0;
+	int i, p, port;
+
+	set_config(OFAN_MODE_AR, 0);
+	set_rate(0, FAST);
+	for (p = 1; p < W; p++)
+		set_rate(p, SLOW);
+	for (i = 0; i < 40; i++) {
+		set_backlog(0, 90000);
+		for (p = 1; p < W; p++)
+			set_backlog(p, 4000);
+		port = send_one("10.0.1.7");
+		before |= port >= 0 ? 1ULL << port : 0;
+	}
+	for (i = 0; i < 40; i++) {
+		set_backlog(0, 90000);
+		for (p = 1; p < W; p++)
+			set_backlog(p, 4000);
+		usleep(10000);
+		port = send_one("10.0.1.7");
+		after |= port >= 0 ? 1ULL << port : 0;
+	}
+	tap_check(before == 0xe, "ar: 90,000 bytes at 100 Mbit/s lose to "
+		  "4,000 at 10 kbit/s (taken 0x%llx)",
+		  (unsigned long long)before);
+	tap_check(after == 0xf, "ar: 10 ms later they have drained: class 0, "
+		  "a tie with the others (taken 0x%llx)",
+		  (unsigned long long)after);
+	set_rate(0, SLOW);
+}
+
+/* A frame that would pass the port buffer is sent but not queued. */
+static void test_ar_overlimit(void)
+{
+	struct ofan_ar_queue q0, q1;
+	int port;
+
+	set_config(OFAN_MODE_AR, 0);
+	set_rate(2, SLOW);
+	set_backlog(2, AR_BUFFER - AR_FRAME / 2);
+	q0 = get_queue(2);
+	port = send_one("10.0.2.1");	/* key 2: uplink 2 only */
+	q1 = get_queue(2);
+	tap_check(port == 2 && q1.overlimits == q0.overlimits + 1 &&
+		  q1.empty_ns == q0.empty_ns,
+		  "ar: a frame beyond the buffer is sent, counted as overlimit, "
+		  "not queued (port %d, overlimits +%llu)", port,
+		  (unsigned long long)(q1.overlimits - q0.overlimits));
+	set_backlog(2, AR_FRAME);
+	q0 = get_queue(2);
+	port = send_one("10.0.2.1");
+	q1 = get_queue(2);
+	tap_check(port == 2 && q1.overlimits == q0.overlimits &&
+		  q1.empty_ns == q0.empty_ns + AR_FRAME * 800000ULL,
+		  "ar: below it the frame's 0.8 s join the backlog (+%lld ns)",
+		  (long long)(q1.empty_ns - q0.empty_ns));
+}
+
 /* Uplinks 0..W-1: veth interfaces of MTU UPLINK_MTU in this netns. */
 static int make_uplinks(void)
 {
@@ -728,6 +984,12 @@ int main(void)
 	test_port_down();
 	test_family_nexthops();
 	test_ecmp_route();
+	for (i = 0; i < sizeof(ar_fixtures) / sizeof(ar_fixtures[0]); i++)
+		run_ar_fixture(&ar_fixtures[i]);
+	test_ar_burst(OFAN_MODE_AR);
+	test_ar_burst(OFAN_MODE_JSQ);
+	test_ar_drain();
+	test_ar_overlimit();
 
 	ofan_bpf__destroy(skel);
 	return tap_finish();

@@ -75,7 +75,7 @@ static const struct command ofan_commands[] = {
 		.style = &ofan_style,
 	},
 	{
-		.name = "set-mode", .synopsis = "ofan|pofan|rr|rps|ecmp [--pin-dir DIR]",
+		.name = "set-mode", .synopsis = OFAN_MODE_CHOICES " [--pin-dir DIR]",
 		.help = "change the load-balancing mode at run time",
 		.run = cmd_ofan_set_mode,
 		.style = &ofan_style,

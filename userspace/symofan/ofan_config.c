@@ -21,7 +21,7 @@
 #include "ofan_config.h"
 #include "parse.h"
 
-#define OFAN_CONF_MAX_TOKENS	8
+#define OFAN_CONF_MAX_TOKENS	10
 #define OFAN_CONF_MAX_ERRORS	20
 
 #define __maybe_unused		__attribute__((__unused__))
@@ -42,7 +42,7 @@ struct parser {
 	unsigned int		line;
 	unsigned int		errors;
 	unsigned int		role_line, mode_line, ack_line, pin_line;
-	unsigned int		fast_line, seed_line;
+	unsigned int		fast_line, seed_line, ar_buffer_line;
 	unsigned int		downlink_line;	/* last, even if wrong */
 	__u32			nr_prefixes[2];	/* IPv4, IPv6 */
 	__u32			max_prefixes;	/* allocated */
@@ -219,7 +219,7 @@ static void do_mode(struct parser *p, char **tok, int n __maybe_unused)
 		return;
 	mode = ofan_mode_by_name(tok[1]);
 	if (mode < 0)
-		conf_error(p, p->line, "unknown mode '%s' (ofan, pofan, rr, rps or ecmp)",
+		conf_error(p, p->line, "unknown mode '%s' (" OFAN_MODE_LIST ")",
 			   tok[1]);
 	else
 		p->conf->mode = mode;
@@ -274,15 +274,56 @@ static void uplink_nexthop(struct parser *p, struct ofan_conf_uplink *u,
 	u->nh_flags |= flag;
 }
 
+#define UPLINK_SYNTAX	"uplink INDEX dev IFNAME via NEXTHOP [via NEXTHOP] [rate RATE]"
+
+/* "rate RATE" of an uplink: bit/s in tc's words, within the bounds the
+ * datapath's fixed point keeps its precision in.
+ */
+static void uplink_rate(struct parser *p, struct ofan_conf_uplink *u,
+			const char *text)
+{
+	__u64 rate;
+
+	if (u->rate_bps) {
+		conf_error(p, p->line, "a second rate '%s': one per uplink", text);
+		return;
+	}
+	if (parse_rate(text, &rate)) {
+		conf_error(p, p->line, "bad rate '%s' (bit/s: a number with bit, kbit, mbit or gbit)",
+			   text);
+		return;
+	}
+	if (rate < OFAN_AR_RATE_MIN || rate > OFAN_AR_RATE_MAX) {
+		conf_error(p, p->line, "rate '%s' out of range 10kbit..1600gbit",
+			   text);
+		return;
+	}
+	u->rate_bps = rate;
+}
+
 static void do_uplink(struct parser *p, char **tok, int n)
 {
 	struct ofan_conf *c = p->conf;
 	struct ofan_conf_uplink *u;
 	__u32 idx, ifindex;
+	int i, vias = 0;
 
-	if (strcmp(tok[2], "dev") || strcmp(tok[4], "via") || n == 7 ||
-	    (n == 8 && strcmp(tok[6], "via"))) {
-		conf_error(p, p->line, "expected 'uplink INDEX dev IFNAME via NEXTHOP [via NEXTHOP]'");
+	if (strcmp(tok[2], "dev") || n % 2) {
+		conf_error(p, p->line, "expected '" UPLINK_SYNTAX "'");
+		return;
+	}
+	/* after dev IFNAME: "via" once or twice, "rate" at most once */
+	for (i = 4; i < n; i += 2) {
+		if (!strcmp(tok[i], "via")) {
+			vias++;
+		} else if (strcmp(tok[i], "rate")) {
+			conf_error(p, p->line, "unknown word '%s' (expected '" UPLINK_SYNTAX "')",
+				   tok[i]);
+			return;
+		}
+	}
+	if (!vias || vias > 2) {
+		conf_error(p, p->line, "expected '" UPLINK_SYNTAX "'");
 		return;
 	}
 	if (parse_u32(tok[1], 0, 0xffffffffU, &idx)) {
@@ -305,11 +346,30 @@ static void do_uplink(struct parser *p, char **tok, int n)
 	ifindex = lookup_interface(p, tok[3]);
 	if (!ifindex)
 		return;
-	uplink_nexthop(p, u, tok[5]);
-	if (n == 8)
-		uplink_nexthop(p, u, tok[7]);
+	for (i = 4; i < n; i += 2) {
+		if (!strcmp(tok[i], "via"))
+			uplink_nexthop(p, u, tok[i + 1]);
+		else
+			uplink_rate(p, u, tok[i + 1]);
+	}
 	u->ifindex = ifindex;
 	strcpy(u->ifname, tok[3]);
+}
+
+/* "ar-buffer SIZE": the port buffer of ar's classes, bytes */
+static void do_ar_buffer(struct parser *p, char **tok, int n __maybe_unused)
+{
+	__u64 bytes;
+
+	if (!first_time(p, &p->ar_buffer_line, "ar-buffer"))
+		return;
+	if (parse_size(tok[1], &bytes) || bytes < OFAN_AR_BUFFER_MIN ||
+	    bytes > OFAN_AR_BUFFER_MAX) {
+		conf_error(p, p->line, "bad buffer size '%s' (bytes, with k, m or g for KiB, MiB, GiB: %llu..1g)",
+			   tok[1], OFAN_AR_BUFFER_MIN);
+		return;
+	}
+	p->conf->ar_buffer_bytes = bytes;
 }
 
 static void do_downlink(struct parser *p, char **tok, int n)
@@ -532,16 +592,16 @@ struct directive {
 
 static const struct directive directives[] = {
 	{ "role",	   2, 2, "role edge|aggregation", do_role },
-	{ "mode",	   2, 2, "mode ofan|pofan|rr|rps|ecmp", do_mode },
+	{ "mode",	   2, 2, "mode " OFAN_MODE_CHOICES, do_mode },
 	{ "ack-max-bytes", 2, 2, "ack-max-bytes BYTES", do_ack_max_bytes },
 	{ "pin-dir",	   2, 2, "pin-dir PATH", do_pin_dir },
-	{ "uplink",	   6, 8, "uplink INDEX dev IFNAME via NEXTHOP [via NEXTHOP]",
-	  do_uplink },
+	{ "uplink",	   6, 10, UPLINK_SYNTAX, do_uplink },
 	{ "downlink",	   3, 5, "downlink dev IFNAME [pipe N]", do_downlink },
 	{ "key",	   2, 4, "key KEY local|ports all|P,P,...", do_key },
 	{ "prefix",	   4, 4, "prefix CIDR key KEY", do_prefix },
 	{ "fast",	   6, 6, "fast NET/LEN shift S mask M", do_fast },
 	{ "seed",	   2, 2, "seed N", do_seed },
+	{ "ar-buffer",	   2, 2, "ar-buffer BYTES", do_ar_buffer },
 };
 
 static void parse_line(struct parser *p, char *buf)
@@ -754,6 +814,12 @@ static void check_whole(struct parser *p)
 	}
 	if (!c->w)
 		conf_error(p, eof, "no 'uplink' directive");
+	/* ar and jsq drain each uplink's phantom backlog at its rate */
+	for (i = 0; i < c->w && ofan_mode_needs_rate(c->mode); i++)
+		if (!c->uplinks[i].rate_bps)
+			conf_error(p, c->uplinks[i].line,
+				   "uplink %u has no rate: mode %s (line %u) needs one on every uplink",
+				   i, ofan_mode_name(c->mode), p->mode_line);
 	if (!p->downlink_line)
 		conf_error(p, eof, "no 'downlink' directive");
 	if (!c->nr_pipes)
@@ -824,6 +890,7 @@ int ofan_conf_load(struct ofan_conf *conf, const char *path, FILE *err)
 	conf->path = path;
 	conf->mode = OFAN_MODE_OFAN;
 	conf->ack_max_bytes = OFAN_CONF_ACK_MAX_BYTES;
+	conf->ar_buffer_bytes = OFAN_AR_BUFFER_DEFAULT;
 	strcpy(conf->pin_dir, OFAN_CONF_PIN_DIR);
 
 	f = fopen(path, "r");
@@ -893,4 +960,5 @@ void ofan_conf_port(const struct ofan_conf *conf, __u32 i,
 	port->flags = u->nh_flags;
 	memcpy(port->nh4, u->nh4, sizeof(port->nh4));
 	memcpy(port->nh6, u->nh6, sizeof(port->nh6));
+	ofan_port_set_rate(port, u->rate_bps, conf->ar_buffer_bytes);
 }

@@ -33,6 +33,7 @@ struct ofan_conf_uplink {
 	__u32		nh_flags;	/* OFAN_PORT_F_NH4, OFAN_PORT_F_NH6 */
 	__u8		nh4[4];		/* IPv4 next hop, network byte order */
 	__u8		nh6[16];	/* IPv6 next hop, network byte order */
+	__u64		rate_bps;	/* "rate", bit/s; 0: not given */
 };
 
 struct ofan_conf_downlink {
@@ -65,6 +66,7 @@ struct ofan_conf {
 	char			pin_dir[OFAN_CONF_PIN_DIR_MAX + 1];
 	bool			has_seed;
 	__u64			seed;
+	__u64			ar_buffer_bytes;	/* "ar-buffer" */
 
 	__u32			w;	/* uplinks 0..w-1 */
 	struct ofan_conf_uplink	uplinks[OFAN_MAX_W];

@@ -68,6 +68,36 @@ static int write_config(int fd, const char *dir, __u32 set,
 	return 0;
 }
 
+/*
+ * ar and jsq drain each uplink's phantom backlog at the uplink's rate:
+ * *@none, the uplinks of set @set of @dir without one (a bit each).
+ * 0, or -1 after an error.
+ */
+static int uplinks_without_rate(const char *dir, __u32 set, __u32 w,
+				__u64 *none)
+{
+	struct ofan_port port;
+	__u32 i, key;
+	int fd, ret = 0;
+
+	*none = 0;
+	fd = open_pinned(dir, "ofan_ports", sizeof(port), false);
+	if (fd < 0)
+		return -1;
+	for (i = 0; i < w && i < OFAN_MAX_W; i++) {
+		key = ofan_port_index(set, i);
+		if (bpf_map_lookup_elem(fd, &key, &port)) {
+			error("cannot read %s/ofan_ports: %s", dir, why(errno));
+			ret = -1;
+			break;
+		}
+		if (!port.rate_bps)
+			*none |= 1ULL << i;
+	}
+	close(fd);
+	return ret;
+}
+
 int cmd_ofan_set_mode(const struct command *cmd, int argc, char **argv)
 {
 	struct ofan_config cfg;
@@ -80,19 +110,32 @@ int cmd_ofan_set_mode(const struct command *cmd, int argc, char **argv)
 		return ret;
 	mode = ofan_mode_by_name(o.args[0]);
 	if (mode < 0) {
-		error("unknown mode '%s' (ofan, pofan, rr, rps or ecmp)",
-		      o.args[0]);
+		error("unknown mode '%s' (" OFAN_MODE_LIST ")", o.args[0]);
 		return EXIT_USAGE;
 	}
 	fd = open_config(o.pin_dir, &cfg, &set, &lock_fd);
 	if (fd < 0)
 		return EXIT_ERROR;
+	if (ofan_mode_needs_rate(mode)) {
+		__u64 none;
+
+		ret = EXIT_ERROR;
+		if (uplinks_without_rate(o.pin_dir, set, cfg.w, &none))
+			goto out;
+		ret = EXIT_USAGE;
+		if (none) {
+			error("mode %s needs a rate on every uplink: uplink %d has none (add 'rate RATE' to its line and load again)",
+			      ofan_mode_names[mode], __builtin_ctzll(none));
+			goto out;
+		}
+	}
 	old = cfg.mode;
 	cfg.mode = mode;
 	ret = write_config(fd, o.pin_dir, set, &cfg) ? EXIT_ERROR : EXIT_OK;
 	if (!ret)
 		printf("symofan: ofan mode %s -> %s\n", ofan_mode_name(old),
 		       ofan_mode_names[mode]);
+out:
 	close(lock_fd);
 	close(fd);
 	return ret;

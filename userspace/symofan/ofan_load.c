@@ -77,6 +77,7 @@ struct loader {
 	__u64			generation;	/* the last load's */
 	__u64			valid[OFAN_MAX_KEYS];	/* per key, as routed */
 	__u32			set;		/* the set this load writes */
+	bool			had_config;	/* the other set was in use */
 	__u32			inited;		/* pointers started now */
 	__u32			stale_prefixes;
 	__u32			detached;
@@ -408,6 +409,7 @@ static int load_config(struct loader *l)
 		.generation	= l->generation + 1,
 		.nh4_ports	= ofan_conf_family_ports(conf, AF_INET),
 		.nh6_ports	= ofan_conf_family_ports(conf, AF_INET6),
+		.ar_buffer_bytes = conf->ar_buffer_bytes,
 	};
 	__u32 key;
 
@@ -441,6 +443,42 @@ static int load_publish(struct loader *l)
 	if (bpf_map_update_elem(map_fd(l->skel->maps.ofan_active), &zero,
 				&active, BPF_ANY))
 		return -errno;
+	return 0;
+}
+
+/*
+ * After the flip: the phantom backlog (ar, jsq) of an uplink whose
+ * interface or rate this load changes starts empty, as a new port's
+ * queue would; the others keep theirs, which drains on.  A packet that
+ * read the old set just before the flip may still add its bytes at the
+ * old rate: the datapath bounds a backlog by its port's buffer_ns, so
+ * that costs one decision's precision, nothing else.
+ */
+static int load_ar_queues(struct loader *l)
+{
+	int fd = map_fd(l->skel->maps.ofan_ar_queues);
+	int ports_fd = map_fd(l->skel->maps.ofan_ports);
+	struct ofan_port old, cur;
+	struct ofan_ar_queue q;
+	__u32 i, slot;
+
+	for (i = 0; i < l->conf->w; i++) {
+		slot = ofan_port_index(l->set, i);
+		if (bpf_map_lookup_elem(ports_fd, &slot, &cur))
+			return -errno;
+		memset(&old, 0, sizeof(old));
+		slot = ofan_port_index(l->set ^ 1, i);
+		if (l->had_config &&
+		    bpf_map_lookup_elem(ports_fd, &slot, &old))
+			return -errno;
+		if (l->had_config && old.ifindex == cur.ifindex &&
+		    old.rate_bps == cur.rate_bps)
+			continue;
+		memset(&q, 0, sizeof(q));
+		/* under the entry's lock, as the datapath updates it */
+		if (bpf_map_update_elem(fd, &i, &q, BPF_F_LOCK))
+			return -errno;
+	}
 	return 0;
 }
 
@@ -635,6 +673,7 @@ static int check_layout(struct loader *l, const char *dir)
 		return -1;
 	}
 	l->set = active.set ^ 1;
+	l->had_config = true;
 	l->admin_down = admin_down_by_name(l, cfg.admin_down_ports);
 	l->generation = cfg.generation;
 	return 0;
@@ -739,6 +778,8 @@ static int do_load(struct ofan_conf *conf, const char *config)
 		err = load_config(&l);
 	if (!err)
 		err = load_publish(&l);
+	if (!err)
+		err = load_ar_queues(&l);
 	if (!err)
 		err = load_retire(&l);
 	if (err) {

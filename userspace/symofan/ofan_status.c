@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <net/if.h>
@@ -30,6 +31,8 @@ struct status {
 	bool			has_state;
 	struct ofan_port	ports[OFAN_MAX_W];
 	struct ofan_port_stats	port_stats[OFAN_MAX_W];
+	__u64			backlog[OFAN_MAX_W];	/* phantom, bytes */
+	__u64			overlimits[OFAN_MAX_W];
 	struct ofan_dest	dests[OFAN_MAX_KEYS];
 	struct ofan_key_stats	key_stats[OFAN_MAX_KEYS];
 	struct ofan_stats	stats;
@@ -60,6 +63,35 @@ static int read_percpu(int fd, __u32 key, void *out, size_t size, int ncpus)
 			sum[i] += buf[cpu * n + i];
 	free(buf);
 	return 0;
+}
+
+/*
+ * ar and jsq: each uplink's phantom backlog now, in bytes at its rate,
+ * and its overlimits.  Maps pinned before ar existed have none: zeros.
+ */
+static void read_phantom(struct status *s)
+{
+	struct ofan_ar_queue q;
+	struct timespec ts;
+	__u64 now, ns;
+	__u32 i;
+	int fd;
+
+	fd = open_pinned(s->dir, "ofan_ar_queues", sizeof(q), true);
+	if (fd < 0)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &ts);	/* bpf_ktime_get_ns()'s clock */
+	now = ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+	for (i = 0; i < s->cfg.w && i < OFAN_MAX_W; i++) {
+		if (bpf_map_lookup_elem(fd, &i, &q))
+			break;
+		ns = q.empty_ns > now ? q.empty_ns - now : 0;
+		if (ns > s->ports[i].buffer_ns)
+			ns = s->ports[i].buffer_ns;
+		s->backlog[i] = ns * s->ports[i].bytes_per_ns_q32 >> 32;
+		s->overlimits[i] = q.overlimits;
+	}
+	close(fd);
 }
 
 static int read_status(struct status *s)
@@ -121,6 +153,7 @@ static int read_status(struct status *s)
 		close(fd);
 	}
 	s->link_up = uplinks_link_up(s->ports, s->cfg.w);
+	read_phantom(s);
 	ret = 0;
 	goto out;
 fail:
@@ -259,6 +292,9 @@ static struct json_object *port_json(const struct status *s, __u32 i)
 	err |= jdoc_add_bool(o, "link_up", (s->link_up >> i) & 1);
 	err |= jdoc_add_u64(o, "packets", s->port_stats[i].packets);
 	err |= jdoc_add_u64(o, "bytes", s->port_stats[i].bytes);
+	err |= jdoc_add_u64(o, "rate_bps", s->ports[i].rate_bps);
+	err |= jdoc_add_u64(o, "phantom_backlog_bytes", s->backlog[i]);
+	err |= jdoc_add_u64(o, "phantom_overlimits", s->overlimits[i]);
 	return jdoc_finish(o, err);
 }
 
@@ -350,6 +386,7 @@ static int print_json(const struct status *s)
 	err |= jdoc_add_u64(doc, "nr_keys", c->nr_keys);
 	err |= jdoc_add_u64(doc, "nr_pipes", c->nr_pipes);
 	err |= jdoc_add_u64(doc, "ack_max_bytes", c->ack_max_bytes);
+	err |= jdoc_add_u64(doc, "ar_buffer_bytes", c->ar_buffer_bytes);
 	err |= jdoc_add_strf(doc, "up_ports_mask", "0x%llx",
 			     (unsigned long long)c->up_ports);
 	err |= jdoc_add(doc, "fast", fast_json(c));
@@ -389,9 +426,10 @@ static void print_text(const struct status *s)
 		printf(" (%s switch, from %s)",
 		       s->st->role == OFAN_ROLE_EDGE ? "edge" : "aggregation",
 		       s->st->config);
-	printf("\n  mode %s, w %u, nr_keys %u, pipes %u, ack-max-bytes %u, rr pointer %llu\n",
+	printf("\n  mode %s, w %u, nr_keys %u, pipes %u, ack-max-bytes %u, ar-buffer %llu, rr pointer %llu\n",
 	       ofan_mode_name(c->mode), c->w, c->nr_keys, c->nr_pipes,
-	       c->ack_max_bytes, (unsigned long long)s->rr);
+	       c->ack_max_bytes, (unsigned long long)c->ar_buffer_bytes,
+	       (unsigned long long)s->rr);
 	if (c->fast_enabled)
 		printf("  fast path %s/%u: key = (dst >> %u) & 0x%x\n",
 		       inet_ntoa(net), c->fast_prefix_len, c->fast_shift,
@@ -407,6 +445,11 @@ static void print_text(const struct status *s)
 		       (c->admin_down_ports >> i) & 1 ?
 		       " (administratively down)" : "",
 		       (s->link_up >> i) & 1 ? "" : " (link down)");
+		if (s->ports[i].rate_bps)
+			printf("     rate %llu bit/s, phantom backlog %llu bytes, %llu overlimits\n",
+			       (unsigned long long)s->ports[i].rate_bps,
+			       (unsigned long long)s->backlog[i],
+			       (unsigned long long)s->overlimits[i]);
 	}
 	if (s->has_state) {
 		printf("downlinks:");
