@@ -238,7 +238,10 @@ struct ofan_ar_queue {
 };
 
 /* ofan_ar_scratch: per-CPU array, one entry: ofan_pick_least()'s loads,
- * too large for the 512-byte BPF stack.
+ * too large for the 512-byte BPF stack.  A program runs on one CPU to
+ * its end; on PREEMPT_RT another task's run may preempt it there and
+ * write the loads meanwhile, which costs that packet the best choice,
+ * never a valid one (ofan_pick_least() takes the valid mask apart).
  */
 struct ofan_ar_scratch {
 	__u64	load[OFAN_MAX_W];
