@@ -39,6 +39,7 @@
 #include <bpf/bpf_endian.h>
 
 #include "ofan/ofan_maps.h"
+#include "phantom/phantom_queue.h"
 
 #define ETH_P_IP	0x0800
 #define ETH_P_IPV6	0x86DD
@@ -313,28 +314,17 @@ __noinline int ofan_ar_port(const struct ofan_config *cfg, __u32 set,
 static __always_inline void ofan_ar_enqueue(const struct ofan_port *port,
 					    __u32 uplink, __u32 len, __u64 now)
 {
-	__u64 q16 = port->ps_per_byte_q16, limit = port->buffer_ns;
-	/* picoseconds in two products: len * q16 may pass 2^64 at low rates */
-	__u64 tx_ps = (__u64)len * (q16 >> 16) +
-		      (((__u64)len * (q16 & 0xffff)) >> 16);
+	__u64 tx_ps = phantom_tx_ps(len, port->ps_per_byte_q16);
+	__u64 backlog, joined;
 	struct ofan_ar_queue *q;
-	__u64 empty, backlog, tx_ns;
 
 	q = bpf_map_lookup_elem(&ofan_ar_queues, &uplink);
 	if (!q)
 		return;
 	bpf_spin_lock(&q->lock);
-	empty = q->empty_ns;
-	backlog = empty > now ? empty - now : 0;
-	if (backlog)
-		tx_ps += q->empty_ps;
-	tx_ns = tx_ps / 1000;
-	if (backlog + tx_ns <= limit) {
-		q->empty_ns = (backlog ? empty : now) + tx_ns;
-		q->empty_ps = tx_ps - tx_ns * 1000;
-	} else {
+	if (!phantom_join(&q->empty_ns, &q->empty_ps, tx_ps, now,
+			  port->buffer_ns, &backlog, &joined))
 		q->overlimits++;
-	}
 	bpf_spin_unlock(&q->lock);
 }
 

@@ -34,6 +34,7 @@
 #include "symphony/symphony_core.h"
 #include "symphony/symphony_bpf.h"
 #include "symphony/symphony_params.h"
+#include "phantom/phantom_queue.h"
 /* the registry's jobs map and job locks (symofan job init): symofan sets
  * the jobs map's max_entries to its slots and hands both in before load
  */
@@ -111,30 +112,15 @@ static __always_inline __u32
 phantom_enqueue(struct symphony_bpf_port *port, __u32 len, __u64 now,
 		__u32 *red_prob, bool *overlimit, __u64 *joined_ns)
 {
-	__u64 q16 = port->cfg.ps_per_byte_q16;
-	/* picoseconds, the sub-ps rest dropped; in two products, since
-	 * len * q16 may pass 2^64 at the lowest rates
-	 */
-	__u64 tx_ps = (__u64)len * (q16 >> 16) +
-		      (((__u64)len * (q16 & 0xffff)) >> 16);
+	__u64 tx_ps = phantom_tx_ps(len, port->cfg.ps_per_byte_q16);
 	__u32 kmin = port->cfg.kmin_ns, kmax = port->cfg.kmax_ns;
 	__u32 pmax = port->cfg.pmax_q32, limit = port->cfg.limit_ns;
-	__u64 empty, backlog, tx_ns;
+	__u64 backlog;
 
 	bpf_spin_lock(&port->lock);
-	empty = port->empty_ns;
-	backlog = empty > now ? empty - now : 0;
-	/* the sub-ns rest of the packets queued before carries over */
-	if (backlog)
-		tx_ps += port->empty_ps;
-	tx_ns = tx_ps / 1000;
-	if (backlog + tx_ns <= limit) {
-		port->empty_ns = (backlog ? empty : now) + tx_ns;
-		port->empty_ps = tx_ps - tx_ns * 1000;
-		*joined_ns = tx_ns;
-	} else {
+	if (!phantom_join(&port->empty_ns, &port->empty_ps, tx_ps, now, limit,
+			  &backlog, joined_ns))
 		*overlimit = true;
-	}
 	bpf_spin_unlock(&port->lock);
 
 	if (backlog > limit)
