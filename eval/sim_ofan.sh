@@ -29,6 +29,10 @@
 #   --fail-prob "P ..."  each switch link down with probability P, drawn
 #                      per seed (default 0: none)
 #   --jobs N           runs at once (default: the cores)
+#   --paper-ofan       the Ofan paper's settings (symofan-sim's --paper-ofan:
+#                      800 Gbit/s, 0.5 us links, 4,158-byte frames and a
+#                      20-byte gap, time in ps); --k defaults to 12 (432
+#                      hosts), --rate to 800gbit; given, they override
 #   --out FILE         JSON (default build/results/sim_ofan.json); the
 #                      plot next to it (FILE without .json, -queue.png)
 set -euo pipefail
@@ -47,20 +51,24 @@ fail=
 fail_probs=0
 jobs=$(nproc)
 out=$top/build/results/sim_ofan.json
+paper=()
+k_set=
+rate_set=
 
 die() { echo "$prog: $*" >&2; exit 1; }
 usage() { sed -n '/^# Usage:/,/^[^#]/s/^# \{0,1\}//p' "$0" >&2; exit 2; }
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-h|--help) usage ;;
+	--paper-ofan) paper=(--paper-ofan); shift; continue ;;
 	esac
 	[ $# -ge 2 ] || usage
 	case "$1" in
-	--k) k=$2 ;;
+	--k) k=$2; k_set=1 ;;
 	--sizes) sizes=$2 ;;
 	--modes) modes=$2 ;;
 	--seeds) seeds=$2 ;;
-	--rate) rate=$2 ;;
+	--rate) rate=$2; rate_set=1 ;;
 	--load) load=$2 ;;
 	--fail) fail=$2 ;;
 	--fail-prob) fail_probs=$2 ;;
@@ -70,6 +78,10 @@ while [ $# -gt 0 ]; do
 	esac
 	shift 2
 done
+if [ ${#paper[@]} -gt 0 ]; then
+	[ -n "$k_set" ] || k=12
+	[ -n "$rate_set" ] || rate=800gbit
+fi
 sim=$top/build/symofan-sim
 [ -x "$sim" ] || die "no $sim: run 'make sim'"
 [[ $seeds =~ ^[1-9][0-9]*$ ]] || die "--seeds '$seeds': wants a count"
@@ -102,7 +114,7 @@ total=$(wc -l <"$work/plan")
 
 run_one() {	# run_one MODE M SEED P: the run's summary line on stdout
 	local f=$work/$1-$2-$3-$4.json
-	"$sim" perm --k "$k" --rate "$rate" --load "$load" --packets "$2" --lb "$1" \
+	"$sim" perm "${paper[@]}" --k "$k" --rate "$rate" --load "$load" --packets "$2" --lb "$1" \
 		--seed "$3" "${fail_args[@]}" --fail-prob "$4" --out "$f" ||
 		echo "$prog: $1 m=$2 seed $3 fail-prob $4 did not complete" >&2
 	jq -c --arg mode "$1" --argjson m "$2" --argjson seed "$3" --argjson p "$4" '
@@ -137,6 +149,7 @@ wait
 progress_done
 
 jq -s --arg k "$k" --arg rate "$rate" --arg load "$load" --arg fail "$fail" \
+	--arg preset "${paper[*]:+paper-ofan}" \
 	--arg date "$(date -u +%FT%TZ)" '
   def med: sort | .[(length / 2 | floor)];
   {
@@ -145,6 +158,7 @@ jq -s --arg k "$k" --arg rate "$rate" --arg load "$load" --arg fail "$fail" \
     engine: "sim",
     method: "symofan-sim perm: k-ary fat tree of point-to-point links, every host sends m 4 KiB packets to its partner in the seed derangement at the load, each ACKed, no congestion control; largest queue of any switch port in frames of 4148 bytes; CCT over the Appendix-A bound (the worst host)",
     fabric: {k: ($k | tonumber), hosts: (($k | tonumber) | . * . * . / 4), rate: $rate,
+	     preset: (if $preset == "" then null else $preset end),
 	     load: (if $load == "max" then "max" else ($load | tonumber) end), failed_links: $fail},
     summary: (group_by([.fail_prob, .mode, .m]) | map({
       mode: .[0].mode, m: .[0].m, fail_prob: .[0].fail_prob, runs: length,

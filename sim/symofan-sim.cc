@@ -154,6 +154,11 @@ static const char kUsage[] =
     "                        switches split each destination's traffic evenly\n"
     "Run:\n"
     "  --seed N              (default 1)\n"
+    "  --paper-ofan          perm: the Ofan paper's settings as defaults: --k 12 (432\n"
+    "                        hosts), --rate 800gbit, 0.5 us links (--delay-us\n"
+    "                        overrides), --mtu 4096, --ar-buffer 800k (ECN for reps\n"
+    "                        at 80k); fixed: 4,158-byte data frames (62 bytes of\n"
+    "                        headers) and a 20-byte gap, time in ps\n"
     "  --stop-ms MS          give up at this simulated time (default 600000)\n"
     "  --out FILE            the JSON result (default stdout)\n";
 
@@ -187,6 +192,15 @@ ArgRate(const char* opt, const char* s)
 
 /* PFC resumes a port this many bytes below its XOFF */
 static constexpr uint32_t kPfcHysteresisBytes = 8192;
+/* --paper-ofan: the Ofan paper's settings (its section 6 and Table 1) */
+static constexpr uint32_t kPaperK = 12;                  /* 432 hosts, three tiers */
+static constexpr uint64_t kPaperRateBps = 800000000000ULL;
+static constexpr uint64_t kPaperDelayNs = 500;
+static constexpr uint32_t kPaperPayload = 4096;
+static constexpr uint64_t kPaperBufferBytes = 800000;    /* ECN at a tenth: 80 KB */
+static constexpr uint32_t kPaperFramingBytes = 18;       /* Ethernet header 14, FCS 4 */
+static constexpr uint32_t kPaperIfgBytes = 20;           /* preamble 8, gap 12 */
+static constexpr uint32_t kPaperAckBytes = 64;           /* the paper's (htsim's) ACK */
 
 static uint64_t
 ArgSize(const char* opt, const char* s)
@@ -289,7 +303,7 @@ main(int argc, char** argv)
         O_SIZE, O_CHANNELS, O_STEPQPS, O_ITER, O_STEPBASE, O_STEPFLOWS, O_FIXED, O_MTU,
         O_RTO, O_LOSEACK, O_CNP, O_DALPHA, O_DTIMER, O_DBYTES, O_DRAI, O_DRHAI, O_DG, O_DF, O_DMIN, O_PFC, O_SEED, O_STOP, O_OUT, O_BG, O_LINKS, O_BURST, O_PACKETS, O_LOAD, O_GRID, O_FAILP, O_JOBSIZE, O_JOBITER, O_RINGJOBS,
         O_CC, O_FLOWS, O_SYMAT, O_DDEC, O_DCLAMP, O_FLOW, O_OFANSTART, O_ARBUF,
-        O_REPSN, O_REPSFREEZE, O_REPSTMIN,
+        O_REPSN, O_REPSFREEZE, O_REPSTMIN, O_PAPER,
     };
     static const struct option opts[] = {
         {"topology", required_argument, nullptr, O_TOPOLOGY},
@@ -356,6 +370,7 @@ main(int argc, char** argv)
         {"dcqcn-decrease-us", required_argument, nullptr, O_DDEC},
         {"dcqcn-clamp", required_argument, nullptr, O_DCLAMP},
         {"flow", required_argument, nullptr, O_FLOW},
+        {"paper-ofan", no_argument, nullptr, O_PAPER},
         {"help", no_argument, nullptr, 'h'},
         {nullptr, 0, nullptr, 0},
     };
@@ -382,6 +397,15 @@ main(int argc, char** argv)
     std::vector<FlowSpec> flowSpecs;
     bool isPerm, isFlows, loadMax = false;
 
+    /* --paper-ofan runs at ps resolution (its 41.78 ns frames), set
+     * before the first Time of the run, as ns-3 requires
+     */
+    bool paper = false;
+    for (int a = 2; a < argc; a++)
+        if (!strcmp(argv[a], "--paper-ofan"))
+            paper = true;
+    if (paper)
+        Time::SetResolution(Time::PS);
     Partition::Init(&argc, &argv);
     roce.lineRateBps = 2500000;
     roce.rtoNs = 20000000;
@@ -398,6 +422,17 @@ main(int argc, char** argv)
         /* a FIFO as deep as the run: queues are measured, never marked */
         qdiscText = "limit 1000000 kmin 4000000000 kmax 4000000000 pmax 0";
         marking = "red";
+    }
+    if (paper)
+    {
+        /* the Ofan paper's settings (section 6, Table 1): each a default
+         * that its option overrides
+         */
+        topo.k = kPaperK;
+        roce.lineRateBps = kPaperRateBps;
+        topo.delayNs = kPaperDelayNs;
+        roce.mtuBytes = kPaperPayload;
+        topo.routing.arBufferBytes = kPaperBufferBytes;
     }
     optind = 2;
     while ((opt = getopt_long(argc, argv, "h", opts, nullptr)) != -1)
@@ -611,6 +646,7 @@ main(int argc, char** argv)
             flowSpecs.push_back({src, dst, job, step, bytes, startUs * 1000});
             break;
         }
+        case O_PAPER: break; /* read before the loop */
         case 'h': std::cout << kUsage; return 0;
         default: Usage("bad option");
         }
@@ -624,6 +660,10 @@ main(int argc, char** argv)
     }
     if (optind != argc)
         Usage(std::string("unexpected argument '") + argv[optind] + "'");
+    if (paper && !isPerm)
+        Usage("--paper-ofan is for the perm command");
+    if (paper && (topo.kind != "fattree" || topo.linkModel != "p2p"))
+        Usage("--paper-ofan runs a fat tree on point-to-point links (its gap is the devices')");
     if (roce.reps && !isPerm)
         Usage("--lb reps is for the perm command (its hosts choose each packet's UDP source "
               "port, where ring and flows carry Symphony's step)");
@@ -712,6 +752,18 @@ main(int argc, char** argv)
     }
     topo.hostRateBps = roce.lineRateBps;
     roce.framingBytes = topo.linkModel == "htb" ? 18 : 2;
+    if (paper)
+    {
+        /* Ethernet's 18 bytes (header and FCS) and the 20 of preamble and
+         * gap: the NIC paces 4,178 bytes a data frame, and each link's
+         * device takes the 16 bytes past its PPP header's 2 and the gap
+         * as its InterframeGap, so that a data frame holds the wire for
+         * 4,178 bytes (41.78 ns at 800 Gbit/s, exact in ps)
+         */
+        roce.framingBytes = kPaperFramingBytes;
+        roce.ifgBytes = kPaperIfgBytes;
+        topo.extraWireBytes = kPaperFramingBytes - 2 + kPaperIfgBytes;
+    }
     /* a fat tree has full bisection; the leaf-spine twice the host rate */
     topo.uplinkRateBps = uplinkRate                 ? uplinkRate
                          : topo.kind != "leafspine" ? roce.lineRateBps
@@ -957,6 +1009,29 @@ main(int argc, char** argv)
        << ",\"simulated_ns\":" << simNs << ",\"events\":" << events
        << ",\"wall_s\":" << wall << ",\"events_per_s\":" << (uint64_t)(events / (wall > 0 ? wall : 1))
        << "}";
+    if (paper)
+    {
+        uint32_t ipData = ROCE_IPV4_LEN + 8 + SYMPHONY_BTH_LEN + roce.mtuBytes + ROCE_ICRC_LEN;
+        uint32_t ipAck = ROCE_IPV4_LEN + 8 + SYMPHONY_BTH_LEN + ROCE_AETH_LEN + ROCE_ICRC_LEN;
+        uint64_t ifgPs = (uint64_t)topo.extraWireBytes * 8 * 1000000000000ULL / topo.hostRateBps;
+
+        os << ",\"preset\":\"paper-ofan\",\"paper_ofan\":{\"time_resolution\":\""
+           << (Time::GetResolution() == Time::PS ? "ps" : "not ps") << "\",\"k\":"
+           << topo.k << ",\"hosts\":" << fabric.NumHosts() << ",\"rate_bps\":" << topo.hostRateBps
+           << ",\"delay_ns\":" << topo.delayNs << ",\"payload_bytes\":" << roce.mtuBytes
+           << ",\"header_bytes\":" << roce.framingBytes + ipData - roce.mtuBytes
+           << ",\"frame_bytes\":" << roce.framingBytes + ipData
+           << ",\"ack_frame_bytes\":" << roce.framingBytes + ipAck
+           << ",\"paper_ack_bytes\":" << kPaperAckBytes << ",\"ifg_bytes\":" << roce.ifgBytes
+           << ",\"device_interframe_gap_ps\":" << ifgPs
+           << ",\"frame_wire_ps\":"
+           << (uint64_t)(roce.framingBytes + ipData + roce.ifgBytes) * 8 * 1000000000000ULL /
+                  topo.hostRateBps
+           << ",\"port_buffer_bytes\":" << topo.routing.arBufferBytes
+           << ",\"ecn_threshold_bytes\":" << topo.routing.arBufferBytes / 10
+           << ",\"ecn_marking\":" << (repsEcnBytes ? "true" : "false")
+           << ",\"queue_limit\":\"none (measured)\"}";
+    }
     if (isPerm)
         os << ",\"perm\":{\"load_pct\":" << perm.loadPpm / 1e4
            << ",\"feasible_rate\":" << feasible << "}";

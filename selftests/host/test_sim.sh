@@ -31,7 +31,10 @@
 # first packet left at, and the run names its flow model; REPS (--lb
 # reps) recycles its entropies on unloaded paths, retires marked ones,
 # freezes its cache on timeouts, and queues like random spraying, but at
-# large messages its freezes multiply its queues (the paper's section 6).
+# large messages its freezes multiply its queues (the paper's section 6);
+# --paper-ofan runs the paper's 432 hosts at 800 Gbit/s with 4,158-byte
+# frames and a 20-byte gap at ps resolution, meeting the Appendix-A bound
+# where nothing queues, and an option given with it overrides its setting.
 . "$(dirname "$0")/../lib.sh"
 
 require_cmd jq
@@ -41,7 +44,7 @@ require_built "$sim"
 tmp=$(mktemp -d /tmp/test_sim.XXXXXX)
 on_exit rm -rf "$tmp"
 
-ktap_plan 51
+ktap_plan 54
 
 merge() { jq -L "$TOP_DIR/tc-scripts" -c 'include "ringmerge"; .ranks | ring_merge(null)' "$1"; }
 
@@ -681,5 +684,51 @@ ktap_print "REPS at 1024 packets, 100 Gbit/s, freezing and not: $r"
 check_jq "REPS at large messages: timeouts freeze the caches and the largest queue grows past twice, the CCT past 1.2x, that without freezing" \
 	'.frz.complete and .off.complete and .frz.freezes > 0 and .off.freezes == 0 and
 	 .frz.q > 2 * .off.q and .frz.cct > 1.2 * .off.cct' "$r"
+
+# 52: --paper-ofan, the Ofan paper's settings (section 6, Table 1): a k=12
+# fat tree of 432 hosts at 800 Gbit/s, 0.5 us links, 4,158-byte data
+# frames (4,096 of payload, 62 of headers), the RoCE ACK's 66, a 20-byte
+# gap, the 800 KB buffer (ECN at 80 KB for reps), time in ps
+"$sim" perm --paper-ofan --packets 4 --lb ofan --seed 1 --out "$tmp/paper.json" >/dev/null
+r=$(jq -c '{preset, p: .paper_ofan, complete: .sim.complete, k: .topology.k, hosts: .topology.hosts,
+	rate: .topology.rate_bps, up: .topology.uplink_rate_bps, delay: .topology.delay_ns,
+	ar: .ar_buffer_bytes, n: (.hosts | length), acked: ([.hosts[].acked] | add)}' "$tmp/paper.json")
+ktap_print "--paper-ofan, 4 packets: $r"
+check_jq "--paper-ofan: 432 hosts at 800 Gbit/s, 500 ns links, 4,158-byte frames, 66-byte ACKs, a 20-byte gap; every packet ACKed" \
+	'.preset == "paper-ofan" and .complete and .k == 12 and .hosts == 432 and .n == 432 and
+	 .acked == 432 * 4 and .rate == 800000000000 and .up == 800000000000 and .delay == 500 and
+	 .ar == 800000 and .p.time_resolution == "ps" and .p.payload_bytes == 4096 and
+	 .p.header_bytes == 62 and .p.frame_bytes == 4158 and .p.ack_frame_bytes == 66 and
+	 .p.paper_ack_bytes == 64 and .p.ifg_bytes == 20 and .p.device_interframe_gap_ps == 360 and
+	 .p.frame_wire_ps == 41780 and .p.port_buffer_bytes == 800000 and
+	 .p.ecn_threshold_bytes == 80000' "$r"
+
+# 53: the links and the hosts' pace take a frame and its gap at 41.78 ns
+# (ACK and gap 0.86 ns), exactly, as the perm driver's Appendix-A bound
+# does: at 4 packets the bound is 2,210 ns at 2 hops, 4,295 at 4, 6,381 at
+# 6 (1 and 3 us of propagation each way), no host beats it (at ns
+# resolution frames of 41 ns would) and uncongested hosts meet it to
+# the ns
+r=$(jq -c '{bounds: ([.hosts[] | {h: .hops, b: .lower_bound_full_rate_ns}] | unique),
+	below: ([.hosts[] | select(.cct_ns < .lower_bound_full_rate_ns)] | length),
+	at: ([.hosts[] | select(.cct_ns == .lower_bound_full_rate_ns)] | length),
+	worst: ([.hosts[] | .cct_ns / .lower_bound_full_rate_ns] | max)}' "$tmp/paper.json")
+ktap_print "--paper-ofan's CCTs against the bound: $r"
+check_jq "--paper-ofan: the bound at 41.78 ns a frame; no host under it, some at it, none past 1.2x" \
+	'.bounds == [{h: 2, b: 2210}, {h: 4, b: 4295}, {h: 6, b: 6381}] and .below == 0 and
+	 .at > 0 and .worst < 1.2' "$r"
+
+# 54: an option given with --paper-ofan overrides its one setting (--k 8:
+# 128 hosts, the rest the paper's); --paper-ofan is for perm on p2p links
+r=$(jq -c --arg b1 "$(bad_rc ring --ring 1=0,1 --paper-ofan)" \
+	--arg b2 "$(bad_rc perm --paper-ofan --links htb)" \
+	'{hosts: .topology.hosts, k: .topology.k, rate: .topology.rate_bps, delay: .topology.delay_ns,
+	  frame: .paper_ofan.frame_bytes, preset, complete: .sim.complete, b1: $b1, b2: $b2}' \
+	<("$sim" perm --paper-ofan --k 8 --packets 4 --lb ofan --seed 1))
+check_jq "--paper-ofan --k 8: 128 hosts, the paper's other settings; misplaced, exit 2" \
+	'.preset == "paper-ofan" and .complete and .k == 8 and .hosts == 128 and
+	 .rate == 800000000000 and .delay == 500 and .frame == 4158 and
+	 (.b1 | startswith("2 symofan-sim: --paper-ofan is for the perm command")) and
+	 (.b2 | startswith("2 symofan-sim: --paper-ofan runs a fat tree on point-to-point links"))' "$r"
 
 ktap_finished

@@ -220,7 +220,9 @@ FabricRouting::UplinkTxBegin(FabricRouting* self, uint32_t port, Ptr<const Packe
 {
     UplinkWatch& u = self->m_watch[port];
 
-    u.txEnd = Simulator::Now() + NanoSeconds((uint64_t)p->GetSize() * 8 * 1000000000ULL / u.rateBps);
+    /* in simulator steps: ns at the default resolution, ps under --paper-ofan */
+    u.txEnd = Simulator::Now() + TimeStep((uint64_t)p->GetSize() * 8 *
+                                          (uint64_t)Seconds(1).GetTimeStep() / u.rateBps);
 }
 
 void
@@ -259,7 +261,7 @@ FabricRouting::UplinkBacklog(uint32_t port)
     if (u.devQueue)
         bytes += u.devQueue->GetNBytes();
     if (left.IsStrictlyPositive())
-        bytes += (uint64_t)left.GetNanoSeconds() * u.rateBps / 8000000000ULL;
+        bytes += (uint64_t)left.GetTimeStep() * u.rateBps / (8 * (uint64_t)Seconds(1).GetTimeStep());
     return bytes;
 }
 

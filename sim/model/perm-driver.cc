@@ -66,10 +66,13 @@ void
 PermDriver::Start(const std::vector<uint32_t>& hops, uint64_t delayNs, const RoceConfig& roce)
 {
     double bitNs = 1e9 / roce.lineRateBps;
+    /* each frame's wire time with its gap (RoceConfig::ifgBytes), as the
+     * hosts pace it and the links serialise it (TopologySpec::extraWireBytes)
+     */
     uint32_t data = roce.framingBytes + ROCE_IPV4_LEN + kUdp + SYMPHONY_BTH_LEN + roce.mtuBytes +
-                    ROCE_ICRC_LEN;
+                    ROCE_ICRC_LEN + roce.ifgBytes;
     uint32_t ack = roce.framingBytes + ROCE_IPV4_LEN + kUdp + SYMPHONY_BTH_LEN + ROCE_AETH_LEN +
-                   ROCE_ICRC_LEN;
+                   ROCE_ICRC_LEN + roce.ifgBytes;
 
     m_hops = hops;
     for (uint32_t h = 0; h < m_hosts.size(); h++)

@@ -95,6 +95,7 @@ RoceHost::GetTypeId()
 RoceHost::RoceHost()
     : m_host(kNoHost),
       m_nicFreeNs(0),
+      m_stepsPerSec(1000000000),
       m_rrNext(0),
       m_ipId(0)
 {
@@ -116,6 +117,7 @@ RoceHost::DoDispose()
 void
 RoceHost::Setup(Ptr<Node> node, uint32_t host, const RoceConfig& cfg)
 {
+    m_stepsPerSec = (uint64_t)Seconds(1).GetTimeStep();
     Ptr<IpL4Protocol> udp;
 
     m_host = host;
@@ -155,7 +157,7 @@ RoceHost::PostWrite(uint32_t qpIndex, uint16_t sport, uint32_t bytes)
 {
     TxQp& qp = m_qps.at(qpIndex);
     Message m;
-    uint64_t now = Simulator::Now().GetNanoSeconds();
+    uint64_t now = Simulator::Now().GetTimeStep();
 
     m.seqStart = qp.endSeq;
     m.count = bytes ? (bytes + m_cfg.mtuBytes - 1) / m_cfg.mtuBytes : 1;
@@ -361,7 +363,7 @@ RoceHost::RepsOnAck(RepsState& r, uint64_t seq, bool ecnEcho, uint64_t now)
 void
 RoceHost::Kick()
 {
-    uint64_t now = Simulator::Now().GetNanoSeconds();
+    uint64_t now = Simulator::Now().GetTimeStep();
     uint64_t at = m_nicFreeNs > now ? m_nicFreeNs : now;
 
     if (m_pumpEvent.IsRunning())
@@ -370,7 +372,7 @@ RoceHost::Kick()
             return;
         m_pumpEvent.Cancel();
     }
-    m_pumpEvent = Simulator::Schedule(NanoSeconds(at - now), &RoceHost::Pump, this);
+    m_pumpEvent = Simulator::Schedule(TimeStep(at - now), &RoceHost::Pump, this);
 }
 
 /* Send one due packet, round-robin over the queue pairs, and come back
@@ -379,13 +381,13 @@ RoceHost::Kick()
 void
 RoceHost::Pump()
 {
-    uint64_t now = Simulator::Now().GetNanoSeconds();
+    uint64_t now = Simulator::Now().GetTimeStep();
     uint64_t wake = UINT64_MAX;
     uint32_t n, nr = m_qps.size();
 
     if (m_nicFreeNs > now)
     {
-        m_pumpEvent = Simulator::Schedule(NanoSeconds(m_nicFreeNs - now), &RoceHost::Pump, this);
+        m_pumpEvent = Simulator::Schedule(TimeStep(m_nicFreeNs - now), &RoceHost::Pump, this);
         return;
     }
     for (n = 0; n < nr; n++)
@@ -411,13 +413,15 @@ RoceHost::Pump()
     {
         if (wake < m_nicFreeNs)
             wake = m_nicFreeNs;
-        m_pumpEvent = Simulator::Schedule(NanoSeconds(wake - now), &RoceHost::Pump, this);
+        m_pumpEvent = Simulator::Schedule(TimeStep(wake - now), &RoceHost::Pump, this);
     }
 }
 
 void
-RoceHost::Transmit(TxQp& qp, uint64_t now)
+RoceHost::Transmit(TxQp& qp, uint64_t nowStep)
 {
+    /* the transport's clocks (rto.h, DCQCN, REPS) in ns, the pace in steps */
+    uint64_t now = Simulator::Now().GetNanoSeconds();
     uint8_t l4[kUdpBytes + SYMPHONY_BTH_LEN];
     Message* m = nullptr;
     uint32_t i, payload;
@@ -483,21 +487,21 @@ RoceHost::Transmit(TxQp& qp, uint64_t now)
     qp.ackDeadlineNs = now + rto_ns(&qp.rto, m_cfg.rtoNs);
 
     wire = m_cfg.framingBytes + ROCE_IPV4_LEN + kUdpBytes + SYMPHONY_BTH_LEN + payload +
-           ROCE_ICRC_LEN;
+           ROCE_ICRC_LEN + m_cfg.ifgBytes;
     if (!m_cfg.fixedRate)
     {
         dcqcn_on_sent(&qp.cc, &m_cfg.dcqcn, SYMPHONY_BTH_LEN + payload, now);
-        qp.nextTxNs += dcqcn_gap_ns(&qp.cc, wire);
+        qp.nextTxNs += dcqcn_gap_ns(&qp.cc, wire) * (m_stepsPerSec / 1000000000ULL);
     }
     else
     {
         /* a fixed pace below the line rate, or back to back */
-        qp.nextTxNs = m_cfg.fixedRateBps ? qp.nextTxNs + wire * 8 * 1000000000ULL / m_cfg.fixedRateBps
-                                         : now;
+        qp.nextTxNs = m_cfg.fixedRateBps ? qp.nextTxNs + wire * 8 * m_stepsPerSec / m_cfg.fixedRateBps
+                                         : nowStep;
     }
-    if (qp.nextTxNs < now)
-        qp.nextTxNs = now;
-    m_nicFreeNs = now + wire * 8 * 1000000000ULL / m_cfg.lineRateBps;
+    if (qp.nextTxNs < nowStep)
+        qp.nextTxNs = nowStep;
+    m_nicFreeNs = nowStep + wire * 8 * m_stepsPerSec / m_cfg.lineRateBps;
 }
 
 void

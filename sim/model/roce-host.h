@@ -61,6 +61,10 @@ struct RoceConfig
      * counts) on the testbed's
      */
     uint32_t framingBytes = 2;
+    /* bytes of wire time after every frame the NIC paces (preamble and
+     * inter-frame gap, --paper-ofan's 20); 0 elsewhere
+     */
+    uint32_t ifgBytes = 0;
     /* permsend's transport (the Ofan paper's workload): every data
      * packet ACKed with its own PSN, no NAKs, no retransmission, losses
      * and reordering counted
@@ -242,7 +246,7 @@ class RoceHost : public IpL4Protocol
     void DoDispose() override;
     void Kick();
     void Pump();
-    void Transmit(TxQp& qp, uint64_t now);
+    void Transmit(TxQp& qp, uint64_t nowStep);
     void ArmRto(uint32_t qpIndex);
     void OnRto(uint32_t qpIndex);
     void SendControl(uint32_t dst, const uint8_t* l4, size_t len);
@@ -264,7 +268,12 @@ class RoceHost : public IpL4Protocol
     std::vector<TxQp> m_qps;
     std::unordered_map<uint32_t, uint32_t> m_qpOfQpn;
     std::unordered_map<uint64_t, RxQp> m_rx; /* (source host << 32) | DestQP */
+    /* the NIC's pace runs in simulator time steps (ns at ns-3's default
+     * resolution, ps under --paper-ofan): m_nicFreeNs and TxQp::nextTxNs
+     * are in steps, m_stepsPerSec of them a second
+     */
     uint64_t m_nicFreeNs;
+    uint64_t m_stepsPerSec;
     uint32_t m_rrNext;
     EventId m_pumpEvent;
     uint16_t m_ipId;

@@ -219,6 +219,14 @@ Fabric::Wire(const TopologySpec& spec, const RoceConfig& roce)
                                DataRateValue(DataRate(htb ? kHtbDeviceBps : link.rateBps)));
         p2p.SetDeviceAttribute("Mtu", UintegerValue(9000));
         p2p.SetChannelAttribute("Delay", TimeValue(NanoSeconds(spec.delayNs)));
+        if (spec.extraWireBytes && !htb)
+        {
+            Time extra = PicoSeconds((uint64_t)spec.extraWireBytes * 8 * 1000000000000ULL /
+                                     link.rateBps);
+
+            p2p.SetDeviceAttribute("InterframeGap", TimeValue(extra));
+            p2p.SetChannelAttribute("Delay", TimeValue(NanoSeconds(spec.delayNs) + extra));
+        }
         /* the queue is the queue disc's: one packet in the device */
         p2p.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize", QueueSizeValue(QueueSize("1p")));
         NetDeviceContainer devs = p2p.Install(a, b);

@@ -43,6 +43,14 @@ struct TopologySpec
     uint64_t hostRateBps = 2500000;
     uint64_t uplinkRateBps = 5000000; /* switch-to-switch links */
     uint64_t delayNs = 1000;          /* every link, one way */
+    /* point-to-point links: bytes of wire time each frame takes past its
+     * IP packet and PPP header (--paper-ofan: Ethernet's 18 less PPP's 2,
+     * and the 20 of preamble and inter-frame gap), at the link's rate
+     * both the device's InterframeGap (the wire is busy for them) and
+     * added to the channel's delay (the frame arrives when all of them
+     * are through, as if serialised with the frame); 0: none
+     */
+    uint32_t extraWireBytes = 0;
     /* "p2p": point-to-point links at their rate, every packet serialised
      * at every hop; "htb": the testbed's, fast devices shaped by an HTB
      * class of the link's rate and @burstBytes (0: leafspine.sh's auto,
