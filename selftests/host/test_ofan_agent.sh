@@ -167,17 +167,27 @@ wait_uppers "$before" 40
 check_eq "key 3 (ports 1) goes via uplink 1 only, LPM and fast path" \
 	"0 40" "$(delta "$before" "$(uppers)")"
 
-for mode in pofan rr rps ecmp; do
+# send_in_mode MODE: set MODE, send 100 packets to 10.9.0.5; sets up_d
+# (the uplinks' counts, "u0 u1") and sent ("UPLINKS PROGRAM MODE": what
+# the uplinks and the program's port counters took, and the mode status
+# reports)
+send_in_mode() {
+	local before p_before p_d
+
 	before=$(uppers)
 	p_before=$(ports_of "$(status)")
-	sym set-mode "$mode" --pin-dir "$pins" >/dev/null
+	sym set-mode "$1" --pin-dir "$pins" >/dev/null
 	send 100 --payload 1000 10.9.0.5
 	wait_uppers "$before" 100
 	up_d=$(delta "$before" "$(uppers)")
 	p_d=$(delta "$p_before" "$(ports_of "$(status)")")
+	sent="$(( ${up_d% *} + ${up_d#* } )) $(( ${p_d% *} + ${p_d#* } )) $(status | jq -r .mode)"
+}
+
+for mode in pofan rr rps ecmp; do
+	send_in_mode "$mode"
 	check_eq "mode $mode delivers all 100 packets via the program" \
-		"100 100 $(status | jq -r .mode)" \
-		"$(( ${up_d% *} + ${up_d#* } )) $(( ${p_d% *} + ${p_d#* } )) $mode"
+		"100 100 $mode" "$sent"
 done
 
 # ar and jsq drain each uplink's phantom backlog at its rate: refused
@@ -201,16 +211,9 @@ check_eq "rates and ar-buffer reach the maps and status" \
 # is below 5% of 64 KiB, 4 frames) sit in uplink 1's phantom backlog, the
 # rest go via uplink 0
 for mode in ar jsq; do
-	before=$(uppers)
-	p_before=$(ports_of "$(status)")
-	sym set-mode "$mode" --pin-dir "$pins" >/dev/null
-	send 100 --payload 1000 10.9.0.5
-	wait_uppers "$before" 100
-	up_d=$(delta "$before" "$(uppers)")
-	p_d=$(delta "$p_before" "$(ports_of "$(status)")")
+	send_in_mode "$mode"
 	check_eq "mode $mode delivers all 100 packets via the program, at most 10 via the slow uplink" \
-		"100 100 $mode yes" \
-		"$(( ${up_d% *} + ${up_d#* } )) $(( ${p_d% *} + ${p_d#* } )) $(status | jq -r .mode) $([ "${up_d#* }" -le 10 ] && echo yes)"
+		"100 100 $mode yes" "$sent $([ "${up_d#* }" -le 10 ] && echo yes)"
 	echo "# mode $mode: uplinks 0 and 1 took $up_d"
 done
 check "status shows uplink 1's phantom backlog" sh -c \
