@@ -7,7 +7,8 @@
  * read back by the qdisc's own parser, and the permutation CCT lower bound
  * (include/workload/permutation_lb.h) on the Ofan paper's own example,
  * and the send schedule (include/workload/pacer.h): on time, woken late,
- * refused by a full queue.
+ * refused by a full queue, and REPS's entropies (include/workload/reps.h):
+ * recycled, retired, overwritten, frozen and explored after a freeze.
  *
  * The DCQCN expectations come from an independent reference model of the
  * same rules (a few lines of Python, kept in the comments where a value
@@ -26,6 +27,7 @@
 #include "workload/permutation_lb.h"
 #include "workload/rto.h"
 #include "workload/derangement.h"
+#include "workload/reps.h"
 #include "symphony/symphony_core.h"
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
@@ -584,6 +586,153 @@ static void test_derangement(void)
 		  "derangement: a permutation with no fixed point, the same for a seed");
 }
 
+/* One REPS queue pair as permsend and the simulator drive it. */
+struct reps_qp {
+	struct reps_params p;
+	struct reps r;
+	struct reps_counters c;
+	struct reps_sent sent[64];
+	__u64 nr;
+};
+
+static void reps_qp_init(struct reps_qp *q, __u32 entropies, __u64 freeze_ns)
+{
+	memset(q, 0, sizeof(*q));
+	q->p.entropies = entropies;
+	q->p.freeze_ns = freeze_ns;
+	q->p.timeout_min_ns = 2000;
+	reps_init(&q->r, &q->p);
+}
+
+/* The next packet at @now; @draw is the entropy an exploration takes. */
+static __u16 reps_tx(struct reps_qp *q, __u64 now, __u16 draw)
+{
+	__u16 e = reps_next(&q->r, &q->p, q->sent, q->nr, now, &q->c);
+
+	if (e == REPS_EXPLORE)
+		e = draw;
+	reps_sent_at(q->sent, q->nr++, e, now);
+	return e;
+}
+
+static void reps_ack(struct reps_qp *q, __u64 seq, bool ce, __u64 now)
+{
+	reps_on_ack(&q->r, q->sent, q->nr, seq, ce, now, &q->c);
+}
+
+static bool reps_counts(const struct reps_qp *q, __u64 explored, __u64 recycled,
+			__u64 retired, __u64 cached, __u64 frozen_reused,
+			__u64 timeouts, __u64 freezes)
+{
+	const struct reps_counters *c = &q->c;
+	bool ok = c->explored == explored && c->recycled == recycled &&
+		  c->retired == retired && c->cached == cached &&
+		  c->frozen_reused == frozen_reused && c->timeouts == timeouts &&
+		  c->freezes == freezes;
+
+	if (!ok)
+		tap_note("explored %llu recycled %llu retired %llu cached %llu frozen_reused %llu timeouts %llu freezes %llu",
+			 (unsigned long long)c->explored, (unsigned long long)c->recycled,
+			 (unsigned long long)c->retired, (unsigned long long)c->cached,
+			 (unsigned long long)c->frozen_reused,
+			 (unsigned long long)c->timeouts, (unsigned long long)c->freezes);
+	return ok;
+}
+
+/* REPS (reps.h), times in ns: a 4-entropy cache, a 2 us timeout floor
+ * and 10 us freezes; round trips of 1 us unless said.
+ */
+static void test_reps(void)
+{
+	static struct reps_qp q;
+	__u16 e[16];
+	bool ok;
+	int i;
+
+	tap_check(reps_port_of(0) == 49152 && reps_port_of(16383) == 65535 &&
+		  reps_port_of(16384) == 49152,
+		  "reps: explored entropies are source ports 49152..65535");
+	reps_qp_init(&q, 4, 10000);
+	e[0] = reps_tx(&q, 0, 50001);
+	e[1] = reps_tx(&q, 100, 50002);
+	e[2] = reps_tx(&q, 200, 50003);
+	tap_check(e[0] == 50001 && e[1] == 50002 && e[2] == 50003 &&
+		  reps_counts(&q, 3, 0, 0, 0, 0, 0, 0),
+		  "reps: an empty cache explores");
+	reps_ack(&q, 0, false, 1000);
+	reps_ack(&q, 1, true, 1100);
+	reps_ack(&q, 2, false, 1200);
+	reps_ack(&q, 2, false, 1250);		/* a duplicate: nothing */
+	tap_check(reps_counts(&q, 3, 0, 1, 2, 0, 0, 0) &&
+		  q.r.rtt.srtt_ns == 1000 && q.r.rtt.rttvar_ns == 282,
+		  "reps: unmarked ACKs cache their entropy, a marked one retires it, a duplicate does nothing; every ACK is a round-trip sample");
+	e[3] = reps_tx(&q, 1300, 1);
+	e[4] = reps_tx(&q, 1400, 2);
+	e[5] = reps_tx(&q, 1500, 50004);
+	tap_check(e[3] == 50001 && e[4] == 50003 && e[5] == 50004 &&
+		  reps_counts(&q, 4, 2, 1, 2, 0, 0, 0),
+		  "reps: sends recycle the oldest cached entropy first, never the retired one, and explore once the cache is empty");
+	/* cached in ACK order: 50004, then 50001 and 50003 */
+	reps_ack(&q, 5, false, 2300);
+	reps_ack(&q, 3, false, 2400);
+	reps_ack(&q, 4, false, 2500);
+	e[6] = reps_tx(&q, 3000, 3);		/* never ACKed */
+	e[7] = reps_tx(&q, 3100, 4);
+	tap_check(e[6] == 50004 && e[7] == 50001 && rto_ns(&q.r.rtt, 2000) == 2000,
+		  "reps: recycled in the order their ACKs came; the timeout is at its 2 us floor");
+	reps_ack(&q, 7, false, 4100);
+	/* s6 is unACKed 2001 ns after its send: a timeout, which freezes */
+	for (i = 8; i <= 12; i++)
+		e[i] = reps_tx(&q, 5001 + (i - 8) * 100, 5);
+	/* the ring: slot 0 50003, 1 50001 (s7's ACK), 2 50004, 3 50001 */
+	tap_check(e[8] == 50003 && e[9] == 50001 && e[10] == 50004 &&
+		  e[11] == 50001 && e[12] == 50003 && q.r.frozen &&
+		  reps_counts(&q, 4, 4, 1, 6, 5, 1, 1),
+		  "reps: a timeout freezes the cache: sends reuse every cached entropy in turn, taken or not");
+	e[13] = reps_tx(&q, 7500, 6);
+	tap_check(e[13] == 50001 && reps_counts(&q, 4, 4, 1, 6, 6, 6, 1),
+		  "reps: timeouts while frozen do not freeze again");
+	/* the freeze ends at 15001 (s13 timed out before): the cache is
+	 * emptied, 16 explorations; s15 is lost, every other ACKed 100 ns
+	 * after its send
+	 */
+	ok = true;
+	for (i = 14; i < 30; i++) {
+		__u64 t = 15001 + (i - 14) * 200;
+
+		ok &= reps_tx(&q, t, 51000 + i) == 51000 + i;
+		if (i != 15)
+			reps_ack(&q, i, false, t + 100);
+	}
+	tap_check(ok && !q.r.frozen && q.c.frozen_ns == 10000 &&
+		  reps_counts(&q, 20, 4, 1, 21, 6, 8, 1),
+		  "reps: the freeze ends after 10 us; the next 16 packets explore, and a timeout among them does not freeze");
+	tap_check(reps_tx(&q, 18300, 7) == 51026 && reps_tx(&q, 18400, 8) == 51027,
+		  "reps: then recycling resumes, from the oldest of the 4 newest unmarked ACKs");
+
+	/* a full ring: the oldest entropy is overwritten */
+	reps_qp_init(&q, 2, 10000);
+	for (i = 0; i < 3; i++)
+		reps_tx(&q, i * 10, 52000 + i);
+	for (i = 0; i < 3; i++)
+		reps_ack(&q, i, false, 1000 + i * 10);
+	e[0] = reps_tx(&q, 1100, 1);
+	e[1] = reps_tx(&q, 1110, 2);
+	e[2] = reps_tx(&q, 1120, 52009);
+	tap_check(e[0] == 52001 && e[1] == 52002 && e[2] == 52009 &&
+		  reps_counts(&q, 4, 2, 0, 3, 0, 0, 0),
+		  "reps: a full cache's newest entropy overwrites its oldest");
+
+	/* --reps-freeze-us 0: timeouts counted, never frozen */
+	reps_qp_init(&q, 4, 0);
+	reps_tx(&q, 0, 53000);
+	reps_tx(&q, 10, 53001);
+	reps_ack(&q, 1, false, 1010);
+	e[0] = reps_tx(&q, 1000000001, 1);
+	tap_check(e[0] == 53001 && !q.r.frozen && reps_counts(&q, 2, 1, 0, 1, 0, 1, 0),
+		  "reps: without a freeze time a timeout only counts");
+}
+
 int main(void)
 {
 	printf("TAP version 13\n");
@@ -594,5 +743,6 @@ int main(void)
 	test_pacer();
 	test_rto();
 	test_derangement();
+	test_reps();
 	return tap_finish();
 }
