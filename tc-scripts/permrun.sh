@@ -5,7 +5,8 @@
 # namespace, all starting at one instant; merge their results into one JSON:
 # the collective's completion time (the last ACK at any host), the
 # Appendix-A lower bound and their ratio, packets sent, delivered, lost and
-# reordered, and one-way delays; and the run's guard: whether the machine
+# reordered, and one-way delays (and with permsend --reps, REPS's counters
+# summed over the hosts, "reps"); and the run's guard: whether the machine
 # kept up (see below); print a summary line and the guard's verdict.
 #
 # Usage: permrun.sh [--out DIR] [--delay MS] [--permsend PATH]
@@ -127,10 +128,17 @@ jq -s -L "$here" --slurpfile load "$out/hostload.json" \
       reordered: ($h | map(.reordered) | add),
       one_way_delay_max_ns: ($h | map(.one_way_delay_ns.max // 0) | max),
       one_way_delay_p99_ns: ($h | map(.one_way_delay_ns.p99 // 0) | max),
+      ce_received: ($h | map(.ce_received // 0) | add),
       per_host: [$h[] | {address, dests, cct_ns, cct_over_bound, sent, acked,
 			 received, lost, reordered, one_way_delay_ns,
-			 receive_wait_ns, pacing}]
+			 receive_wait_ns, pacing}
+			 + (if .reps then {reps} else {} end)]
     }
+  # permsend --reps: its parameters, and its counters summed over hosts
+  | if $h[0].reps then
+	.reps_params = $h[0].reps_params
+	| .reps = reduce ($h[].reps | to_entries[]) as $e ({}; .[$e.key] += $e.value)
+    else . end
   | .cct_over_bound = (if .lower_bound_ns > 0 then .cct_ns / .lower_bound_ns else 0 end)
   | .guard = run_guard($load[0]; $classes[0]; $lag_frames; .mtu_bytes; .rate_bps;
 		       [$h[].pacing]; [$h[].receive_wait_ns.max // 0] | max;

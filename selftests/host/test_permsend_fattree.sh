@@ -7,6 +7,11 @@
 # time is within 5% of the Appendix-A lower bound for that rate, packet size
 # and 6 hops; an all-to-all delivers everything too; the same permutation
 # over the kernel's ECMP is reported next to it (hash collisions queue);
+# with --reps (REPS over the switches' ECMP) every packet is delivered and
+# each host sprays over several source ports, which ECMP hashes: one flow
+# takes both uplinks of its edge switch where without --reps it keeps one,
+# and packets marked CE on the way come back as ECN echoes, whose
+# entropies REPS retires;
 # and a queue at the uplinks Ofan redirects to, which keep the packets
 # charged to the sender's socket (no IP receive orphans them there), never
 # refuses the sender's sends (its send buffer is large, as a NIC's queue
@@ -25,7 +30,7 @@ prefix=pst$$
 tmp=$(mktemp -d /tmp/test_permsend.XXXXXX)
 on_exit rm -rf "$tmp"
 
-ktap_plan 9
+ktap_plan 13
 
 on_exit "$fattree" down --prefix "$prefix"
 on_exit "$ofan" unload --prefix "$prefix"
@@ -65,17 +70,68 @@ perm ecmp "$hosts" --packets 200 --load 50 --seed 3 --hops 6
 check_jq "the same permutation over ECMP delivers every packet too" \
 	'.received == 3200 and .lost == 0' "$res"
 
+# REPS (permsend --reps) over the same ECMP switches
+perm reps "$hosts" --packets 200 --load 50 --seed 3 --hops 6 --reps
+ktap_print "reps: $(jq -c .reps <<<"$res")"
+check_jq "--reps over ECMP delivers every packet, every unmarked ACK back in REPS's cache, each host on several source ports" \
+	'.received == 3200 and .lost == 0 and .reps.cached == 3200 and
+	 .reps.retired == 0 and .ce_received == 0 and
+	 ([.per_host[].reps.distinct_entropies] | min) > 1 and
+	 .reps_params.entropies == 8' "$res"
+
+# one flow each way between h0 and the last host, sent at 10 times the
+# link rate so that it queues at h0's link and the ACKs lag (REPS recycles
+# one entropy while each ACK is back before the next send, and explores
+# only when its cache runs dry): the packets h0's edge switch sends up, per
+# uplink, without and with --reps
+edge=$(jq -r '.hosts[0].switch' <<<"$info")
+far=$(jq -r '[.hosts[0], .hosts[-1]] | map("\(.netns):\(.addr)") | join(",")' <<<"$info")
+uplinks() { "$ofan" status "$edge" --prefix "$prefix" --json | jq -c '[.ports[].packets]'; }
+before=$(uplinks)
+perm pair "$far" --packets 200 --rate 200mbit --hops 6
+mid=$(uplinks)
+perm pair-reps "$far" --packets 200 --rate 200mbit --hops 6 --reps
+after=$(uplinks)
+ktap_print "$edge's uplinks: $before, $mid without REPS, $after with"
+check "one flow over ECMP keeps one of its edge switch's uplinks (its data and ACKs: 400 packets)" \
+	jq -en --argjson a "$before" --argjson b "$mid" \
+	'[$b[0] - $a[0], $b[1] - $a[1]] | sort == [0, 400]'
+check "... and with --reps its data take both (each over 40 of 200)" \
+	jq -en --argjson a "$mid" --argjson b "$after" \
+	'[$b[0] - $a[0], $b[1] - $a[1]] | min > 40'
+
+# CE on the way to the first two hosts: RED on a phantom queue (Symphony's
+# tc-BPF, RED only) at the egress of their edge switch's downlinks, marking
+# at any backlog; ACKs (not ECT) pass
+pins=/sys/fs/bpf/symofan-$prefix-$edge
+on_exit rm -rf "$pins-jobs" "$pins-bpf"
+"$TOP_DIR/build/symofan" job init --pin-dir "$pins-jobs" >/dev/null
+for dn in dn0 dn1; do
+	on_exit nsenter --net="/run/netns/$prefix-$edge" "$TOP_DIR/build/symofan" \
+		symphony detach "$dn" --pin-dir "$pins-bpf" --registry "$pins-jobs"
+	nsenter --net="/run/netns/$prefix-$edge" "$TOP_DIR/build/symofan" symphony attach \
+		"$dn" rate 20mbit kmin 0 kmax 0 pmax 1 nonect pass marking red \
+		--registry "$pins-jobs" --pin-dir "$pins-bpf" >/dev/null
+done
+perm reps-ce "$hosts" --packets 200 --load 50 --seed 3 --hops 6 --reps
+ktap_print "reps with marks: $(jq -c .reps <<<"$res")"
+check_jq "packets marked CE come back as ECN echoes: REPS retires as many entropies as the receivers saw marks" \
+	'.received == 3200 and .ce_received > 0 and .reps.retired == .ce_received and
+	 .reps.cached == 3200 - .ce_received' "$res"
+for dn in dn0 dn1; do
+	nsenter --net="/run/netns/$prefix-$edge" "$TOP_DIR/build/symofan" \
+		symphony detach "$dn" --pin-dir "$pins-bpf" --registry "$pins-jobs" >/dev/null
+done
+
 # Both uplinks of h0's edge switch at 2 Mbit/s, and h0 sending at 20:
 # its packets queue there, redirected by the program, still charged to
 # its socket.  With the default 208 KiB send buffer h0's sends were
 # refused 4577 times in this run, its schedule 290 ms late.
 "$ofan" set-mode ofan --prefix "$prefix" >/dev/null
-edge=$(jq -r '.hosts[0].switch' <<<"$info")
 for up in up0 up1; do
 	tc -n "$prefix-$edge" class change dev "$up" parent 1: classid 1:1 \
 		htb rate 2mbit burst 16000 cburst 16000
 done
-far=$(jq -r '[.hosts[0], .hosts[-1]] | map("\(.netns):\(.addr)") | join(",")' <<<"$info")
 perm slow-uplinks "$far" --packets 300 --load 100 --hops 6
 check_jq "a queue of the sender's packets builds at its edge switch's uplinks (over 100 ms)" \
 	'.received == 600 and .one_way_delay_max_ns > 100000000' "$res"

@@ -7,6 +7,12 @@
  * the receiver ACKs each packet.  No congestion control and no
  * retransmission: what a load balancer does to the packets shows as-is.
  *
+ * With --reps the sender chooses each data packet's UDP source port, which
+ * the switches' ECMP hashes, by REPS (include/workload/reps.h: recycled
+ * entropies, retired on an ECN echo, frozen after a timeout), as the
+ * simulator's hosts do; the receiver echoes a CE-marked packet in its
+ * ACK's BTH BECN bit, and the report counts what REPS did ("reps").
+ *
  * Reports, as JSON: the completion time (common start to this host's last
  * ACK), the Appendix-A lower bound for the link rate, packet size, hops
  * and load (include/workload/permutation_lb.h) and their ratio, packets
@@ -39,6 +45,7 @@
 #include "workload/derangement.h"
 #include "workload/pacer.h"
 #include "workload/permutation_lb.h"
+#include "workload/reps.h"
 #include "workload.h"
 
 const char *tool_name = "permsend";
@@ -54,6 +61,10 @@ const char *tool_name = "permsend";
 #define HOST_HASH_SIZE	(1 << HOST_HASH_BITS)
 #define BUSY_WAIT_NS	20000		/* after a refused send */
 #define ACK_TRIES	1000		/* 20 us apart: 20 ms for one ACK */
+/* BTH byte 4's BECN bit: the ACK of a CE-marked packet (the simulator's
+ * unreliable transport sets the same; Symphony's job bits are the low 6)
+ */
+#define BTH_BECN	0x40
 
 struct peer_rx {
 	__u32	received;
@@ -99,6 +110,20 @@ struct permsend {
 	__u64		*delays;		/* one-way ns, received packets */
 	__u64		*rx_waits;		/* kernel stamp to recvmsg, ns */
 	__u64		nr_delays;
+	__u64		ce_received;		/* data packets that arrived CE */
+	/* REPS (--reps): a queue pair per destination; the sender takes
+	 * entropies and the rx thread returns them, under reps_lock
+	 */
+	bool		reps_on;
+	struct reps_params reps_p;
+	struct reps	*reps;			/* per dest slot */
+	struct reps_sent *reps_sent;		/* per (dest slot, psn) */
+	__u64		*reps_nr;		/* per dest slot: packets given one */
+	struct reps_counters reps_c;
+	__u64		reps_rng;		/* splitmix64, from --seed and host */
+	__u8		*reps_used;		/* a bit per source port */
+	__u64		reps_distinct;
+	pthread_mutex_t	reps_lock;
 	int		rx_stop;		/* atomic: main tells rx to end */
 	int		rx_error;
 };
@@ -131,6 +156,16 @@ static void usage(FILE *f)
 "  --max-catchup N   packets a late sender may send back to back to catch up\n"
 "                    with its schedule, which moves later (reported) past\n"
 "                    that (0..1000, default 4)\n"
+"  --reps            choose each data packet's UDP source port (49152..65535,\n"
+"                    which ECMP switches hash) by REPS: recycle the ports whose\n"
+"                    ACKs came back without an ECN echo, retire echoed ones,\n"
+"                    freeze the cache after a timeout (default: one port)\n"
+"  --reps-entropies N   --reps: ports the cache holds (1..1024, default 8)\n"
+"  --reps-freeze-us US  --reps: how long a timeout freezes the cache\n"
+"                    (0..10000000, 0: never; default 10000)\n"
+"  --reps-timeout-min-us US  --reps: the timeout's floor (the timeout is the\n"
+"                    smoothed round trip plus 4 deviations, RFC 6298;\n"
+"                    1..10000000, default 2)\n"
 "  --start-at NS     start at this CLOCK_REALTIME time, ns\n"
 "  --timeout SEC     stop waiting for packets and ACKs after SEC (default 10)\n"
 "  --local ADDR      this host's address (default: the local one of --hosts)\n"
@@ -171,6 +206,10 @@ static int parse_args(struct permsend *ps, int argc, char **argv)
 		{ "hops", required_argument, NULL, 'h' },
 		{ "prop-us", required_argument, NULL, 'p' },
 		{ "max-catchup", required_argument, NULL, 'C' },
+		{ "reps", no_argument, NULL, 1001 },
+		{ "reps-entropies", required_argument, NULL, 1002 },
+		{ "reps-freeze-us", required_argument, NULL, 1003 },
+		{ "reps-timeout-min-us", required_argument, NULL, 1004 },
 		{ "start-at", required_argument, NULL, 'S' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "local", required_argument, NULL, 'l' },
@@ -179,9 +218,11 @@ static int parse_args(struct permsend *ps, int argc, char **argv)
 		{ }
 	};
 
+	bool reps_opt = false;
 	__u32 v;
 	int c;
 
+	reps_params_default(&ps->reps_p);
 	ps->seed = 1;
 	ps->packets = 256;
 	ps->mtu = 1024;
@@ -238,6 +279,27 @@ static int parse_args(struct permsend *ps, int argc, char **argv)
 					    &ps->max_catchup))
 				return -1;
 			break;
+		case 1001:
+			ps->reps_on = true;
+			break;
+		case 1002:
+			if (parse_u32_range("--reps-entropies", optarg, 1,
+					    REPS_MAX_ENTROPIES, &ps->reps_p.entropies))
+				return -1;
+			reps_opt = true;
+			break;
+		case 1003:
+			if (parse_u32_range("--reps-freeze-us", optarg, 0, 10000000, &v))
+				return -1;
+			ps->reps_p.freeze_ns = v * 1000ULL;
+			reps_opt = true;
+			break;
+		case 1004:
+			if (parse_u32_range("--reps-timeout-min-us", optarg, 1, 10000000, &v))
+				return -1;
+			ps->reps_p.timeout_min_ns = v * 1000ULL;
+			reps_opt = true;
+			break;
 		case 'S': case 't': case 'l': case 'o':
 			if (common_opt(&ps->common, c, optarg) < 0)
 				return -1;
@@ -254,6 +316,10 @@ static int parse_args(struct permsend *ps, int argc, char **argv)
 	}
 	if (!ps->nr_hosts) {
 		fprintf(stderr, "permsend: no --hosts\n");
+		return -1;
+	}
+	if (reps_opt && !ps->reps_on) {
+		fprintf(stderr, "permsend: --reps-entropies, --reps-freeze-us and --reps-timeout-min-us are for --reps\n");
 		return -1;
 	}
 	if (!ps->common.start_at_mono_ns)
@@ -336,39 +402,91 @@ static int place(struct permsend *ps)
 	return 0;
 }
 
-/* Data packet @seq (round-robin over the destinations), stamped with
- * its CLOCK_REALTIME send time: 1 if the socket or queue was full, -1
- * on error.
+/* The REPS source port of packet @psn to destination slot @d, sent at
+ * @now: chosen at its first try, the same when a refused send tries again.
  */
-static int send_data(struct permsend *ps, __u64 seq)
+static __u16 reps_port(struct permsend *ps, __u32 d, __u32 psn, __u64 now)
+{
+	struct reps_sent *sent = ps->reps_sent + (__u64)d * ps->packets;
+	__u16 e;
+
+	pthread_mutex_lock(&ps->reps_lock);
+	if (ps->reps_nr[d] > psn) {
+		e = sent[psn].entropy;
+		sent[psn].sent_ns = now;
+		pthread_mutex_unlock(&ps->reps_lock);
+		return e;
+	}
+	e = reps_next(&ps->reps[d], &ps->reps_p, sent, ps->reps_nr[d], now,
+		      &ps->reps_c);
+	if (e == REPS_EXPLORE)
+		e = reps_port_of(derangement_next_random(&ps->reps_rng) >> 32);
+	reps_sent_at(sent, ps->reps_nr[d]++, e, now);
+	pthread_mutex_unlock(&ps->reps_lock);
+	if (!(ps->reps_used[e / 8] & (1 << (e % 8)))) {
+		ps->reps_used[e / 8] |= 1 << (e % 8);
+		ps->reps_distinct++;
+	}
+	return e;
+}
+
+/* The ACK of packet @psn to destination slot @d, at @now, echoing CE
+ * (@ecn_echo) or not: its entropy recycled or retired.
+ */
+static void reps_ack(struct permsend *ps, __u32 d, __u32 psn, bool ecn_echo,
+		     __u64 now)
+{
+	struct reps_sent *sent = ps->reps_sent + (__u64)d * ps->packets;
+
+	pthread_mutex_lock(&ps->reps_lock);
+	/* the kernel's arrival stamp, never before the send (the clocks) */
+	if (psn < ps->reps_nr[d] && now < sent[psn].sent_ns)
+		now = sent[psn].sent_ns;
+	reps_on_ack(&ps->reps[d], sent, ps->reps_nr[d], psn, ecn_echo, now,
+		    &ps->reps_c);
+	pthread_mutex_unlock(&ps->reps_lock);
+}
+
+/* Data packet @seq (round-robin over the destinations), stamped with
+ * its CLOCK_REALTIME send time, at @now (CLOCK_MONOTONIC): 1 if the
+ * socket or queue was full, -1 on error.
+ */
+static int send_data(struct permsend *ps, __u64 seq, __u64 now)
 {
 	__u8 pkt[ROCE_IPV4_LEN + ROCE_UDP_LEN + SYMPHONY_BTH_LEN + 8192];
 	__u8 *bth = pkt + ROCE_IPV4_LEN + ROCE_UDP_LEN;
 	__u32 d = seq % ps->nr_dests, psn = seq / ps->nr_dests;
+	__u16 sport = SPORT_BASE + ps->me;
 	int r;
 
 	roce_put_bth(bth, roce_write_opcode(psn, ps->packets), 0, ps->me + 1,
 		     psn, true);
 	memset(bth + SYMPHONY_BTH_LEN, 0xa5, ps->mtu);
 	symphony_put_be64(bth + SYMPHONY_BTH_LEN, real_ns());
+	if (ps->reps_on)
+		sport = reps_port(ps, d, psn, now);
 	r = send_raw_udp(ps->tx_fd, ps->common.local, ps->hosts[ps->dests[d]],
-			 SPORT_BASE + ps->me, SYMPHONY_UDP_PORT_ROCEV2,
+			 sport, SYMPHONY_UDP_PORT_ROCEV2,
 			 ROCE_ECN_ECT0, ps->ip_id, pkt, SYMPHONY_BTH_LEN + ps->mtu);
 	if (!r)
 		ps->ip_id++;
 	return r;
 }
 
-/* ACK @psn from @src: retried while the socket or queue is full (the
- * sender of the data waits for it), on a socket the data never use.
+/* ACK @psn from @src, with BECN if the packet arrived CE-marked (@ce):
+ * retried while the socket or queue is full (the sender of the data
+ * waits for it), on a socket the data never use.
  */
-static int send_ack(struct permsend *ps, __u32 to, __s32 src, __u32 psn)
+static int send_ack(struct permsend *ps, __u32 to, __s32 src, __u32 psn,
+		    bool ce)
 {
 	__u8 ack[ROCE_IPV4_LEN + ROCE_UDP_LEN + 32];
+	__u8 *bth = ack + ROCE_IPV4_LEN + ROCE_UDP_LEN;
 	int tries, r;
 
-	roce_put_ack(ack + ROCE_IPV4_LEN + ROCE_UDP_LEN, 0, src + 1, psn,
-		     ROCE_AETH_ACK, psn);
+	roce_put_ack(bth, 0, src + 1, psn, ROCE_AETH_ACK, psn);
+	if (ce)
+		bth[SYMPHONY_BTH_FECN_RSVD] |= BTH_BECN;
 	for (tries = 0; tries < ACK_TRIES; tries++) {
 		r = send_raw_udp(ps->ack_fd, ps->common.local, to,
 				 SPORT_BASE + ps->me, SYMPHONY_UDP_PORT_ROCEV2,
@@ -386,23 +504,31 @@ static int send_ack(struct permsend *ps, __u32 to, __s32 src, __u32 psn)
 	return r < 0 ? -1 : 0;
 }
 
-/* The kernel's receive stamp (CLOCK_REALTIME) of the datagram in @msg. */
-static bool rx_stamp(struct msghdr *msg, __u64 *real)
+/* The kernel's receive stamp (CLOCK_REALTIME) of the datagram in @msg,
+ * and its IP TOS byte (IP_RECVTOS; 0 without one) in @tos.
+ */
+static bool rx_stamp(struct msghdr *msg, __u64 *real, __u8 *tos)
 {
+	bool stamped = false;
 	struct cmsghdr *c;
 
+	*tos = 0;
 	for (c = CMSG_FIRSTHDR(msg); c; c = CMSG_NXTHDR(msg, c)) {
 		struct scm_timestamping tss;
 
+		if (c->cmsg_level == IPPROTO_IP && c->cmsg_type == IP_TOS) {
+			*tos = *(__u8 *)CMSG_DATA(c);
+			continue;
+		}
 		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_TIMESTAMPING)
 			continue;
 		memcpy(&tss, CMSG_DATA(c), sizeof(tss));
 		if (!tss.ts[0].tv_sec && !tss.ts[0].tv_nsec)
-			return false;
+			continue;
 		*real = (__u64)tss.ts[0].tv_sec * 1000000000ULL + tss.ts[0].tv_nsec;
-		return true;
+		stamped = true;
 	}
-	return false;
+	return stamped;
 }
 
 /* Every datagram waiting on the receive socket (the rx thread's). */
@@ -419,7 +545,8 @@ static int receive(struct permsend *ps)
 		__s32 src, d;
 		ssize_t n;
 		__u32 psn;
-		__u8 op;
+		__u8 op, tos;
+		bool ce;
 
 		msg.msg_namelen = sizeof(from);
 		msg.msg_control = control;
@@ -428,7 +555,7 @@ static int receive(struct permsend *ps)
 		if (n < 0)
 			return 0;
 		user_real = real_ns();
-		if (!rx_stamp(&msg, &stamp_real)) {
+		if (!rx_stamp(&msg, &stamp_real, &tos)) {
 			stamp_real = user_real;
 			ps->user_stamped++;
 		}
@@ -453,6 +580,9 @@ static int receive(struct permsend *ps)
 				__atomic_store_n(&ps->acked, ps->acked + 1,
 						 __ATOMIC_RELEASE);
 			}
+			if (ps->reps_on)
+				reps_ack(ps, d, psn,
+					 buf[SYMPHONY_BTH_FECN_RSVD] & BTH_BECN, now);
 			continue;
 		}
 		if (op < SYMPHONY_OP_RC_WRITE_FIRST || op > SYMPHONY_OP_RC_WRITE_ONLY ||
@@ -471,7 +601,9 @@ static int receive(struct permsend *ps)
 				symphony_get_be64(buf + SYMPHONY_BTH_LEN);
 			ps->rx_waits[ps->nr_delays++] = user_real - stamp_real;
 		}
-		if (send_ack(ps, from.sin_addr.s_addr, src, psn))
+		ce = (tos & 3) == ROCE_ECN_CE;
+		ps->ce_received += ce;
+		if (send_ack(ps, from.sin_addr.s_addr, src, psn, ce))
 			return -1;
 		__atomic_store_n(&ps->last_rx_ns, now, __ATOMIC_RELAXED);
 		__atomic_store_n(&ps->received, ps->received + 1, __ATOMIC_RELEASE);
@@ -531,6 +663,47 @@ static struct json_object *pacing_json(const struct permsend *ps)
 	return jdoc_finish(o, err);
 }
 
+/* What REPS did, the simulator's names ("reps" of a perm run's host) */
+static struct json_object *reps_json(const struct permsend *ps)
+{
+	const struct reps_counters *c = &ps->reps_c;
+	struct json_object *o = json_object_new_object();
+	int err;
+
+	err = jdoc_add_u64(o, "explored", c->explored);
+	err |= jdoc_add_u64(o, "recycled", c->recycled);
+	err |= jdoc_add_u64(o, "retired", c->retired);
+	err |= jdoc_add_u64(o, "cached", c->cached);
+	err |= jdoc_add_u64(o, "frozen_episodes", c->freezes);
+	err |= jdoc_add_u64(o, "frozen_reused", c->frozen_reused);
+	err |= jdoc_add_u64(o, "frozen_explored", c->frozen_explored);
+	err |= jdoc_add_u64(o, "frozen_ns", c->frozen_ns);
+	err |= jdoc_add_u64(o, "timeouts", c->timeouts);
+	err |= jdoc_add_u64(o, "distinct_entropies", ps->reps_distinct);
+	err |= jdoc_add_u64(o, "ce_received", ps->ce_received);
+	return jdoc_finish(o, err);
+}
+
+/* REPS's parameters, the simulator's names (its run's "reps") */
+static struct json_object *reps_params_json(const struct permsend *ps)
+{
+	struct json_object *o = json_object_new_object(), *ports;
+	int err;
+
+	err = jdoc_add_u64(o, "entropies", ps->reps_p.entropies);
+	err |= jdoc_add_u64(o, "freeze_us", ps->reps_p.freeze_ns / 1000);
+	err |= jdoc_add_u64(o, "explore_after_freeze", REPS_EXPLORE_AFTER_FREEZE);
+	ports = json_object_new_array_ext(2);
+	err |= jdoc_add(o, "ports", ports);
+	if (!err) {
+		err |= jdoc_append(ports, json_object_new_uint64(REPS_PORT_BASE));
+		err |= jdoc_append(ports, json_object_new_uint64(REPS_PORT_BASE +
+								 REPS_PORTS - 1));
+	}
+	err |= jdoc_add_u64(o, "timeout_min_ns", ps->reps_p.timeout_min_ns);
+	return jdoc_finish(o, err);
+}
+
 static int print_report(struct permsend *ps, FILE *f)
 {
 	struct permutation_lb_params lb = {
@@ -584,6 +757,11 @@ static int print_report(struct permsend *ps, FILE *f)
 					   ps->expect_from - ps->received : 0);
 	err |= jdoc_add_u64(doc, "reordered", ps->reordered);
 	err |= jdoc_add_u64(doc, "stray", ps->unknown);
+	err |= jdoc_add_u64(doc, "ce_received", ps->ce_received);
+	if (ps->reps_on) {
+		err |= jdoc_add(doc, "reps_params", reps_params_json(ps));
+		err |= jdoc_add(doc, "reps", reps_json(ps));
+	}
 	err |= jdoc_add(doc, "pacing", pacing_json(ps));
 	/* one-way: payload stamp to the kernel's receive stamp; the
 	 * receiver's wait: that stamp to recvmsg() returning
@@ -641,7 +819,7 @@ static int send_all(struct permsend *ps, __u64 total)
 			pacer_slept(&ps->pacer);
 			continue;
 		}
-		r = send_data(ps, ps->sent);
+		r = send_data(ps, ps->sent, now);
 		if (r < 0)
 			return -1;
 		if (r > 0) {
@@ -691,6 +869,27 @@ static int wait_done(struct permsend *ps, __u64 total)
 	return 1;
 }
 
+/* --reps: a queue pair per destination, its packets' entropies */
+static int reps_alloc(struct permsend *ps)
+{
+	__u32 d;
+
+	if (!ps->reps_on)
+		return 0;
+	ps->reps = calloc(ps->nr_dests, sizeof(*ps->reps));
+	ps->reps_sent = calloc((__u64)ps->nr_dests * ps->packets,
+			       sizeof(*ps->reps_sent));
+	ps->reps_nr = calloc(ps->nr_dests, sizeof(*ps->reps_nr));
+	ps->reps_used = calloc(65536 / 8, 1);
+	if (!ps->reps || !ps->reps_sent || !ps->reps_nr || !ps->reps_used)
+		return -1;
+	for (d = 0; d < ps->nr_dests; d++)
+		reps_init(&ps->reps[d], &ps->reps_p);
+	/* the seed's permutation and this host: another stream per host */
+	ps->reps_rng = ps->seed ^ ((__u64)(ps->me + 1) << 40);
+	return pthread_mutex_init(&ps->reps_lock, NULL) ? -1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct permsend *ps = calloc(1, sizeof(*ps));
@@ -712,7 +911,8 @@ int main(int argc, char **argv)
 	ps->rx = calloc(ps->nr_hosts, sizeof(*ps->rx));
 	ps->delays = calloc(MAX_DELAYS, sizeof(*ps->delays));
 	ps->rx_waits = calloc(MAX_DELAYS, sizeof(*ps->rx_waits));
-	if (!ps->ack_bits || !ps->rx || !ps->delays || !ps->rx_waits) {
+	if (!ps->ack_bits || !ps->rx || !ps->delays || !ps->rx_waits ||
+	    reps_alloc(ps)) {
 		fprintf(stderr, "permsend: out of memory\n");
 		return 1;
 	}
