@@ -4,7 +4,11 @@
 # k=4 fat tree of network namespaces on the host kernel, fixed-rate
 # permutation traffic (permsend, one ACK per packet) at a chosen load,
 # for each load-balancing mode of the same tc-BPF program (ofan, pofan,
-# rr, rps, ecmp), message size and seed: the CCT increase over the
+# rr, rps, ecmp, and the paper's comparators: ar, switch adaptive routing
+# on quantized phantom backlogs, jsq, the shortest phantom backlog, and
+# reps, UEC's host-based REPS: the switches in ecmp, each permsend
+# choosing its packets' source ports with --reps), message size and seed:
+# the CCT increase over the
 # Appendix-A lower bound and the maximum queueing, from per-packet
 # one-way delays (the namespaces share one clock, the kernel stamps each
 # arrival), optionally with failed uplinks.  Every run carries its guard
@@ -16,7 +20,12 @@
 #
 # Usage: eval/ofan_permutation.sh [options]        (as root, after "make")
 #   --sizes "M ..."     message sizes in packets (default "64 256 1024 4096")
-#   --modes "MODE ..."  (default "ofan pofan rr rps ecmp")
+#   --modes "MODE ..."  (default "ofan pofan rr rps ecmp ar jsq reps")
+#   --ecn-bytes B       with reps among the modes: every switch port marks
+#                       CE above B bytes of backlog (RED on a phantom queue
+#                       at the link rate, tc-BPF; for every mode, so that
+#                       all run alike), the Ofan paper's 10% of its 800 KB
+#                       buffer (default 80000; 0: no marking)
 #   --seeds N           seeded permutations per point (default 10)
 #   --load PCT          offered load (default 90: each host's link also
 #                       carries the ACKs of the flow it receives, 6% more
@@ -45,7 +54,8 @@ fattree=$top/tc-scripts/fattree.sh
 ofan=$top/tc-scripts/ofan-fattree.sh
 permrun=$top/tc-scripts/permrun.sh
 sizes="64 256 1024 4096"
-modes="ofan pofan rr rps ecmp"
+modes="ofan pofan rr rps ecmp ar jsq reps"
+ecn_bytes=80000
 seeds=10
 load=90
 rate=20mbit
@@ -58,7 +68,7 @@ guard_retries=2
 calibration=null
 
 die() { echo "ofan_permutation.sh: $*" >&2; exit 1; }
-usage() { sed -n '17,42s/^# \{0,1\}//p' "$0" >&2; exit 2; }
+usage() { sed -n '21,47s/^# \{0,1\}//p' "$0" >&2; exit 2; }
 while [ $# -gt 0 ]; do
 	if [ "$1" = --replot ]; then
 		replot=1
@@ -75,6 +85,7 @@ while [ $# -gt 0 ]; do
 	--rate) rate=$2 ;;
 	--guard-retries) guard_retries=$2 ;;
 	--fail) fail=$2 ;;
+	--ecn-bytes) ecn_bytes=$2 ;;
 	--out) out=$2 ;;
 	--prefix) prefix=$2 ;;
 	*) usage ;;
@@ -84,6 +95,13 @@ done
 [[ $seeds =~ ^[1-9][0-9]*$ ]] || die "--seeds wants a count"
 [[ $fail =~ ^[0-2]$ ]] || die "--fail wants 0, 1 or 2"
 [[ $guard_retries =~ ^[0-9]+$ ]] || die "--guard-retries wants a count"
+[[ $ecn_bytes =~ ^[0-9]+$ ]] || die "--ecn-bytes wants a number of bytes"
+for mode in $modes; do
+	[[ $mode =~ ^(ofan|pofan|rr|rps|ecmp|ar|jsq|reps)$ ]] ||
+		die "unknown mode '$mode' (ofan pofan rr rps ecmp ar jsq reps)"
+done
+# CE marking at the switch ports: for REPS, whose hosts read it
+[[ " $modes " == *" reps "* ]] || ecn_bytes=0
 [ "$(id -u)" -eq 0 ] || die "must run as root"
 [ -x "$top/build/permsend" ] || die "run 'make' first"
 
@@ -93,6 +111,24 @@ symofan_at() {
 	shift
 	"$fattree" exec --prefix "$prefix" "$sw" "$top/build/symofan" "$@" \
 		--pin-dir "/sys/fs/bpf/ofan-$prefix-$sw"
+}
+
+# mark_ecn: every port of every switch marks CE-capable packets above
+# $ecn_bytes of backlog, Symphony's tc-BPF on their egress running RED
+# only on a phantom queue drained at the link rate (kmin = kmax: a step,
+# as REPS's evaluation marks); packets that are not ECT (the ACKs) pass
+mark_ecn() {
+	local sw ns dev pins
+	for sw in $("$fattree" info --prefix "$prefix" --json | jq -r '.switches[].name'); do
+		pins=/sys/fs/bpf/symofan-$prefix-$sw
+		ns=$prefix-$sw
+		"$top/build/symofan" job init --pin-dir "$pins-jobs" >/dev/null
+		for dev in $(ip -n "$ns" -o link show | awk -F'[ :@]+' '$2 ~ /^(up|dn)[0-9]+$/ { print $2 }'); do
+			nsenter --net="/run/netns/$ns" "$top/build/symofan" symphony attach "$dev" \
+				rate "$rate" kmin "$ecn_bytes" kmax "$ecn_bytes" pmax 1 nonect pass \
+				marking red --registry "$pins-jobs" --pin-dir "$pins-bpf" >/dev/null
+		done
+	done
 }
 
 # fail_link SWITCH J: take uplink J of SWITCH down, as a routing protocol
@@ -158,12 +194,13 @@ if [ "$replot" -eq 1 ]; then
 	load=$(jq -r .load_pct "$out")
 	fail=$(jq -r .failed_uplinks "$out")
 	pipe_ports=$(jq -r '.pipe_ports // 4' "$out")
+	ecn_bytes=$(jq -r '.ecn_bytes // 0' "$out")
 	trap 'rm -rf "$work"' EXIT
 else
 	cleanup() {
 		"$ofan" unload --prefix "$prefix" >/dev/null 2>&1 || true
 		"$fattree" down --prefix "$prefix" >/dev/null 2>&1 || true
-		rm -rf "$work"
+		rm -rf "/sys/fs/bpf/symofan-$prefix"-* "$work"
 	}
 	trap cleanup EXIT
 	if [ "$rate" = auto ]; then
@@ -174,6 +211,7 @@ else
 	fi
 	"$fattree" up --prefix "$prefix" --rate "$rate" --force >/dev/null
 	"$ofan" load --prefix "$prefix" --pipe-ports "$pipe_ports" >/dev/null
+	[ "$ecn_bytes" -eq 0 ] || mark_ecn
 	hosts=$("$fattree" info --prefix "$prefix" --json | jq -r '[.hosts[] | "\(.netns):\(.addr)"] | join(",")')
 	for ((i = 0; i < fail; i++)); do
 		if [ "$i" -eq 0 ]; then fail_link e0-0 1; else fail_link a1-0 1; fi
@@ -185,14 +223,21 @@ else
 	progress_start ofan_permutation.sh
 	for m in $sizes; do
 		for mode in $modes; do
-			"$ofan" set-mode "$mode" --prefix "$prefix" >/dev/null
+			# reps: ECMP switches, REPS in the hosts
+			reps=()
+			if [ "$mode" = reps ]; then
+				"$ofan" set-mode ecmp --prefix "$prefix" >/dev/null
+				reps=(--reps)
+			else
+				"$ofan" set-mode "$mode" --prefix "$prefix" >/dev/null
+			fi
 			for ((seed = 1; seed <= seeds; seed++)); do
 				n=$((n + 1))
 				progress "$n" "$total" "$mode, $m packets, seed $seed"
 				for ((try = 0; try <= guard_retries; try++)); do
 					rm -rf "$work/run"
 					"$permrun" --out "$work/run" --hosts "$hosts" -- --packets "$m" \
-						--load "$load" --seed "$seed" --rate "$rate" --timeout 5 \
+						--load "$load" --seed "$seed" --rate "$rate" --timeout 5 "${reps[@]}" \
 						>/dev/null 2>&1 || true
 					[ "$(jq -r '.guard.verdict // "none"' "$work/run/result.json" 2>/dev/null)" != trustworthy ] ||
 						break
@@ -208,6 +253,7 @@ else
 				     cct_increase: (.cct_over_bound - 1),
 				     max_queue_packets: (((.one_way_delay_max_ns - $base) / $frame_ns) * 10 | round / 10),
 				     delivered: .received, expected: .expected, reordered,
+				     ce_received: (.ce_received // 0), reps: (.reps // null),
 				     guard_retries: $retries,
 				     guard: (.guard | del(.link_classes))}' \
 					"$work/run/result.json" >>"$runs"
@@ -228,6 +274,7 @@ fi
 [ -s "$work/htb_classes.json" ] || echo null >"$work/htb_classes.json"
 jq -s --arg rate "$rate" --argjson load "$load" --argjson fail "$fail" \
 	--argjson pipe_ports "$pipe_ports" --argjson calibration "$calibration" \
+	--argjson ecn "$ecn_bytes" \
 	--slurpfile htb "$work/htb_classes.json" \
 	--arg kernel "$(uname -r)" --arg date "$(date -u +%FT%TZ)" '
   def med: sort | .[(length / 2 | floor)];
@@ -237,6 +284,7 @@ jq -s --arg rate "$rate" --argjson load "$load" --argjson fail "$fail" \
     date: $date, kernel: $kernel,
     method: "k=4 fat tree of netns on the host kernel, HTB links; permsend permutation, one ACK per packet, fixed rate; CCT increase = CCT / Appendix-A bound - 1; queue = max one-way delay (kernel receive stamps) above the minimum, in frame times",
     rate: $rate, load_pct: $load, failed_uplinks: $fail,
+    ecn_bytes: $ecn,
     pipe_ports: $pipe_ports,
     calibration: $calibration,
     link_classes: $htb[0],
@@ -259,6 +307,7 @@ jq -s --arg rate "$rate" --argjson load "$load" --argjson fail "$fail" \
       max_queue_median: ([.[].max_queue_packets] | med),
       max_queue_max: ([.[].max_queue_packets] | max),
       delivered_pct: (([.[].delivered] | add) * 100 / ([.[].expected] | add)),
+      ce_marked_pct: (([.[].ce_received // 0] | add) * 100 / ([.[].delivered] | add | if . > 0 then . else 1 end) * 10 | round / 10),
       untrustworthy_runs: untrusted
     })),
     runs: .
@@ -296,7 +345,7 @@ if command -v gnuplot >/dev/null; then
 		} | gnuplot
 	done
 fi
-jq -r '"mode    packets  CCT increase (median, min..max)   max queue pkts (median, max)  delivered  untrustworthy runs",
-       (.summary[] | "\(.mode)\t\(.packets)\t\(.cct_increase_median * 1000 | round / 10)% (\(.cct_increase_min * 1000 | round / 10)..\(.cct_increase_max * 1000 | round / 10))\t\(.max_queue_median) (\(.max_queue_max))\t\(.delivered_pct * 10 | round / 10)%\t\(.untrustworthy_runs // "?")/\(.runs)"),
+jq -r '"mode    packets  CCT increase (median, min..max)   max queue pkts (median, max)  delivered  CE-marked  untrustworthy runs",
+       (.summary[] | "\(.mode)\t\(.packets)\t\(.cct_increase_median * 1000 | round / 10)% (\(.cct_increase_min * 1000 | round / 10)..\(.cct_increase_max * 1000 | round / 10))\t\(.max_queue_median) (\(.max_queue_max))\t\(.delivered_pct * 10 | round / 10)%\t\(.ce_marked_pct // 0)%\t\(.untrustworthy_runs // "?")/\(.runs)"),
        "guard: \(.guard.verdict): \(.guard.untrustworthy_runs) of \(.guard.runs) runs untrustworthy (\(.guard.retried_runs) run again); worst sender lag \(.guard.worst_sender_lag_frames_max) frames, longest burst \(.guard.max_burst_packets_max) packets, CPU busiest window \(.guard.cpu_busy_max_window_pct_max)%, up to \(.guard.timer_irqs_per_s_max) timer interrupts/s at \(.rate)\(if .calibration then " (calibrated)" else "" end)"' "$out"
 echo "ofan_permutation.sh: $out${base:+, $base-queue.png, $base-cct.png}"

@@ -6,7 +6,9 @@
 # a summary per mode and size and every run, delivers every packet, and
 # draws its two plots, and carries every run's guard and their summary;
 # with two failed links (the script checks that the switches' valid ports
-# left them) every packet is still delivered.
+# left them) every packet is still delivered; and the paper's comparators
+# run: ar (uplink rates from the tree) and reps (ECMP switches marking CE
+# at 80 KB, permsend --reps), whose runs carry REPS's counters.
 . "$(dirname "$0")/../lib.sh"
 
 require_root
@@ -17,7 +19,7 @@ require_bpffs
 tmp=$(mktemp -d /tmp/test_eval_ofan.XXXXXX)
 on_exit rm -rf "$tmp"
 
-ktap_plan 7
+ktap_plan 9
 
 check "the Ofan evaluation runs (64 packets, ofan and rps, one seed)" \
 	"$TOP_DIR/eval/ofan_permutation.sh" --sizes 64 --modes "ofan rps" --seeds 1 \
@@ -43,5 +45,15 @@ check "with two failed links at 45% load (ofan and ecmp)" \
 check_jq "every packet was delivered around the failed links" \
 	'.failed_uplinks == 2 and [.summary[].delivered_pct] == [100, 100]' \
 	"$(cat "$tmp/fail.json")"
+
+check "the comparators ar and reps run (64 packets, one seed, no retries)" \
+	"$TOP_DIR/eval/ofan_permutation.sh" --sizes 64 --modes "ar reps" --seeds 1 \
+	--guard-retries 0 --prefix oc$$ --out "$tmp/cmp.json"
+check_jq "... delivering every packet, REPS's runs with its counters, ECN at 80 KB" \
+	'([.summary[].mode] | sort) == ["ar", "reps"] and
+	 [.summary[].delivered_pct] == [100, 100] and .ecn_bytes == 80000 and
+	 ([.runs[] | select(.mode == "reps") | .reps.cached + .reps.retired] == [1024]) and
+	 ([.runs[] | select(.mode == "ar") | .reps] == [null])' \
+	"$(cat "$tmp/cmp.json")"
 
 ktap_finished
