@@ -152,6 +152,20 @@ static const char kUsage[] =
     "  --load PCT|max        each host's pace, % of --rate (default 100); max: the\n"
     "                        highest every host can keep over the live links when\n"
     "                        switches split each destination's traffic evenly\n"
+    "  --cca ALG             a window per host for sprayed traffic: none (the\n"
+    "                        open-loop pace, default), dctcp, nscc (UEC's) or mswift\n"
+    "                        (multipath Swift); every packet ACKed on its own, a\n"
+    "                        lost one sent again; ports hold --ar-buffer bytes and\n"
+    "                        mark past a tenth of it unless --qdisc says otherwise\n"
+    "  --dupack-threshold N  --cca: a packet is lost once ACKs came back for N\n"
+    "                        packets sent after it (1..100000; default 3 + the\n"
+    "                        paths between two pods: (k/2)^2 in a fat tree)\n"
+    "  --loss-rto-min-us US  --cca: a packet unACKed past its round trip's timeout,\n"
+    "                        at least US microseconds (1..10000000), is lost (default:\n"
+    "                        the path's base round trip plus the time its switch\n"
+    "                        ports' --ar-buffer takes to drain)\n"
+    "  --mswift-subflows N   --cca mswift: windows per host, each its own UDP source\n"
+    "                        port (1..256; default 1)\n"
     "Run:\n"
     "  --seed N              (default 1)\n"
     "  --paper-ofan          perm: the Ofan paper's settings as defaults: --k 12 (432\n"
@@ -303,7 +317,7 @@ main(int argc, char** argv)
         O_SIZE, O_CHANNELS, O_STEPQPS, O_ITER, O_STEPBASE, O_STEPFLOWS, O_FIXED, O_MTU,
         O_RTO, O_LOSEACK, O_CNP, O_DALPHA, O_DTIMER, O_DBYTES, O_DRAI, O_DRHAI, O_DG, O_DF, O_DMIN, O_PFC, O_SEED, O_STOP, O_OUT, O_BG, O_LINKS, O_BURST, O_PACKETS, O_LOAD, O_GRID, O_FAILP, O_JOBSIZE, O_JOBITER, O_RINGJOBS,
         O_CC, O_FLOWS, O_SYMAT, O_DDEC, O_DCLAMP, O_FLOW, O_OFANSTART, O_ARBUF,
-        O_REPSN, O_REPSFREEZE, O_REPSTMIN, O_PAPER,
+        O_REPSN, O_REPSFREEZE, O_REPSTMIN, O_PAPER, O_CCA, O_DUPTHR, O_SUBFLOWS, O_LOSSRTO,
     };
     static const struct option opts[] = {
         {"topology", required_argument, nullptr, O_TOPOLOGY},
@@ -371,6 +385,10 @@ main(int argc, char** argv)
         {"dcqcn-clamp", required_argument, nullptr, O_DCLAMP},
         {"flow", required_argument, nullptr, O_FLOW},
         {"paper-ofan", no_argument, nullptr, O_PAPER},
+        {"cca", required_argument, nullptr, O_CCA},
+        {"dupack-threshold", required_argument, nullptr, O_DUPTHR},
+        {"mswift-subflows", required_argument, nullptr, O_SUBFLOWS},
+        {"loss-rto-min-us", required_argument, nullptr, O_LOSSRTO},
         {"help", no_argument, nullptr, 'h'},
         {nullptr, 0, nullptr, 0},
     };
@@ -391,6 +409,9 @@ main(int argc, char** argv)
     std::string flows = "legacy", dClamp;
     bool stepQpsSet = false, qdiscSet = false, repsOptSet = false;
     uint64_t repsEcnBytes = 0; /* reps's default marking threshold, 0: --qdisc's */
+    int64_t dupThreshold = -1; /* --cca's; -1: 3 + the fabric's paths */
+    uint64_t portLimitPackets = 0; /* --cca's port buffer, packets (0: --qdisc's) */
+    bool ccaOptSet = false;
     int opt;
 
     PermSpec perm;
@@ -503,6 +524,27 @@ main(int argc, char** argv)
         case O_REPSTMIN:
             roce.repsTimeoutMinNs = ArgU64("--reps-timeout-min-us", optarg, 1, 10000000) * 1000;
             repsOptSet = true;
+            break;
+        case O_CCA: {
+            int a = wcc_algo_by_name(optarg);
+
+            if (a < 0)
+                Usage(std::string("--cca: unknown algorithm '") + optarg +
+                      "' (none, dctcp, nscc, mswift)");
+            roce.wcc.algo = (enum wcc_algo)a;
+            break;
+        }
+        case O_DUPTHR:
+            dupThreshold = ArgU64("--dupack-threshold", optarg, 1, 100000);
+            ccaOptSet = true;
+            break;
+        case O_SUBFLOWS:
+            roce.wcc.swift_subflows = ArgU64("--mswift-subflows", optarg, 1, 256);
+            ccaOptSet = true;
+            break;
+        case O_LOSSRTO:
+            roce.lossRtoMinNs = ArgU64("--loss-rto-min-us", optarg, 1, 10000000) * 1000;
+            ccaOptSet = true;
             break;
         case O_MARKING:
             marking = optarg;
@@ -669,7 +711,26 @@ main(int argc, char** argv)
               "port, where ring and flows carry Symphony's step)");
     if (repsOptSet && !roce.reps)
         Usage("--reps-entropies, --reps-freeze-us and --reps-timeout-min-us are for --lb reps");
-    if (roce.reps && !qdiscSet)
+    if (roce.wcc.algo != WCC_NONE && !isPerm)
+        Usage("--cca is for the perm command (ring and flows run DCQCN: --cc)");
+    if (ccaOptSet && roce.wcc.algo == WCC_NONE)
+        Usage("--dupack-threshold, --mswift-subflows and --loss-rto-min-us are for --cca");
+    if (roce.wcc.swift_subflows > 1 && roce.wcc.algo != WCC_MSWIFT)
+        Usage("--mswift-subflows is for --cca mswift");
+    if (!roce.wcc.swift_subflows)
+        roce.wcc.swift_subflows = 1;
+    roce.portBufferBytes = topo.routing.arBufferBytes;
+    if (roce.wcc.algo != WCC_NONE)
+    {
+        /* 3 + the paths between two pods' hosts (htsim's threshold for
+         * sprayed traffic): a fat tree's (k/2)^2 through its cores, a
+         * leaf-spine's spines
+         */
+        uint32_t paths = topo.kind == "fattree" ? topo.k / 2 * (topo.k / 2) : topo.spines;
+
+        roce.dupThreshold = dupThreshold >= 0 ? dupThreshold : 3 + paths;
+    }
+    if ((roce.reps || roce.wcc.algo != WCC_NONE) && !qdiscSet)
     {
         /* the Ofan paper's REPS setting (its Table 1): ECN at 10% of the
          * port buffer, every packet leaving past it marked, as htsim's
@@ -679,7 +740,16 @@ main(int argc, char** argv)
         if (!repsEcnBytes || repsEcnBytes > 0xffffffffULL)
             Usage("--ar-buffer: " + std::to_string(topo.routing.arBufferBytes) +
                   " bytes leaves reps no ECN threshold in 1..4g");
-        qdiscText = "limit 1000000 kmin " + std::to_string(repsEcnBytes) + " kmax " +
+        /* with a window, a port holds --ar-buffer's bytes (the paper's
+         * 800 KB) in whole data frames, and drops past them
+         */
+        if (roce.wcc.algo != WCC_NONE)
+            portLimitPackets =
+                std::max<uint64_t>(1, topo.routing.arBufferBytes /
+                                          (roce.mtuBytes + ROCE_IPV4_LEN + 8 + SYMPHONY_BTH_LEN +
+                                           ROCE_ICRC_LEN + (paper ? kPaperFramingBytes : 2)));
+        qdiscText = "limit " + std::to_string(portLimitPackets ? portLimitPackets : 1000000) +
+                    " kmin " + std::to_string(repsEcnBytes) + " kmax " +
                     std::to_string(repsEcnBytes) + " pmax 1";
     }
     if (jobs.empty() && !isPerm && !isFlows)
@@ -989,6 +1059,16 @@ main(int argc, char** argv)
            << ",\"ports\":[" << kRepsPortBase << "," << kRepsPortBase + kRepsPorts - 1 << "]"
            << ",\"timeout_min_ns\":" << roce.repsTimeoutMinNs << ",\"ecn_threshold_bytes\":"
            << (repsEcnBytes ? std::to_string(repsEcnBytes) : std::string("null")) << "}";
+    if (roce.wcc.algo != WCC_NONE)
+        os << ",\"cca\":{\"algorithm\":\"" << wcc_algo_names[roce.wcc.algo]
+           << "\",\"dupack_threshold\":" << roce.dupThreshold
+           << ",\"loss_rto_min_ns\":"
+           << (roce.lossRtoMinNs ? std::to_string(roce.lossRtoMinNs) : std::string("\"path\""))
+           << ",\"mswift_subflows\":" << roce.wcc.swift_subflows
+           << ",\"port_limit_packets\":"
+           << (portLimitPackets ? std::to_string(portLimitPackets) : std::string("null"))
+           << ",\"ecn_threshold_bytes\":"
+           << (repsEcnBytes ? std::to_string(repsEcnBytes) : std::string("null")) << "}";
     os << ",\"marking\":\"" << marking
        << "\",\"qdisc\":\"" << qdiscText << "\",\"state\":\"" << state
        << "\",\"symphony_at\":\"" << topo.symphonyAt << "\",\"flow_model\":\"" << flows << "\"";
@@ -1030,7 +1110,10 @@ main(int argc, char** argv)
            << ",\"port_buffer_bytes\":" << topo.routing.arBufferBytes
            << ",\"ecn_threshold_bytes\":" << topo.routing.arBufferBytes / 10
            << ",\"ecn_marking\":" << (repsEcnBytes ? "true" : "false")
-           << ",\"queue_limit\":\"none (measured)\"}";
+           << ",\"queue_limit\":\""
+           << (portLimitPackets ? std::to_string(portLimitPackets) + " packets (--cca)"
+                                : std::string("none (measured)"))
+           << "\"}";
     }
     if (isPerm)
         os << ",\"perm\":{\"load_pct\":" << perm.loadPpm / 1e4

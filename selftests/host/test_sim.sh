@@ -44,7 +44,7 @@ require_built "$sim"
 tmp=$(mktemp -d /tmp/test_sim.XXXXXX)
 on_exit rm -rf "$tmp"
 
-ktap_plan 54
+ktap_plan 60
 
 merge() { jq -L "$TOP_DIR/tc-scripts" -c 'include "ringmerge"; .ranks | ring_merge(null)' "$1"; }
 
@@ -730,5 +730,87 @@ check_jq "--paper-ofan --k 8: 128 hosts, the paper's other settings; misplaced, 
 	 .rate == 800000000000 and .delay == 500 and .frame == 4158 and
 	 (.b1 | startswith("2 symofan-sim: --paper-ofan is for the perm command")) and
 	 (.b2 | startswith("2 symofan-sim: --paper-ofan runs a fat tree on point-to-point links"))' "$r"
+
+# 55-60: --cca, a window per host for sprayed traffic (window_cc.h's
+# DCTCP, NSCC and MSwift; every packet ACKed on its own, a lost one sent
+# again once ACKs came back for 3 + paths packets sent after it or past
+# its timeout), on a k=4 fat tree at 100 Gbit/s, 256 packets a host
+ccs() { jq -c '{c: .cca.algorithm, thr: .cca.dupack_threshold, lim: .cca.port_limit_packets,
+	ecn: .cca.ecn_threshold_bytes, complete: .sim.complete,
+	q: ([.ports[].max_backlog_bytes] | max / 4142 | floor),
+	drops: ([.ports[].limit_drops] | add), marks: ([.ports[].red_marks] | add),
+	acked: ([.hosts[].acked] | add), lost: ([.hosts[].cc.lost_dupack // 0] | add),
+	timeouts: ([.hosts[].cc.lost_timeout // 0] | add),
+	dupr: ([.hosts[].cc.duplicates_received // 0] | add),
+	resent: ([.hosts[].cc.retransmitted // 0] | add),
+	dec: ([.hosts[].cc.decreases // 0] | add), cct: ([.hosts[].cct_ns] | max)}' "$1"; }
+ccrun() { local out=$1; shift
+	"$sim" perm --k 4 --rate 100gbit --packets 256 --seed 2 "$@" --out "$tmp/$out.json" >/dev/null
+	ccs "$tmp/$out.json"; }
+
+# 55: each algorithm carries Ofan's permutation: every packet ACKed once,
+# nothing lost, nothing sent twice; the threshold 3 + (k/2)^2 = 7, ports
+# of the default 800 KB buffer (193 frames), ECN at 80 KB
+r=$(jq -nc --argjson d "$(ccrun cc-dctcp --lb ofan --cca dctcp)" \
+	--argjson n "$(ccrun cc-nscc --lb ofan --cca nscc)" \
+	--argjson m "$(ccrun cc-mswift --lb ofan --cca mswift)" '[$d, $n, $m]')
+ktap_print "--cca on Ofan: $r"
+check_jq "--cca dctcp, nscc, mswift: Ofan's permutation complete, 4,096 packets ACKed, none lost or resent" \
+	'(map(.complete and .acked == 4096 and .lost == 0 and .timeouts == 0 and .resent == 0 and
+	      .thr == 7 and .lim == 193 and .ecn == 80000) | all) and
+	 map(.c) == ["dctcp", "nscc", "mswift"]' "$r"
+
+# 56: loss recovery: ports of 40 KB (9 frames) under ECMP drop; every
+# packet still arrives and is ACKed, the losses found by duplicate ACKs
+# and by timeouts and sent again
+r=$(ccrun cc-loss --lb ecmp --cca dctcp --ar-buffer 40k)
+ktap_print "--cca dctcp, ECMP, 9-frame ports: $r"
+check_jq "--cca: drops at 9-frame ports, every packet resent until ACKed; losses by duplicate ACKs and timeouts" \
+	'.complete and .lim == 9 and .drops > 0 and .acked == 4096 and .lost > 0 and
+	 .timeouts > 0 and .resent >= .drops' "$r"
+
+# 57: reordering: random spraying (rps) reorders; the threshold of
+# 3 + paths sends far fewer packets twice that were not lost than a
+# threshold of 1 (nothing drops: every resend is spurious)
+r=$(jq -nc --argjson d "$(ccrun cc-rps --lb rps --cca dctcp)" \
+	--argjson one "$(ccrun cc-rps1 --lb rps --cca dctcp --dupack-threshold 1)" '{d: $d, one: $one}')
+ktap_print "--cca dctcp, rps, thresholds 7 and 1: $r"
+check_jq "--cca: 3 + paths duplicate ACKs tolerate spraying's reordering: under a third of the spurious resends of a threshold of 1" \
+	'.d.complete and .one.complete and .d.drops == 0 and .one.drops == 0 and
+	 .one.resent > 100 and .d.resent * 3 < .one.resent' "$r"
+
+# 58: DCTCP's law in the fabric: ECMP's collisions mark, each marked
+# window cuts, and the largest queue is under a third of the open loop's
+r=$(jq -nc --argjson none "$(ccrun cc-none --lb ecmp)" \
+	--argjson d "$(ccrun cc-ecmp --lb ecmp --cca dctcp)" '{none: $none, d: $d}')
+ktap_print "ECMP, no window and DCTCP: $r"
+check_jq "--cca dctcp under ECMP: marks cut the windows; the largest queue under a third of the open loop's" \
+	'.none.complete and .d.complete and .d.marks > 0 and .d.dec > 0 and .none.q > 3 * .d.q' "$r"
+
+# 59: the signals: with marking off, DCTCP and NSCC (which cuts only on a
+# mark with a queue) never cut, MSwift (delay alone) does, as often as
+# with marks
+nomark="limit 193 kmin 4000000000 kmax 4000000000 pmax 0"
+r=$(jq -nc --argjson d "$(ccrun cc-d0 --lb ecmp --cca dctcp --qdisc "$nomark")" \
+	--argjson n "$(ccrun cc-n0 --lb ecmp --cca nscc --qdisc "$nomark")" \
+	--argjson m "$(ccrun cc-m0 --lb ecmp --cca mswift --qdisc "$nomark")" \
+	--argjson mm "$(ccrun cc-mm --lb ecmp --cca mswift)" '{d: $d, n: $n, m: $m, mm: $mm}')
+ktap_print "ECMP without marks: $r"
+check_jq "--cca without marks: DCTCP and NSCC never cut, MSwift cuts on delay as with marks" \
+	'.d.marks == 0 and .d.dec == 0 and .n.dec == 0 and .m.marks == 0 and .m.dec > 0 and
+	 .m.dec == .mm.dec' "$r"
+
+# 60: bad and misplaced --cca options exit 2, naming them
+r=$(jq -nc --arg b1 "$(bad_rc perm --cca cubic)" \
+	--arg b2 "$(bad_rc ring --ring 1=0,1 --cca dctcp)" \
+	--arg b3 "$(bad_rc perm --dupack-threshold 5)" \
+	--arg b4 "$(bad_rc perm --cca dctcp --mswift-subflows 4)" \
+	--arg b5 "$(bad_rc perm --cca dctcp --dupack-threshold 0)" '{b1: $b1, b2: $b2, b3: $b3, b4: $b4, b5: $b5}')
+check_jq "--cca: unknown algorithms, misplaced and out-of-range options exit 2, naming them" \
+	'(.b1 | startswith("2 symofan-sim: --cca: unknown algorithm '"'"'cubic'"'"'")) and
+	 (.b2 | startswith("2 symofan-sim: --cca is for the perm command")) and
+	 (.b3 | startswith("2 symofan-sim: --dupack-threshold, --mswift-subflows and --loss-rto-min-us are for --cca")) and
+	 (.b4 | startswith("2 symofan-sim: --mswift-subflows is for --cca mswift")) and
+	 (.b5 | startswith("2 symofan-sim: --dupack-threshold: '"'"'0'"'"' is not a number in 1..100000"))' "$r"
 
 ktap_finished

@@ -17,6 +17,7 @@ extern "C" {
 #include "workload/dcqcn.h"
 #include "workload/roce_frame.h"
 #include "workload/rto.h"
+#include "workload/window_cc.h"
 #include "workload/permutation_lb.h"
 #include "ofan/ofan_core.h"
 #include "ofan/ofan_perm.h"

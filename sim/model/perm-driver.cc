@@ -75,6 +75,7 @@ PermDriver::Start(const std::vector<uint32_t>& hops, uint64_t delayNs, const Roc
                    ROCE_ICRC_LEN + roce.ifgBytes;
 
     m_hops = hops;
+    m_windowed = roce.wcc.algo != WCC_NONE;
     for (uint32_t h = 0; h < m_hosts.size(); h++)
     {
         struct permutation_lb_params lb = {};
@@ -92,6 +93,11 @@ PermDriver::Start(const std::vector<uint32_t>& hops, uint64_t delayNs, const Roc
         if (!m_local[h])
             continue;
         uint32_t qp = m_hosts[h]->CreateQp(m_partner[h], 1, 1);
+        /* --cca: the unloaded round trip, a data packet out and its
+         * ACK back, store and forward at every hop
+         */
+        m_hosts[h]->SetPath(qp, hops[h],
+                            (uint64_t)((lb.t_data_ns + lb.t_ack_ns + 2.0 * delayNs) * hops[h]));
         Simulator::Schedule(NanoSeconds(m_startNs),
                             [this, h, qp]() {
                                 m_hosts[h]->PostWrite(qp, 49152,
@@ -151,6 +157,13 @@ PermDriver::HostItems() const
                << ",\"frozen_ns\":" << c.repsFrozenNs << ",\"timeouts\":" << c.repsTimeouts
                << ",\"distinct_entropies\":" << c.repsDistinct
                << ",\"ce_received\":" << c.ceReceived << "}";
+        if (m_windowed)
+            os << ",\"cc\":{\"lost_dupack\":" << c.lossesDupAck
+               << ",\"lost_timeout\":" << c.lossesTimeout << ",\"retransmitted\":" << c.retransmitted
+               << ",\"duplicate_acks\":" << c.duplicateAcks
+               << ",\"duplicates_received\":" << c.duplicates << ",\"decreases\":" << c.ccDecreases
+               << ",\"quick_adapts\":" << c.ccQuickAdapts
+               << ",\"min_cwnd_bytes\":" << c.minCwndBytes << "}";
         os << "}";
         items.emplace_back(m_local[h], os.str());
     }

@@ -5,9 +5,10 @@
  * m packets to its partner in the seed's derangement (derangement.h, the
  * same partners as permsend's for the same seed) at a fixed fraction of
  * the line rate, and the partner ACKs each packet; no congestion control
- * and no retransmission.  A host's completion time runs from the common
- * start to its last ACK; its Appendix-A bound (permutation_lb.h) takes
- * its path's hops, at the pace and at the line rate (what the Ofan
+ * and no retransmission, or (--cca) a window that reacts to the ACKs'
+ * marks and round trips and a packet lost sent again.  A host's
+ * completion time runs from the common start to its last ACK; its
+ * Appendix-A bound (permutation_lb.h) takes its path's hops, at the pace and at the line rate (what the Ofan
  * paper's failure runs compare with).
  */
 #ifndef SYMOFAN_SIM_PERM_DRIVER_H
@@ -61,6 +62,7 @@ class PermDriver
     std::vector<uint64_t> m_acked, m_lastAckNs;
     std::vector<double> m_boundNs, m_fullRateBoundNs; /* at the load, at the line rate */
     uint64_t m_startNs;
+    bool m_windowed = false; /* --cca */
     uint32_t m_done;
 };
 

@@ -108,7 +108,10 @@ RoceHost::DoDispose()
 {
     m_pumpEvent.Cancel();
     for (auto& qp : m_qps)
+    {
         qp.rtoEvent.Cancel();
+        qp.win.lossTimer.Cancel();
+    }
     m_ipv4 = nullptr;
     m_route = nullptr;
     IpL4Protocol::DoDispose();
@@ -147,9 +150,45 @@ RoceHost::CreateQp(uint32_t dst, uint32_t qpn, uint32_t job)
     rto_init(&qp.reps.rtt);
     qp.reps.cache.assign(m_cfg.repsEntropies, 0);
     qp.reps.valid.assign(m_cfg.repsEntropies, false);
+    if (Windowed())
+    {
+        qp.win.params = m_cfg.wcc;
+        qp.win.cc.resize(m_cfg.wcc.swift_subflows ? m_cfg.wcc.swift_subflows : 1);
+        for (auto& cc : qp.win.cc)
+            wcc_init(&cc, &qp.win.params);
+        qp.win.inflight.assign(qp.win.cc.size(), 0);
+        rto_init(&qp.win.rtt);
+    }
     m_qps.push_back(std::move(qp));
     m_qpOfQpn[qpn] = m_qps.size() - 1;
     return m_qps.size() - 1;
+}
+
+void
+RoceHost::SetPath(uint32_t qpIndex, uint32_t hops, uint64_t baseRttNs)
+{
+    TxQp& qp = m_qps.at(qpIndex);
+    WindowState& w = qp.win;
+    uint32_t subflows = w.cc.size();
+    uint32_t frame = m_cfg.framingBytes + ROCE_IPV4_LEN + kUdpBytes + SYMPHONY_BTH_LEN +
+                     m_cfg.mtuBytes + ROCE_ICRC_LEN + m_cfg.ifgBytes;
+    uint64_t bdp = (uint64_t)((double)m_cfg.lineRateBps * baseRttNs / 8e9);
+
+    if (!Windowed())
+        return;
+    /* the defaults for this path, then what the run set; subflows share
+     * the bandwidth-delay product
+     */
+    wcc_params_default(&w.params, m_cfg.wcc.algo, frame, baseRttNs, bdp / subflows);
+    w.params.swift_subflows = subflows;
+    w.params.swift_hops = hops;
+    w.params.swift_hop_ns = m_cfg.wcc.swift_hop_ns;
+    w.rtoMinNs = m_cfg.lossRtoMinNs
+                     ? m_cfg.lossRtoMinNs
+                     : baseRttNs + (uint64_t)((double)m_cfg.portBufferBytes * 8e9 *
+                                              (hops > 1 ? hops - 1 : 1) / m_cfg.lineRateBps);
+    for (auto& cc : w.cc)
+        wcc_init(&cc, &w.params);
 }
 
 uint32_t
@@ -384,6 +423,7 @@ RoceHost::Pump()
     uint64_t now = Simulator::Now().GetTimeStep();
     uint64_t wake = UINT64_MAX;
     uint32_t n, nr = m_qps.size();
+    bool windowed = Windowed();
 
     if (m_nicFreeNs > now)
     {
@@ -395,7 +435,10 @@ RoceHost::Pump()
         uint32_t i = (m_rrNext + n) % nr;
         TxQp& qp = m_qps[i];
 
-        if (qp.nextSeq >= qp.endSeq)
+        uint64_t seq;
+        uint32_t sub;
+
+        if (windowed ? !WindowNext(qp, &seq, &sub) : qp.nextSeq >= qp.endSeq)
             continue;
         if (qp.nextTxNs > now)
         {
@@ -424,20 +467,24 @@ RoceHost::Transmit(TxQp& qp, uint64_t nowStep)
     uint64_t now = Simulator::Now().GetNanoSeconds();
     uint8_t l4[kUdpBytes + SYMPHONY_BTH_LEN];
     Message* m = nullptr;
-    uint32_t i, payload;
-    uint64_t wire;
+    uint32_t i, payload, sub = 0;
+    uint64_t wire, seq = qp.nextSeq;
+    bool windowed = Windowed();
 
+    /* --cca: a lost packet again before new data */
+    if (windowed && !WindowNext(qp, &seq, &sub))
+        NS_ABORT_MSG("host " << m_host << ": nothing the window allows");
     for (uint32_t k = qp.firstUnacked; k < qp.msgs.size(); k++)
     {
-        if (qp.nextSeq >= qp.msgs[k].seqStart && qp.nextSeq < qp.msgs[k].seqStart + qp.msgs[k].count)
+        if (seq >= qp.msgs[k].seqStart && seq < qp.msgs[k].seqStart + qp.msgs[k].count)
         {
             m = &qp.msgs[k];
             break;
         }
     }
     NS_ASSERT(m);
-    i = qp.nextSeq - m->seqStart;
-    if (i == 0 && qp.nextSeq == qp.highSeq && m_cfg.stepFlows && !m_cfg.fixedRate)
+    i = seq - m->seqStart;
+    if (i == 0 && seq == qp.highSeq && m_cfg.stepFlows && !m_cfg.fixedRate)
     {
         dcqcn_init(&qp.cc, &m_cfg.dcqcn);
         m_counters.flowStarts++;
@@ -445,24 +492,33 @@ RoceHost::Transmit(TxQp& qp, uint64_t nowStep)
     if (i == 0 && !m->startRateBps)
         m->startRateBps = m_cfg.fixedRate ? m_cfg.lineRateBps : qp.cc.rc_bps;
     payload = i + 1 < m->count ? m_cfg.mtuBytes : m->bytes - (m->count - 1) * m_cfg.mtuBytes;
-    bool ackReq = i + 1 == m->count || !((qp.nextSeq + 1) % m_cfg.ackEvery);
+    bool ackReq = i + 1 == m->count || !((seq + 1) % m_cfg.ackEvery);
     roce_put_bth(l4 + kUdpBytes,
                  roce_write_opcode(i, m->count),
                  qp.job,
                  qp.qpn,
-                 (m_cfg.psnPerMessage ? i : qp.nextSeq) & kPsnMask,
+                 (m_cfg.psnPerMessage ? i : seq) & kPsnMask,
                  ackReq);
-    if (ackReq && qp.nextSeq == qp.highSeq)
-        rto_sent(&qp.rto, qp.nextSeq, now);
-    uint16_t sport = m->sport;
+    if (ackReq && seq == qp.highSeq)
+        rto_sent(&qp.rto, seq, now);
+    /* MSwift's subflows: an entropy each */
+    uint16_t sport = m->sport + sub;
     if (m_cfg.reps)
     {
-        /* the unreliable transport sends each sequence number once */
-        NS_ASSERT(qp.nextSeq == qp.reps.state.size());
+        /* each sequence number once, but for --cca's resends */
         sport = RepsNextEntropy(qp.reps, now);
-        qp.reps.sentEntropy.push_back(sport);
-        qp.reps.sentNs.push_back(now);
-        qp.reps.state.push_back(0);
+        if (seq == qp.reps.state.size())
+        {
+            qp.reps.sentEntropy.push_back(sport);
+            qp.reps.sentNs.push_back(now);
+            qp.reps.state.push_back(0);
+        }
+        else
+        {
+            NS_ASSERT(windowed && seq < qp.reps.state.size());
+            qp.reps.sentEntropy[seq] = sport;
+            qp.reps.sentNs[seq] = now;
+        }
         if (m_repsUsed.insert(sport).second)
             m_counters.repsDistinct++;
     }
@@ -472,22 +528,25 @@ RoceHost::Transmit(TxQp& qp, uint64_t nowStep)
     if (m_cfg.psnPerMessage)
     {
         SeqTag tag;
-        tag.seq = qp.nextSeq;
+        tag.seq = seq;
         p->AddPacketTag(tag);
     }
     SendIp(qp.dst, p);
 
     m_counters.packetsSent++;
     m_counters.bytesSent += SYMPHONY_BTH_LEN + payload;
-    if (qp.nextSeq < qp.highSeq)
+    if (seq < qp.highSeq)
         m_counters.retransmitted++;
-    qp.nextSeq++;
+    if (seq == qp.nextSeq)
+        qp.nextSeq++;
     if (qp.nextSeq > qp.highSeq)
         qp.highSeq = qp.nextSeq;
     qp.ackDeadlineNs = now + rto_ns(&qp.rto, m_cfg.rtoNs);
 
     wire = m_cfg.framingBytes + ROCE_IPV4_LEN + kUdpBytes + SYMPHONY_BTH_LEN + payload +
            ROCE_ICRC_LEN + m_cfg.ifgBytes;
+    if (windowed)
+        WindowSent(qp, seq, sub, wire, now);
     if (!m_cfg.fixedRate)
     {
         dcqcn_on_sent(&qp.cc, &m_cfg.dcqcn, SYMPHONY_BTH_LEN + payload, now);
@@ -501,6 +560,13 @@ RoceHost::Transmit(TxQp& qp, uint64_t nowStep)
     }
     if (qp.nextTxNs < nowStep)
         qp.nextTxNs = nowStep;
+    if (windowed)
+    {
+        /* MSwift below a packet's window: one packet a window's time */
+        uint64_t gap = wcc_pace_ns(&qp.win.cc[sub], &qp.win.params);
+        if (gap)
+            qp.nextTxNs = nowStep + gap * (m_stepsPerSec / 1000000000ULL);
+    }
     m_nicFreeNs = nowStep + wire * 8 * m_stepsPerSec / m_cfg.lineRateBps;
 }
 
@@ -618,7 +684,17 @@ RoceHost::OnData(uint32_t src, uint16_t sport, uint32_t qpn, uint32_t job, uint3
     m_counters.packetsReceived++;
     if (m_cfg.unreliable)
     {
-        /* an ACK of its own for every packet; nothing is resent */
+        /* an ACK of its own for every packet; nothing is resent, but
+         * by --cca's senders
+         */
+        if (Windowed())
+        {
+            if (seq >= rx.seen.size())
+                rx.seen.resize(seq + 1 + rx.seen.size() / 2, false);
+            if (rx.seen[seq])
+                m_counters.duplicates++;
+            rx.seen[seq] = true;
+        }
         if (seq + 1 < rx.highestSeq)
             m_counters.reordered++;
         if (seq + 1 > rx.highestSeq)
@@ -710,6 +786,11 @@ RoceHost::OnAck(uint32_t qpn, uint32_t psn, uint8_t syndrome, bool becn, uint64_
     {
         m_counters.acksReceived++;
         m_counters.lastAckNs = now;
+        if (Windowed())
+        {
+            WindowOnAck(index, SeqOf(qp->nextSeq, psn), becn, now);
+            return;
+        }
         if (m_cfg.reps)
             RepsOnAck(qp->reps, SeqOf(qp->nextSeq, psn), becn, now);
         if (!m_acked.IsNull())
@@ -749,6 +830,226 @@ RoceHost::OnAck(uint32_t qpn, uint32_t psn, uint8_t syndrome, bool becn, uint64_
         rto_went_back(&qp->rto);
         Kick();
     }
+}
+
+bool
+RoceHost::Windowed() const
+{
+    return m_cfg.wcc.algo != WCC_NONE;
+}
+
+/*
+ * --cca's transport, per queue pair: the packets a window allows, each
+ * ACKed on its own (its CE mark echoed), a loss declared as htsim's
+ * sprayed transports declare it (duplicate ACKs past a threshold that
+ * tolerates the reordering of many paths, or a timeout), and the lost
+ * packet sent again before new data.  Transmissions are numbered in
+ * the order they leave; a packet is lost once an ACK came back for a
+ * transmission dupThreshold or more after its own.
+ */
+uint32_t
+RoceHost::FrameBytes(const TxQp& qp, uint64_t seq) const
+{
+    uint32_t payload = 0;
+
+    for (const Message& m : qp.msgs)
+        if (seq >= m.seqStart && seq < m.seqStart + m.count)
+        {
+            payload = seq + 1 < m.seqStart + m.count ? m_cfg.mtuBytes
+                                                     : m.bytes - (m.count - 1) * m_cfg.mtuBytes;
+            break;
+        }
+    return m_cfg.framingBytes + ROCE_IPV4_LEN + kUdpBytes + SYMPHONY_BTH_LEN + payload +
+           ROCE_ICRC_LEN + m_cfg.ifgBytes;
+}
+
+uint64_t
+RoceHost::WindowRtoNs(const WindowState& w) const
+{
+    uint64_t rto = w.rtt.srtt_ns ? w.rtt.srtt_ns + 4 * w.rtt.rttvar_ns : 3 * w.params.base_rtt_ns;
+
+    return rto < w.rtoMinNs ? w.rtoMinNs : rto;
+}
+
+bool
+RoceHost::WindowNext(TxQp& qp, uint64_t* seq, uint32_t* sub)
+{
+    WindowState& w = qp.win;
+    uint32_t n = w.cc.size();
+
+    while (!w.resend.empty() && w.state[w.resend.front()] == 1)
+        w.resend.pop_front();
+    if (!w.resend.empty())
+        *seq = w.resend.front();
+    else if (qp.nextSeq < qp.endSeq)
+        *seq = qp.nextSeq;
+    else
+        return false;
+    /* a full packet's charge: the window holds whole frames */
+    for (uint32_t k = 0; k < n; k++)
+    {
+        uint32_t s = (w.nextSubflow + k) % n;
+
+        if (!w.inflight[s] || w.inflight[s] + w.params.mtu_bytes <= w.cc[s].cwnd_bytes)
+        {
+            *sub = s;
+            return true;
+        }
+    }
+    return false;
+}
+
+void
+RoceHost::WindowSent(TxQp& qp, uint64_t seq, uint32_t sub, uint32_t bytes, uint64_t now)
+{
+    WindowState& w = qp.win;
+    uint32_t index = &qp - m_qps.data();
+
+    if (seq >= w.state.size())
+    {
+        w.txIndex.resize(seq + 1);
+        w.sentNs.resize(seq + 1);
+        w.subflow.resize(seq + 1);
+        w.sends.resize(seq + 1);
+        w.state.resize(seq + 1);
+    }
+    if (!w.resend.empty() && w.resend.front() == seq)
+        w.resend.pop_front();
+    w.txIndex[seq] = w.transmissions;
+    w.sentNs[seq] = now;
+    w.subflow[seq] = sub;
+    if (w.sends[seq] < 255)
+        w.sends[seq]++;
+    w.state[seq] = 0;
+    w.outstanding[w.transmissions++] = seq;
+    w.inflight[sub] += bytes;
+    w.nextSubflow = (sub + 1) % w.cc.size();
+    WindowArmTimer(index);
+}
+
+void
+RoceHost::WindowLost(TxQp& qp, uint64_t tx, bool timeout, uint64_t now)
+{
+    WindowState& w = qp.win;
+    auto it = w.outstanding.find(tx);
+    uint64_t seq = it->second;
+    uint32_t sub = w.subflow[seq];
+    struct wcc& cc = w.cc[sub];
+    uint64_t decreases = cc.decreases;
+
+    w.outstanding.erase(it);
+    w.state[seq] = 2;
+    w.inflight[sub] -= FrameBytes(qp, seq);
+    w.resend.push_back(seq);
+    if (timeout)
+        m_counters.lossesTimeout++;
+    else
+        m_counters.lossesDupAck++;
+    wcc_on_loss(&cc, &w.params, now);
+    m_counters.ccDecreases += cc.decreases - decreases;
+    if (!m_counters.minCwndBytes || cc.cwnd_bytes < m_counters.minCwndBytes)
+        m_counters.minCwndBytes = cc.cwnd_bytes;
+}
+
+void
+RoceHost::WindowOnAck(uint32_t index, uint64_t seq, bool ecnEcho, uint64_t now)
+{
+    TxQp& qp = m_qps[index];
+    WindowState& w = qp.win;
+    uint32_t sub, bytes;
+    uint64_t rtt, decreases, adapts;
+
+    if (seq >= w.state.size())
+        return;
+    if (w.state[seq] == 1)
+    {
+        /* a resend's, or the first copy's after a resend */
+        m_counters.duplicateAcks++;
+        return;
+    }
+    sub = w.subflow[seq];
+    bytes = FrameBytes(qp, seq);
+    if (w.state[seq] == 0)
+    {
+        w.outstanding.erase(w.txIndex[seq]);
+        w.inflight[sub] -= bytes;
+    }
+    w.state[seq] = 1;
+    /* Karn: a resent packet's ACK times nothing */
+    rtt = w.sends[seq] == 1 ? now - w.sentNs[seq] : 0;
+    if (rtt)
+    {
+        w.rtt.timing = true;
+        w.rtt.timed_seq = seq;
+        w.rtt.timed_sent_ns = w.sentNs[seq];
+        rto_acked(&w.rtt, seq + 1, now);
+    }
+    struct wcc& cc = w.cc[sub];
+    decreases = cc.decreases;
+    adapts = cc.quick_adapts;
+    wcc_on_ack(&cc, &w.params, bytes, ecnEcho, rtt, now);
+    m_counters.ccDecreases += cc.decreases - decreases;
+    m_counters.ccQuickAdapts += cc.quick_adapts - adapts;
+    if (!m_counters.minCwndBytes || cc.cwnd_bytes < m_counters.minCwndBytes)
+        m_counters.minCwndBytes = cc.cwnd_bytes;
+    if (m_cfg.reps)
+        RepsOnAck(qp.reps, seq, ecnEcho, now);
+    if (w.txIndex[seq] + 1 > w.highestAckedTx)
+        w.highestAckedTx = w.txIndex[seq] + 1;
+    while (!w.outstanding.empty() &&
+           w.outstanding.begin()->first + m_cfg.dupThreshold < w.highestAckedTx)
+        WindowLost(qp, w.outstanding.begin()->first, false, now);
+    if (!m_acked.IsNull())
+        m_acked(index, seq & kPsnMask);
+    WindowArmTimer(index);
+    Kick();
+}
+
+/* The timeout of the oldest packet in flight: srtt + 4 rttvar (RFC 6298,
+ * no back-off), at least lossRtoMinNs; before any sample, three base
+ * round trips.
+ */
+void
+RoceHost::WindowArmTimer(uint32_t index)
+{
+    WindowState& w = m_qps[index].win;
+    uint64_t now = Simulator::Now().GetNanoSeconds();
+    uint64_t deadline;
+
+    if (w.outstanding.empty())
+    {
+        w.lossTimer.Cancel();
+        return;
+    }
+    deadline = w.sentNs[w.outstanding.begin()->second] + WindowRtoNs(w);
+    if (w.lossTimer.IsRunning())
+    {
+        /* lazy: it fires early and re-arms itself */
+        if (now + Simulator::GetDelayLeft(w.lossTimer).GetNanoSeconds() <= deadline)
+            return;
+        w.lossTimer.Cancel();
+    }
+    w.lossTimer = Simulator::Schedule(NanoSeconds(deadline > now ? deadline - now : 0),
+                                      &RoceHost::WindowOnTimer, this, index);
+}
+
+void
+RoceHost::WindowOnTimer(uint32_t index)
+{
+    TxQp& qp = m_qps[index];
+    WindowState& w = qp.win;
+    uint64_t now = Simulator::Now().GetNanoSeconds();
+    uint64_t rto = WindowRtoNs(w);
+    bool lost = false;
+
+    while (!w.outstanding.empty() && w.sentNs[w.outstanding.begin()->second] + rto <= now)
+    {
+        WindowLost(qp, w.outstanding.begin()->first, true, now);
+        lost = true;
+    }
+    WindowArmTimer(index);
+    if (lost)
+        Kick();
 }
 
 void

@@ -25,6 +25,7 @@
 #define SYMOFAN_SIM_ROCE_HOST_H
 
 #include <deque>
+#include <map>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -84,6 +85,22 @@ struct RoceConfig
     uint32_t repsEntropies = 8;
     uint64_t repsFreezeNs = 10000000;
     uint64_t repsTimeoutMinNs = 2000; /* the timeout's floor */
+    /* a window for sprayed traffic (unreliable transport only, --cca):
+     * with an algorithm, every data packet still has an ACK of its own,
+     * and the sender keeps at most cwnd bytes unACKed, declares a packet
+     * lost once ACKs came back for dupThreshold packets sent after it or
+     * once it is unACKed past its timeout (rto.h's estimate, at least
+     * lossRtoMinNs), and sends it again before new data.  wcc's round
+     * trip and windows are per queue pair's path (SetPath()).
+     */
+    struct wcc_params wcc = {};
+    uint32_t dupThreshold = 3;
+    /* the timeout's floor; 0: the path's base round trip plus the time
+     * its ports' buffers (portBufferBytes each, at the line rate) take
+     * to drain, the longest a packet not lost can wait
+     */
+    uint64_t lossRtoMinNs = 0;
+    uint64_t portBufferBytes = 800000;
 };
 
 /* REPS's entropies: UDP source ports kRepsPortBase.. + kRepsPorts - 1 */
@@ -116,6 +133,12 @@ struct RoceCounters
     uint64_t repsExplored = 0, repsRecycled = 0, repsRetired = 0, repsCached = 0;
     uint64_t repsFrozenReused = 0, repsFrozenExplored = 0, repsTimeouts = 0;
     uint64_t repsFreezes = 0, repsFrozenNs = 0, repsDistinct = 0;
+    /* the window's (--cca): packets declared lost by duplicate ACKs and
+     * by timeouts, ACKs of packets already ACKed, the window's decreases
+     * and NSCC's quick adapts, the smallest window, bytes
+     */
+    uint64_t lossesDupAck = 0, lossesTimeout = 0, duplicateAcks = 0;
+    uint64_t ccDecreases = 0, ccQuickAdapts = 0, minCwndBytes = 0;
 };
 
 /* The sender's 64-bit transport sequence of a data packet whose BTH PSN
@@ -155,6 +178,11 @@ class RoceHost : public IpL4Protocol
     void Setup(Ptr<Node> node, uint32_t host, const RoceConfig& cfg);
     /* A queue pair to host @dst, DestQP @qpn, job @job: its index. */
     uint32_t CreateQp(uint32_t dst, uint32_t qpn, uint32_t job);
+    /* --cca: queue pair @qp's path is @hops links of @baseRttNs round
+     * trip (unloaded, a data packet out and its ACK back): its windows
+     * start at the bandwidth-delay product
+     */
+    void SetPath(uint32_t qp, uint32_t hops, uint64_t baseRttNs);
     /* Queue an RDMA WRITE of @bytes on queue pair @qp, its packets'
      * UDP source port @sport; returns its message number on the pair.
      */
@@ -215,6 +243,30 @@ class RoceHost : public IpL4Protocol
         struct rto_state rtt;        /* round trips, for the timeout */
     };
 
+    /* --cca's state of a queue pair (roce-host.cc) */
+    struct WindowState
+    {
+        struct wcc_params params;
+        /* one window per subflow (MSwift's; one for the others), and
+         * the bytes each has in flight
+         */
+        std::vector<struct wcc> cc;
+        std::vector<uint64_t> inflight;
+        uint32_t nextSubflow = 0;
+        /* per sequence number: its last transmission's number and time,
+         * its subflow, its transmissions, 0 in flight, 1 ACKed, 2 lost
+         */
+        std::vector<uint64_t> txIndex, sentNs;
+        std::vector<uint8_t> subflow, sends, state;
+        std::map<uint64_t, uint64_t> outstanding; /* transmission -> sequence */
+        std::deque<uint64_t> resend;             /* lost, to send again */
+        uint64_t transmissions = 0;
+        uint64_t highestAckedTx = 0;             /* + 1; 0: none */
+        uint64_t rtoMinNs = 0;                   /* the timeout's floor */
+        struct rto_state rtt;
+        EventId lossTimer;
+    };
+
     struct TxQp
     {
         uint32_t dst;
@@ -229,6 +281,7 @@ class RoceHost : public IpL4Protocol
         std::vector<Message> msgs;
         EventId rtoEvent;
         RepsState reps;
+        WindowState win;
     };
 
     struct RxQp
@@ -241,6 +294,7 @@ class RoceHost : public IpL4Protocol
         uint32_t messages = 0;
         uint64_t highestSeq = 0; /* unreliable: the highest seen + 1 */
         bool ackLost = false;    /* loseAckOfMessage's, done */
+        std::vector<bool> seen;  /* --cca: the sequence numbers received */
     };
 
     void DoDispose() override;
@@ -259,6 +313,19 @@ class RoceHost : public IpL4Protocol
     void RepsThaw(RepsState& r, uint64_t now);
     uint16_t RepsRandom();
     void OnCnp(uint32_t qpn, uint64_t now);
+    bool Windowed() const;
+    /* --cca: the sequence number and subflow @qp sends next, false if
+     * its windows or its data allow none now
+     */
+    bool WindowNext(TxQp& qp, uint64_t* seq, uint32_t* sub);
+    void WindowSent(TxQp& qp, uint64_t seq, uint32_t sub, uint32_t bytes, uint64_t now);
+    void WindowOnAck(uint32_t index, uint64_t seq, bool ecnEcho, uint64_t now);
+    void WindowLost(TxQp& qp, uint64_t tx, bool timeout, uint64_t now);
+    void WindowArmTimer(uint32_t index);
+    void WindowOnTimer(uint32_t index);
+    uint64_t WindowRtoNs(const WindowState& w) const;
+    /* the wire bytes of @qp's packet @seq, its gap included */
+    uint32_t FrameBytes(const TxQp& qp, uint64_t seq) const;
     TxQp* QpOfQpn(uint32_t qpn, uint32_t* index);
 
     Ptr<Ipv4L3Protocol> m_ipv4;
