@@ -1,0 +1,184 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# sim_ofan_cca.sh - the Ofan paper's Fig. 12 and its headline in the ns-3
+# simulator: a 4 MB permutation (1,024 packets of 4 KiB a host) under
+# congestion control (symofan-sim's --cca: DCTCP, UEC's NSCC, multipath
+# Swift, each host one window over its sprayed packets, losses found by
+# 3 + paths duplicate ACKs) at the paper's settings (--paper-ofan: a k=12
+# fat tree of 432 hosts, 800 Gbit/s, 0.5 us links, 800 KB port buffers,
+# ECN at 80 KB), for Ofan, 4Ofan, switch adaptive routing (ar), host
+# REPS over ECMP (reps) and ECMP; per algorithm and mode over the seeds
+# (mean and standard error of the mean, as the paper plots): the CCT
+# increase over the Appendix-A bound (the collective's: its slowest host
+# against the longest path's bound), the hosts' link utilization over the
+# collective, the largest queue of any switch port in data frames, and
+# losses.  Then the headline: per algorithm, AR's and REPS's CCT increase
+# over Ofan's, against the paper's "at least 16x with NSCC and 39x with
+# MSwift".  Writes JSON and a gnuplot PNG of the CCT increase.
+#
+# Usage: eval/sim_ofan_cca.sh [options]       (after "make sim")
+#   --ccas "A ..."     congestion control (default "dctcp nscc mswift")
+#   --modes "L ..."    load balancing (default "ofan 4ofan ar reps ecmp")
+#   --packets M        packets per host (default 1024: 4 MB)
+#   --seeds N          seeds per point (default 10, the paper's)
+#   --k K              fat-tree arity (default 12, the paper's; smaller
+#                      runs keep the paper's other settings)
+#   --jobs N           runs at once (default: the cores)
+#   --out FILE         JSON (default build/results/sim_ofan_cca.json); the
+#                      plot next to it (FILE without .json, .png)
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=scripts/progress.sh
+. "$top/scripts/progress.sh"
+prog=sim_ofan_cca.sh
+ccas="dctcp nscc mswift"
+modes="ofan 4ofan ar reps ecmp"
+packets=1024
+seeds=10
+k=12
+jobs=$(nproc)
+out=$top/build/results/sim_ofan_cca.json
+
+die() { echo "$prog: $*" >&2; exit 1; }
+usage() { sed -n '/^# Usage:/,/^[^#]/s/^# \{0,1\}//p' "$0" >&2; exit 2; }
+while [ $# -gt 0 ]; do
+	case "$1" in -h|--help) usage ;; esac
+	[ $# -ge 2 ] || usage
+	case "$1" in
+	--ccas) ccas=$2 ;;
+	--modes) modes=$2 ;;
+	--packets) packets=$2 ;;
+	--seeds) seeds=$2 ;;
+	--k) k=$2 ;;
+	--jobs) jobs=$2 ;;
+	--out) out=$2 ;;
+	*) echo "$prog: unknown option '$1'" >&2; usage ;;
+	esac
+	shift 2
+done
+sim=$top/build/symofan-sim
+[ -x "$sim" ] || die "no $sim: run 'make sim'"
+[[ $seeds =~ ^[1-9][0-9]*$ ]] || die "--seeds '$seeds': wants a count"
+[[ $jobs =~ ^[1-9][0-9]*$ ]] || die "--jobs '$jobs': wants a count"
+[[ $packets =~ ^[1-9][0-9]*$ ]] || die "--packets '$packets': wants a packet count"
+[[ $k =~ ^([4-9]|[1-9][0-9]+)$ ]] && [ $((k % 2)) -eq 0 ] || die "--k '$k': an even arity, 4 or more"
+for c in $ccas; do
+	case $c in dctcp|nscc|mswift) ;; *) die "--ccas: '$c' is not dctcp, nscc or mswift" ;; esac
+done
+
+work=$(mktemp -d /tmp/sim_ofan_cca.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$(dirname "$out")"
+
+for c in $ccas; do
+	for mode in $modes; do
+		for ((seed = 1; seed <= seeds; seed++)); do
+			echo "$c $mode $seed"
+		done
+	done
+done >"$work/plan"
+total=$(wc -l <"$work/plan")
+
+run_one() {	# run_one CCA MODE SEED: the run's summary line on stdout
+	local f=$work/$1-$2-$3.json
+	"$sim" perm --paper-ofan --k "$k" --packets "$packets" --cca "$1" --lb "$2" --seed "$3" \
+		--out "$f" || echo "$prog: $1 $2 seed $3 did not complete" >&2
+	jq -c --arg cca "$1" --arg mode "$2" --argjson seed "$3" '
+	  .paper_ofan.frame_bytes as $frame
+	  | ($frame + .paper_ofan.ifg_bytes) as $wire
+	  | ([.hosts[].cct_ns] | max) as $cct
+	  | ([.hosts[].lower_bound_full_rate_ns] | max) as $lb
+	  | {cca: $cca, mode: $mode, seed: $seed, complete: .sim.complete,
+	     cct_ns: $cct, lower_bound_ns: $lb, cct_increase: ($cct / $lb - 1),
+	     # a host link busy with the data for its line-rate time, over
+	     # the collective
+	     utilization: ((.hosts[0].expected * $wire * 8 / .topology.rate_bps * 1e9) / $cct),
+	     max_queue_frames: ([.ports[].max_backlog_bytes] | max / $frame),
+	     drops: ([.ports[].limit_drops] | add), marks: ([.ports[].red_marks] | add),
+	     lost_dupack: ([.hosts[].cc.lost_dupack] | add),
+	     lost_timeout: ([.hosts[].cc.lost_timeout] | add),
+	     resent: ([.hosts[].cc.retransmitted] | add),
+	     events: .sim.events, wall_s: .sim.wall_s}' "$f"
+	rm -f "$f"
+}
+progress_start "$prog"
+n=0
+: >"$work/runs.jsonl"
+while read -r c mode seed; do
+	while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do
+		wait -n
+		n=$((n + 1))
+		progress "$n" "$total" "k=$k, $packets packets"
+	done
+	run_one "$c" "$mode" "$seed" >>"$work/runs.jsonl" &
+done <"$work/plan"
+wait
+progress_done
+
+jq -s --argjson k "$k" --argjson packets "$packets" --arg date "$(date -u +%FT%TZ)" '
+  def mean: add / length;
+  def sem: if length < 2 then null
+	   else (mean as $m | (map((. - $m) * (. - $m)) | add / (length - 1)) | sqrt) / (length | sqrt) end;
+  def stat(f): [.[] | f] | {mean: mean, sem: sem};
+  (group_by([.cca, .mode]) | map({
+      cca: .[0].cca, mode: .[0].mode, runs: length, complete: ([.[].complete] | all),
+      cct_increase: stat(.cct_increase), utilization: stat(.utilization),
+      max_queue_frames: stat(.max_queue_frames), drops: stat(.drops),
+      resent: stat(.resent), lost_timeout: stat(.lost_timeout),
+      events_per_s: ([.[] | .events / .wall_s] | mean | round), wall_s: stat(.wall_s)})) as $summary
+  | {
+    benchmark: "sim_ofan_cca",
+    date: $date,
+    engine: "sim",
+    method: "symofan-sim perm --paper-ofan --cca: every host sends its partner in the seed derangement the packets, one window per host (window_cc.h), each packet ACKed with its CE echo, losses by 3 + paths duplicate ACKs or a timeout and resent; 800 KB ports marking at 80 KB; CCT increase = the slowest host over the longest path bound - 1; utilization = a host link busy with the data over the collective; largest queue in 4,158-byte frames; mean and standard error over seeds",
+    fabric: {k: $k, hosts: ($k * $k * $k / 4), rate: "800gbit", preset: "paper-ofan", packets: $packets},
+    summary: $summary,
+    # the paper (section 6): Ofan cuts the CCT increase by at least 16x
+    # with NSCC and 39x with MSwift against AR and REPS
+    headline: ($summary | group_by(.cca) | map(
+      (map({key: .mode, value: .cct_increase.mean}) | from_entries) as $inc
+      | {cca: .[0].cca, ofan: $inc.ofan, ar: $inc.ar, reps: $inc.reps,
+	 ar_over_ofan: (if $inc.ofan and $inc.ofan > 0 and $inc.ar then $inc.ar / $inc.ofan else null end),
+	 reps_over_ofan: (if $inc.ofan and $inc.ofan > 0 and $inc.reps then $inc.reps / $inc.ofan else null end),
+	 paper_claim: ({nscc: 16, mswift: 39}[.[0].cca])}
+      | . + {reproduces: (if .paper_claim == null or .ar_over_ofan == null or .reps_over_ofan == null then null
+			   else ([.ar_over_ofan, .reps_over_ofan] | min) >= .paper_claim end)})),
+    runs: .
+  }' "$work/runs.jsonl" >"$out.tmp" && mv "$out.tmp" "$out"
+
+base=${out%.json}
+if command -v gnuplot >/dev/null; then
+	jq -r --arg modes "$modes" '
+	  ($modes | split(" ")) as $ms
+	  | (.summary | group_by(.cca))[]
+	  | (map({key: .mode, value: .}) | from_entries) as $by
+	  | "\(.[0].cca) " + ([$ms[] | ($by[.].cct_increase.mean // 0) * 100 | tostring] | join(" "))' \
+		"$out" >"$base.dat"
+	{
+		echo "set terminal pngcairo size 900,500 noenhanced"
+		echo "set output '$base.png'"
+		echo "set title '4 MB permutation, k=$k fat tree at 800 Gbit/s: CCT increase over the bound (mean of the seeds)'"
+		echo "set ylabel 'CCT over the bound - 1 (%)'"
+		echo "set style data histograms"
+		echo "set style histogram clustered gap 1"
+		echo "set style fill solid 0.8 border -1"
+		echo "set logscale y"
+		echo "set key top left"
+		printf "plot "
+		i=2
+		sep=
+		for mode in $modes; do
+			printf "%s'%s' using %d:xtic(1) title '%s'" "$sep" "$base.dat" "$i" "$mode"
+			sep=", "
+			i=$((i + 1))
+		done
+		echo
+	} | gnuplot
+	rm -f "$base.dat"
+fi
+jq -r '"cca     mode    runs  CCT increase % (mean +- sem)   utilization %   largest queue, frames   drops   resent",
+  (.summary[] | "\(.cca)\t\(.mode)\t\(.runs)\t\(.cct_increase.mean * 1000 | round / 10) +- \((.cct_increase.sem // 0) * 1000 | round / 10)\t\(.utilization.mean * 1000 | round / 10)\t\(.max_queue_frames.mean * 10 | round / 10)\t\(.drops.mean | round)\t\(.resent.mean | round)"),
+  "headline: CCT increase of AR and REPS over Ofan'"'"'s (the paper: at least 16x with NSCC, 39x with MSwift)",
+  (.headline[] | "\(.cca)\tAR/Ofan \(.ar_over_ofan // "n/a" | if type == "number" then . * 10 | round / 10 else . end)x\tREPS/Ofan \(.reps_over_ofan // "n/a" | if type == "number" then . * 10 | round / 10 else . end)x\treproduces: \(.reproduces)")' "$out"
+echo "$prog: $out, $base.png"
