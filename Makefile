@@ -302,6 +302,7 @@ eval-sim: deps
 	eval/sim_ofan.sh --k 12 --sizes "64 256 1024" --seeds 2 --out $(RESULTS)/sim_ofan_k12.json
 	eval/sim_ofan.sh --k 8 --sizes 256 --seeds 5 --fail-prob "0 0.01 0.02 0.05 0.1" \
 		--out $(RESULTS)/sim_ofan_k8_failures.json
+	eval/sim_ofan_cca.sh --k 8 --seeds 3 --out $(RESULTS)/sim_ofan_cca_k8.json
 
 # Ofan: permutations on a k=4 fat tree, every load-balancing mode, message
 # sizes and seeds; then at 45% load with 0, 1 and 2 failed links.

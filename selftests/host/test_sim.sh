@@ -44,7 +44,7 @@ require_built "$sim"
 tmp=$(mktemp -d /tmp/test_sim.XXXXXX)
 on_exit rm -rf "$tmp"
 
-ktap_plan 60
+ktap_plan 61
 
 merge() { jq -L "$TOP_DIR/tc-scripts" -c 'include "ringmerge"; .ranks | ring_merge(null)' "$1"; }
 
@@ -812,5 +812,18 @@ check_jq "--cca: unknown algorithms, misplaced and out-of-range options exit 2, 
 	 (.b3 | startswith("2 symofan-sim: --dupack-threshold, --mswift-subflows and --loss-rto-min-us are for --cca")) and
 	 (.b4 | startswith("2 symofan-sim: --mswift-subflows is for --cca mswift")) and
 	 (.b5 | startswith("2 symofan-sim: --dupack-threshold: '"'"'0'"'"' is not a number in 1..100000"))' "$r"
+
+# 61: eval/sim_ofan_cca.sh (Fig. 12) end to end at a toy size: every
+# point, its mean and SEM over two seeds, the headline ratios
+"$TOP_DIR/eval/sim_ofan_cca.sh" --k 4 --packets 256 --seeds 2 --ccas "dctcp mswift" \
+	--modes "ofan ar ecmp" --jobs 2 --out "$tmp/fig12.json" >/dev/null 2>&1
+r=$(jq -c '{points: [.summary[] | [.cca, .mode, .runs, .complete, (.cct_increase.sem != null)]],
+	head: [.headline[] | {cca, claim: .paper_claim, ar: (.ar_over_ofan > 0), reps: .reps_over_ofan}]}' \
+	"$tmp/fig12.json")
+ktap_print "sim_ofan_cca.sh at k=4: $r"
+check_jq "eval/sim_ofan_cca.sh: every CCA and mode over two seeds with its SEM, the headline per CCA" \
+	'.points == [["dctcp","ar",2,true,true],["dctcp","ecmp",2,true,true],["dctcp","ofan",2,true,true],
+		     ["mswift","ar",2,true,true],["mswift","ecmp",2,true,true],["mswift","ofan",2,true,true]] and
+	 .head == [{cca: "dctcp", claim: null, ar: true, reps: null}, {cca: "mswift", claim: 39, ar: true, reps: null}]' "$r"
 
 ktap_finished
