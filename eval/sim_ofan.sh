@@ -17,9 +17,10 @@
 # Usage: eval/sim_ofan.sh [options]           (after "make sim")
 #   --k K              fat-tree arity (default 8: 128 hosts)
 #   --sizes "M ..."    packets per host (default "64 256 1024 4096")
-#   --modes "L ..."    load balancing (default "ofan pofan jsq ar reps rps rr
+#   --modes "L ..."    load balancing (default "ofan pofan drb jsq ar reps rps rr
 #                      ecmp"; 4ofan too, which at k <= 8 is ofan; reps: ECMP
-#                      switches under the hosts' REPS, ECN at 80 KB)
+#                      switches under the hosts' REPS, ECN at 80 KB; drb:
+#                      the hosts' destination rotation, switches following)
 #   --seeds N          seeds per mode and size (default 3)
 #   --rate RATE        every link (default 100gbit)
 #   --load PCT|max     each host's pace, % of the rate (default 100; with
@@ -43,7 +44,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 prog=sim_ofan.sh
 k=8
 sizes="64 256 1024 4096"
-modes="ofan pofan jsq ar reps rps rr ecmp"
+modes="ofan pofan drb jsq ar reps rps rr ecmp"
 seeds=3
 rate=100gbit
 load=

@@ -73,7 +73,10 @@ static const char kUsage[] =
     "                        (adaptive routing: JSQ on queues quantized at 5, 10\n"
     "                        and 20%% of --ar-buffer) (default ecmp), or reps (perm\n"
     "                        only: ecmp switches, and hosts choosing each packet's\n"
-    "                        UDP source port by Recycled Entropy Packet Spraying)\n"
+    "                        UDP source port by Recycled Entropy Packet Spraying),\n"
+    "                        or drb (perm only: host destination rotation, each host\n"
+    "                        rotating a pointer per destination and size class over\n"
+    "                        the paths through the lowest common layer's switches)\n"
     "  --pipe-ports N        pOfan: a switch's downlinks, N to a pipe in port order\n"
     "                        (default 1: each its own pipe, the paper's 1Ofan;\n"
     "                        ofan-fattree.sh's --pipe-ports)\n"
@@ -498,6 +501,8 @@ main(int argc, char** argv)
                 Usage(std::string("--lb: unknown mode '") + optarg + "' (" + LbModeNames() +
                       ", reps)");
             lbName = optarg;
+            /* drb: the hosts choose, the switches follow */
+            roce.drb = topo.routing.mode == LbMode::Drb;
             break;
         case O_PIPES:
             topo.pipePorts = ArgU64("--pipe-ports", optarg, 1, 4096);
@@ -711,6 +716,9 @@ main(int argc, char** argv)
               "port, where ring and flows carry Symphony's step)");
     if (repsOptSet && !roce.reps)
         Usage("--reps-entropies, --reps-freeze-us and --reps-timeout-min-us are for --lb reps");
+    if (roce.drb && !isPerm)
+        Usage("--lb drb is for the perm command (its hosts choose each packet's UDP source "
+              "port, where ring and flows carry Symphony's step)");
     if (roce.wcc.algo != WCC_NONE && !isPerm)
         Usage("--cca is for the perm command (ring and flows run DCQCN: --cc)");
     if (ccaOptSet && roce.wcc.algo == WCC_NONE)
@@ -720,6 +728,13 @@ main(int argc, char** argv)
     if (!roce.wcc.swift_subflows)
         roce.wcc.swift_subflows = 1;
     roce.portBufferBytes = topo.routing.arBufferBytes;
+    /* drb's path numbers: through the top layer, an edge switch's
+     * uplinks times an aggregation switch's (a fat tree's (k/2)^2, a
+     * multi-pod fabric's cores, a leaf-spine's spines)
+     */
+    roce.drbPaths = topo.kind == "fattree"    ? topo.k / 2 * (topo.k / 2)
+                    : topo.kind == "multipod" ? topo.cores
+                                              : topo.spines;
     if (roce.wcc.algo != WCC_NONE)
     {
         /* 3 + the paths between two pods' hosts (htsim's threshold for

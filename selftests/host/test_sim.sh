@@ -44,7 +44,7 @@ require_built "$sim"
 tmp=$(mktemp -d /tmp/test_sim.XXXXXX)
 on_exit rm -rf "$tmp"
 
-ktap_plan 61
+ktap_plan 62
 
 merge() { jq -L "$TOP_DIR/tc-scripts" -c 'include "ringmerge"; .ranks | ring_merge(null)' "$1"; }
 
@@ -825,5 +825,29 @@ check_jq "eval/sim_ofan_cca.sh: every CCA and mode over two seeds with its SEM, 
 	'.points == [["dctcp","ar",2,true,true],["dctcp","ecmp",2,true,true],["dctcp","ofan",2,true,true],
 		     ["mswift","ar",2,true,true],["mswift","ecmp",2,true,true],["mswift","ofan",2,true,true]] and
 	 .head == [{cca: "dctcp", claim: null, ar: true, reps: null}, {cca: "mswift", claim: 39, ar: true, reps: null}]' "$r"
+
+# 62: --lb drb, host destination rotation (the Ofan paper's section 3.4):
+# each host rotates a pointer per destination and size class over the
+# (k/2)^2 paths through the cores, the switches follow its path number;
+# 256 packets a flow spread exactly evenly: every switch's uplinks carry
+# the same count (ECMP's and rps's do not); a failed link is skipped
+spread() { jq -c '[.ports[] | select(.port | test("^(edge|agg)[0-9]+->(agg|core)"))
+	| {sw: (.port | split("->")[0]), n: .packets}] | group_by(.sw) | map([.[].n] | max - min)
+	| {spread: max, switches: length}' "$1"; }
+"$sim" perm --k 4 --rate 100gbit --packets 256 --seed 2 --lb drb --out "$tmp/drb.json" >/dev/null
+"$sim" perm --k 4 --rate 100gbit --packets 256 --seed 2 --lb rps --out "$tmp/drb-rps.json" >/dev/null
+"$sim" perm --k 4 --rate 100gbit --packets 256 --seed 2 --lb ecmp --out "$tmp/drb-ecmp.json" >/dev/null
+"$sim" perm --k 4 --rate 100gbit --packets 256 --seed 2 --lb drb --fail 3 --out "$tmp/drb-fail.json" >/dev/null
+r=$(jq -nc --argjson d "$(spread "$tmp/drb.json")" --argjson e "$(spread "$tmp/drb-ecmp.json")" \
+	--argjson r "$(spread "$tmp/drb-rps.json")" \
+	--argjson f "$(jq -c '{complete: .sim.complete, acked: ([.hosts[].acked] | add),
+		failed: .topology.failed_links}' "$tmp/drb-fail.json")" \
+	--argjson dd "$(jq -c '{complete: .sim.complete, acked: ([.hosts[].acked] | add)}' "$tmp/drb.json")" \
+	--arg b "$(bad_rc ring --ring 1=0,1 --lb drb)" '{drb: $d, dd: $dd, ecmp: $e, rps: $r, fail: $f, b: $b}')
+ktap_print "uplink packet spread per switch (max - min): $r"
+check_jq "--lb drb: every switch's uplinks carry exactly as many packets (ECMP's and rps's do not); a failed link skipped; perm only" \
+	'.drb.spread == 0 and .drb.switches == 16 and .dd.complete and .dd.acked == 4096 and
+	 .ecmp.spread > 100 and .rps.spread > 10 and .fail.complete and .fail.acked == 4096 and
+	 .fail.failed == ["edge1-agg1"] and (.b | startswith("2 symofan-sim: --lb drb is for the perm command"))' "$r"
 
 ktap_finished

@@ -29,7 +29,7 @@ static constexpr uint32_t kSwitchNet = 0x0b000000; /* 11.0.0.0/8 */
 static constexpr uint32_t kEthFrameBytes = 14;
 
 static const char* const kModeNames[] =
-    {"ecmp", "ofan", "pofan", "rr", "rps", "static", "jsq", "ar"};
+    {"ecmp", "ofan", "pofan", "rr", "rps", "static", "jsq", "ar", "drb"};
 
 bool
 LbModeFromName(const std::string& name, LbMode* mode, uint32_t* pipePorts)
@@ -339,6 +339,22 @@ FabricRouting::ChooseUplink(Ptr<const Packet> p,
         for (uint32_t k = 0; k < w; k++)
             if ((valid >> ((slot + k) % w)) & 1)
                 return (slot + k) % w;
+        return -1;
+    }
+    case LbMode::Drb: {
+        uint8_t ports[2] = {};
+        uint32_t path;
+
+        /* the host's path number in the UDP source port: this switch's
+         * digit of it picks the uplink, or the next valid one
+         */
+        p->CopyData(ports, sizeof(ports));
+        path = (uint32_t)(ports[0] << 8 | ports[1]);
+        path = path >= kDrbPortBase ? path - kDrbPortBase : 0;
+        path = path / t.drbDivisor % w;
+        for (uint32_t k = 0; k < w; k++)
+            if ((valid >> ((path + k) % w)) & 1)
+                return (path + k) % w;
         return -1;
     }
     case LbMode::Ecmp: {

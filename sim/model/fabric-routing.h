@@ -20,6 +20,12 @@
  *	ar	adaptive routing: the same on the queue quantized to classes
  *		at 5, 10 and 20% of the port buffer (ofan_ar_class()), the
  *		lowest class wins, at random among equal ones
+ *	drb	the host's choice (host destination rotation, the Ofan paper's
+ *		section 3.4): the host numbers its paths to a destination
+ *		over the lowest common layer's switches and rotates a pointer
+ *		per destination and size class through them; each switch
+ *		takes its digit of that number (the UDP source port) as the
+ *		uplink, the next valid one past a failed link
  *	static	balanced destination routes: host i of an edge switch through
  *		uplink i mod w, or the next valid one (leafspine.sh --routing
  *		static, the Symphony paper's "static balanced routing")
@@ -69,7 +75,13 @@ enum class LbMode
     Static,
     Jsq,
     Ar,
+    Drb,
 };
+
+/* --lb drb: a host's path number rides in its packets' UDP source ports,
+ * kDrbPortBase + 0..paths - 1
+ */
+constexpr uint32_t kDrbPortBase = 49152;
 
 /* "ecmp", "ofan", ...; false for an unknown name.  "4ofan" is pOfan with
  * four ports a pipe, as the paper names it: its mode is Pofan, and
@@ -99,6 +111,10 @@ struct SwitchTable
     uint32_t nrKeys = 0;
     std::vector<uint32_t> pipeOfIf;  /* per interface: its pOfan pipe (downlinks) */
     uint32_t nrPipes = 1;
+    /* drb: this switch's digit of a path number is (path / drbDivisor)
+     * mod w: 1 at an edge switch, the edge switches' uplinks above
+     */
+    uint32_t drbDivisor = 1;
 };
 
 struct FabricRoutingConfig

@@ -22,8 +22,6 @@ NS_OBJECT_ENSURE_REGISTERED(RoceHost);
 
 static constexpr uint8_t kUdpProtocol = 17;
 static constexpr uint32_t kUdpBytes = 8;
-/* the UDP source port of ACKs, NAKs and CNPs (ringcoll's step base) */
-static constexpr uint16_t kControlPort = 49152;
 static constexpr uint32_t kPsnMask = 0xffffff;
 /* BTH byte 4's BECN bit (IBTA vol. 1, 9.2: backward explicit congestion
  * notification), which the unreliable transport's ACK sets when the data
@@ -132,8 +130,8 @@ RoceHost::Setup(Ptr<Node> node, uint32_t host, const RoceConfig& cfg)
     if (udp)
         m_ipv4->Remove(udp);
     m_ipv4->Insert(this);
-    if (cfg.reps)
-        m_repsRng = CreateObject<UniformRandomVariable>();
+    if (cfg.reps || cfg.drb)
+        m_rng = CreateObject<UniformRandomVariable>();
 }
 
 uint32_t
@@ -150,6 +148,8 @@ RoceHost::CreateQp(uint32_t dst, uint32_t qpn, uint32_t job)
     rto_init(&qp.reps.rtt);
     qp.reps.cache.assign(m_cfg.repsEntropies, 0);
     qp.reps.valid.assign(m_cfg.repsEntropies, false);
+    if (m_cfg.drb)
+        qp.drbNext = m_rng->GetInteger(0, m_cfg.drbPaths - 1);
     if (Windowed())
     {
         qp.win.params = m_cfg.wcc;
@@ -295,7 +295,7 @@ RoceHost::Reps() const
 uint16_t
 RoceHost::RepsRandom()
 {
-    return (uint16_t)(kRepsPortBase + m_repsRng->GetInteger(0, kRepsPorts - 1));
+    return (uint16_t)(kRepsPortBase + m_rng->GetInteger(0, kRepsPorts - 1));
 }
 
 void
@@ -503,6 +503,11 @@ RoceHost::Transmit(TxQp& qp, uint64_t nowStep)
         rto_sent(&qp.rto, seq, now);
     /* MSwift's subflows: an entropy each */
     uint16_t sport = m->sport + sub;
+    if (m_cfg.drb)
+    {
+        sport = kDrbPortBase + qp.drbNext;
+        qp.drbNext = (qp.drbNext + 1) % m_cfg.drbPaths;
+    }
     if (m_cfg.reps)
     {
         /* each sequence number once, but for --cca's resends */
@@ -643,12 +648,12 @@ RoceHost::SendIp(uint32_t dst, Ptr<Packet> p)
 }
 
 void
-RoceHost::SendControl(uint32_t dst, const uint8_t* l4, size_t len)
+RoceHost::SendControl(uint32_t dst, const uint8_t* l4, size_t len, uint16_t sport)
 {
     uint8_t buf[kUdpBytes + SYMPHONY_BTH_LEN + ROCE_CNP_PAD + ROCE_ICRC_LEN] = {};
 
     memcpy(buf + kUdpBytes, l4, len);
-    PutUdpHeader(buf, kControlPort, SYMPHONY_UDP_PORT_ROCEV2, len + ROCE_ICRC_LEN);
+    PutUdpHeader(buf, sport, SYMPHONY_UDP_PORT_ROCEV2, len + ROCE_ICRC_LEN);
     SendIp(dst, Create<Packet>(buf, kUdpBytes + len + ROCE_ICRC_LEN));
 }
 
@@ -705,6 +710,15 @@ RoceHost::OnData(uint32_t src, uint16_t sport, uint32_t qpn, uint32_t job, uint3
             /* the mark, echoed per packet (REPS reads it) */
             m_counters.ceReceived++;
             out[SYMPHONY_BTH_FECN_RSVD] |= kBthBecn;
+        }
+        if (m_cfg.drb)
+        {
+            if (rx.drbAckNext == UINT32_MAX)
+                rx.drbAckNext = m_rng->GetInteger(0, m_cfg.drbPaths - 1);
+            SendControl(src, out, len, kDrbPortBase + rx.drbAckNext);
+            rx.drbAckNext = (rx.drbAckNext + 1) % m_cfg.drbPaths;
+            m_counters.acksSent++;
+            return;
         }
         SendControl(src, out, len);
         m_counters.acksSent++;

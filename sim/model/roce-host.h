@@ -93,6 +93,13 @@ struct RoceConfig
      * lossRtoMinNs), and sends it again before new data.  wcc's round
      * trip and windows are per queue pair's path (SetPath()).
      */
+    /* --lb drb (unreliable transport only): each data packet's UDP
+     * source port is kDrbPortBase plus the next of drbPaths path numbers
+     * from a pointer per queue pair, each ACK's from a pointer per
+     * sender; the pointers start at random
+     */
+    bool drb = false;
+    uint32_t drbPaths = 1;
     struct wcc_params wcc = {};
     uint32_t dupThreshold = 3;
     /* the timeout's floor; 0: the path's base round trip plus the time
@@ -102,6 +109,9 @@ struct RoceConfig
     uint64_t lossRtoMinNs = 0;
     uint64_t portBufferBytes = 800000;
 };
+
+/* the UDP source port of ACKs, NAKs and CNPs (ringcoll's step base) */
+constexpr uint16_t kControlPort = 49152;
 
 /* REPS's entropies: UDP source ports kRepsPortBase.. + kRepsPorts - 1 */
 constexpr uint32_t kRepsPortBase = 49152;
@@ -282,6 +292,7 @@ class RoceHost : public IpL4Protocol
         EventId rtoEvent;
         RepsState reps;
         WindowState win;
+        uint32_t drbNext = 0; /* --lb drb: the data pointer */
     };
 
     struct RxQp
@@ -295,6 +306,7 @@ class RoceHost : public IpL4Protocol
         uint64_t highestSeq = 0; /* unreliable: the highest seen + 1 */
         bool ackLost = false;    /* loseAckOfMessage's, done */
         std::vector<bool> seen;  /* --cca: the sequence numbers received */
+        uint32_t drbAckNext = UINT32_MAX; /* --lb drb: the ACK pointer, unset */
     };
 
     void DoDispose() override;
@@ -303,7 +315,7 @@ class RoceHost : public IpL4Protocol
     void Transmit(TxQp& qp, uint64_t nowStep);
     void ArmRto(uint32_t qpIndex);
     void OnRto(uint32_t qpIndex);
-    void SendControl(uint32_t dst, const uint8_t* l4, size_t len);
+    void SendControl(uint32_t dst, const uint8_t* l4, size_t len, uint16_t sport = kControlPort);
     void SendIp(uint32_t dst, Ptr<Packet> p);
     void OnData(uint32_t src, uint16_t sport, uint32_t qpn, uint32_t job, uint32_t psn, bool last,
                 bool ce, uint64_t now);
@@ -349,7 +361,7 @@ class RoceHost : public IpL4Protocol
     AckedCallback m_acked;
     DownTargetCallback m_downTarget;
     DownTargetCallback6 m_downTarget6;
-    Ptr<UniformRandomVariable> m_repsRng;
+    Ptr<UniformRandomVariable> m_rng; /* REPS's entropies, drb's pointers */
     std::unordered_set<uint16_t> m_repsUsed;
 };
 

@@ -465,12 +465,27 @@ Fabric::ComputeTables(const TopologySpec& spec)
                                             OFAN_MAX_PIPES);
         if (!table->nrPipes)
             table->nrPipes = 1;
+        table->drbDivisor = info.tier == 1 ? 1 : std::max<uint32_t>(1, EdgeUplinks());
         FabricRoutingConfig cfg = spec.routing;
         cfg.hashSeed = (uint32_t)(spec.seed * 2654435761ULL + n);
         /* the stream first: SetSwitch() draws the pointers' starts */
         m_routers[n]->AssignStreams(spec.seed * 100003 + 50000 + n);
         m_routers[n]->SetSwitch(table, cfg);
     }
+}
+
+uint32_t
+Fabric::EdgeUplinks() const
+{
+    for (uint32_t n = 0; n < m_nodes.GetN(); n++)
+        if (m_info[n].tier == 1)
+        {
+            uint32_t up = 0;
+            for (const Link& link : m_links)
+                up += link.a == n;
+            return up;
+        }
+    return 0;
 }
 
 uint32_t

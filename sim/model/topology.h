@@ -107,6 +107,8 @@ class Fabric
   public:
     void Build(const TopologySpec& spec, const RoceConfig& roce);
 
+    /* an edge switch's uplinks */
+    uint32_t EdgeUplinks() const;
     uint32_t NumHosts() const;
     uint32_t NumSwitchLinks() const;
     std::string LinkName(uint32_t link) const;
