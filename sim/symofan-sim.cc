@@ -1070,8 +1070,8 @@ main(int argc, char** argv)
     if (roce.reps)
         os << ",\"reps\":{\"entropies\":" << roce.repsEntropies
            << ",\"freeze_us\":" << roce.repsFreezeNs / 1000
-           << ",\"explore_after_freeze\":" << kRepsExploreAfterFreeze
-           << ",\"ports\":[" << kRepsPortBase << "," << kRepsPortBase + kRepsPorts - 1 << "]"
+           << ",\"explore_after_freeze\":" << REPS_EXPLORE_AFTER_FREEZE
+           << ",\"ports\":[" << REPS_PORT_BASE << "," << REPS_PORT_BASE + REPS_PORTS - 1 << "]"
            << ",\"timeout_min_ns\":" << roce.repsTimeoutMinNs << ",\"ecn_threshold_bytes\":"
            << (repsEcnBytes ? std::to_string(repsEcnBytes) : std::string("null")) << "}";
     if (roce.wcc.algo != WCC_NONE)

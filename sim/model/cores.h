@@ -18,6 +18,7 @@ extern "C" {
 #include "workload/roce_frame.h"
 #include "workload/rto.h"
 #include "workload/window_cc.h"
+#include "workload/reps.h"
 #include "workload/permutation_lb.h"
 #include "ofan/ofan_core.h"
 #include "ofan/ofan_perm.h"

@@ -149,12 +149,12 @@ PermDriver::HostItems() const
            << ",\"lost\":" << (received < m_spec.packets ? m_spec.packets - received : 0)
            << ",\"reordered\":" << c.reordered;
         if (m_hosts[h]->Reps())
-            os << ",\"reps\":{\"explored\":" << c.repsExplored << ",\"recycled\":" << c.repsRecycled
-               << ",\"retired\":" << c.repsRetired << ",\"cached\":" << c.repsCached
-               << ",\"frozen_episodes\":" << c.repsFreezes
-               << ",\"frozen_reused\":" << c.repsFrozenReused
-               << ",\"frozen_explored\":" << c.repsFrozenExplored
-               << ",\"frozen_ns\":" << c.repsFrozenNs << ",\"timeouts\":" << c.repsTimeouts
+            os << ",\"reps\":{\"explored\":" << c.reps.explored << ",\"recycled\":" << c.reps.recycled
+               << ",\"retired\":" << c.reps.retired << ",\"cached\":" << c.reps.cached
+               << ",\"frozen_episodes\":" << c.reps.freezes
+               << ",\"frozen_reused\":" << c.reps.frozen_reused
+               << ",\"frozen_explored\":" << c.reps.frozen_explored
+               << ",\"frozen_ns\":" << c.reps.frozen_ns << ",\"timeouts\":" << c.reps.timeouts
                << ",\"distinct_entropies\":" << c.repsDistinct
                << ",\"ce_received\":" << c.ceReceived << "}";
         if (m_windowed)

@@ -132,6 +132,9 @@ RoceHost::Setup(Ptr<Node> node, uint32_t host, const RoceConfig& cfg)
     m_ipv4->Insert(this);
     if (cfg.reps || cfg.drb)
         m_rng = CreateObject<UniformRandomVariable>();
+    m_repsParams.entropies = cfg.repsEntropies;
+    m_repsParams.freeze_ns = cfg.repsFreezeNs;
+    m_repsParams.timeout_min_ns = cfg.repsTimeoutMinNs;
 }
 
 uint32_t
@@ -145,9 +148,7 @@ RoceHost::CreateQp(uint32_t dst, uint32_t qpn, uint32_t job)
     qp.job = job;
     dcqcn_init(&qp.cc, &m_cfg.dcqcn);
     rto_init(&qp.rto);
-    rto_init(&qp.reps.rtt);
-    qp.reps.cache.assign(m_cfg.repsEntropies, 0);
-    qp.reps.valid.assign(m_cfg.repsEntropies, false);
+    reps_init(&qp.reps, &m_repsParams);
     if (m_cfg.drb)
         qp.drbNext = m_rng->GetInteger(0, m_cfg.drbPaths - 1);
     if (Windowed())
@@ -261,141 +262,16 @@ RoceHost::Reps() const
 }
 
 /*
- * REPS, Recycled Entropy Packet Spraying (Bonato et al., arXiv 2407.21625,
- * the Ofan paper's [8], UEC's host load balancing), as this model runs
- * it.  The mechanism was learnt from the paper and from the public htsim
- * that ran the Ofan paper's figures (smcclure20/csg-htsim, whose REPS the
- * upstream Broadcom/csg-htsim also has); the code is this project's own.
- *
- * - The entropy is the UDP source port (kRepsPortBase + 0..kRepsPorts-1),
- *   which the switches' ECMP hashes.
- * - A cache of repsEntropies entropies (default 8, htsim's buffer) in a
- *   ring: an ACK without an ECN echo puts its packet's entropy at the
- *   head, over the oldest when the ring is full (recycling); an ACK with
- *   an echo puts nothing back (the entropy is retired).
- * - Each data packet takes the oldest entropy not yet taken back from the
- *   cache; with none there it explores a fresh one, uniform over the
- *   port range.
- * - Freezing: a data packet unACKed for longer than the timeout is a
- *   timeout: rto.h's estimate (smoothed round trip plus four deviations,
- *   RFC 6298) from every ACK's round trip, at least repsTimeoutMinNs
- *   (default 2 us, htsim's minimum RTO), 1 s before the first sample;
- *   the first one outside a freeze and outside the exploration after one
- *   freezes the cache for repsFreezeNs (default 10 ms, htsim's): while
- *   frozen, packets reuse the cached entropies in turn, taken or not, and
- *   explore only if the cache is empty; unmarked ACKs still refresh it.
- *   The freeze ends at the first send or ACK past its deadline: the cache
- *   is emptied and the next kRepsExploreAfterFreeze (16, htsim's)
- *   entropies are random, then recycling resumes.
- *   Where htsim checks an entropy's oldest unACKed send when that entropy
- *   comes up for reuse, this model checks the queue pair's oldest unACKed
- *   packet at each send: this transport never resends, so a lost packet's
- *   entropy would never come up again.
+ * REPS (--lb reps): workload/reps.h's cache per queue pair, the
+ * simulator's random stream for the entropies it explores, and each
+ * sequence number's entropy, send time and state in TxQp::repsSent; a
+ * --cca resend takes a new entropy and sends the packet's record again.
  */
-uint16_t
-RoceHost::RepsRandom()
-{
-    return (uint16_t)(kRepsPortBase + m_rng->GetInteger(0, kRepsPorts - 1));
-}
-
 void
-RoceHost::RepsThaw(RepsState& r, uint64_t now)
+RoceHost::RepsOnAck(TxQp& qp, uint64_t seq, bool ecnEcho, uint64_t now)
 {
-    if (!r.frozen || now < r.frozenUntilNs)
-        return;
-    r.frozen = false;
-    m_counters.repsFrozenNs += now - r.frozenSinceNs;
-    std::fill(r.valid.begin(), r.valid.end(), false);
-    r.head = r.fresh = r.filled = r.frozenNext = 0;
-    r.explore = kRepsExploreAfterFreeze;
-}
-
-uint16_t
-RoceHost::RepsNextEntropy(RepsState& r, uint64_t now)
-{
-    uint32_t n = r.cache.size();
-    uint16_t e;
-
-    /* timeouts: the oldest packets neither ACKed nor timed out yet */
-    while (r.oldest < r.state.size())
-    {
-        if (r.state[r.oldest])
-        {
-            r.oldest++;
-            continue;
-        }
-        if (now - r.sentNs[r.oldest] <= rto_ns(&r.rtt, m_cfg.repsTimeoutMinNs))
-            break;
-        r.state[r.oldest++] = 2;
-        m_counters.repsTimeouts++;
-        if (m_cfg.repsFreezeNs && !r.frozen && !r.explore)
-        {
-            r.frozen = true;
-            r.frozenSinceNs = now;
-            r.frozenUntilNs = now + m_cfg.repsFreezeNs;
-            r.frozenNext = 0;
-            m_counters.repsFreezes++;
-        }
-    }
-    RepsThaw(r, now);
-    if (r.explore)
-    {
-        r.explore--;
-        m_counters.repsExplored++;
-        return RepsRandom();
-    }
-    if (r.frozen)
-    {
-        if (!r.filled)
-        {
-            m_counters.repsFrozenExplored++;
-            return RepsRandom();
-        }
-        e = r.cache[r.frozenNext];
-        r.frozenNext = (r.frozenNext + 1) % r.filled;
-        m_counters.repsFrozenReused++;
-        return e;
-    }
-    if (!r.fresh)
-    {
-        m_counters.repsExplored++;
-        return RepsRandom();
-    }
-    /* the oldest valid entry: the fresh ones are the newest, before head */
-    uint32_t slot = (r.head + n - r.fresh) % n;
-    r.valid[slot] = false;
-    r.fresh--;
-    m_counters.repsRecycled++;
-    return r.cache[slot];
-}
-
-void
-RoceHost::RepsOnAck(RepsState& r, uint64_t seq, bool ecnEcho, uint64_t now)
-{
-    uint32_t n = r.cache.size();
-
-    if (seq >= r.state.size() || r.state[seq] == 1)
-        return;
-    r.state[seq] = 1;
-    /* the round trip of this very packet (no resends: Karn's rule holds) */
-    r.rtt.timing = true;
-    r.rtt.timed_seq = seq;
-    r.rtt.timed_sent_ns = r.sentNs[seq];
-    rto_acked(&r.rtt, seq + 1, now);
-    RepsThaw(r, now);
-    if (ecnEcho)
-    {
-        m_counters.repsRetired++;
-        return;
-    }
-    m_counters.repsCached++;
-    if (!r.valid[r.head])
-        r.fresh++;
-    r.cache[r.head] = r.sentEntropy[seq];
-    r.valid[r.head] = true;
-    r.head = (r.head + 1) % n;
-    if (r.filled < n)
-        r.filled++;
+    reps_on_ack(&qp.reps, qp.repsSent.data(), qp.repsSent.size(), seq, ecnEcho, now,
+                &m_counters.reps);
 }
 
 /* Run the pump now, or when the NIC is next free. */
@@ -511,19 +387,14 @@ RoceHost::Transmit(TxQp& qp, uint64_t nowStep)
     if (m_cfg.reps)
     {
         /* each sequence number once, but for --cca's resends */
-        sport = RepsNextEntropy(qp.reps, now);
-        if (seq == qp.reps.state.size())
-        {
-            qp.reps.sentEntropy.push_back(sport);
-            qp.reps.sentNs.push_back(now);
-            qp.reps.state.push_back(0);
-        }
-        else
-        {
-            NS_ASSERT(windowed && seq < qp.reps.state.size());
-            qp.reps.sentEntropy[seq] = sport;
-            qp.reps.sentNs[seq] = now;
-        }
+        sport = reps_next(&qp.reps, &m_repsParams, qp.repsSent.data(), qp.repsSent.size(), now,
+                          &m_counters.reps);
+        if (sport == REPS_EXPLORE)
+            sport = REPS_PORT_BASE + m_rng->GetInteger(0, REPS_PORTS - 1);
+        NS_ASSERT(seq == qp.repsSent.size() || (windowed && seq < qp.repsSent.size()));
+        if (seq == qp.repsSent.size())
+            qp.repsSent.emplace_back();
+        reps_sent_at(qp.repsSent.data(), seq, sport, now);
         if (m_repsUsed.insert(sport).second)
             m_counters.repsDistinct++;
     }
@@ -806,7 +677,7 @@ RoceHost::OnAck(uint32_t qpn, uint32_t psn, uint8_t syndrome, bool becn, uint64_
             return;
         }
         if (m_cfg.reps)
-            RepsOnAck(qp->reps, SeqOf(qp->nextSeq, psn), becn, now);
+            RepsOnAck(*qp, SeqOf(qp->nextSeq, psn), becn, now);
         if (!m_acked.IsNull())
             m_acked(index, psn);
         return;
@@ -1007,7 +878,7 @@ RoceHost::WindowOnAck(uint32_t index, uint64_t seq, bool ecnEcho, uint64_t now)
     if (!m_counters.minCwndBytes || cc.cwnd_bytes < m_counters.minCwndBytes)
         m_counters.minCwndBytes = cc.cwnd_bytes;
     if (m_cfg.reps)
-        RepsOnAck(qp.reps, seq, ecnEcho, now);
+        RepsOnAck(qp, seq, ecnEcho, now);
     if (w.txIndex[seq] + 1 > w.highestAckedTx)
         w.highestAckedTx = w.txIndex[seq] + 1;
     while (!w.outstanding.empty() &&

@@ -18,7 +18,7 @@
  * the entropy the fabric's ECMP hashes, by Recycled Entropy Packet
  * Spraying (REPS; Bonato et al., "REPS: Recycling Entropies for Packet
  * Spraying to Adaptively Explore Paths and Mitigate Failures", arXiv
- * 2407.21625, as UEC adopted it): roce-host.cc has the algorithm.  The
+ * 2407.21625, as UEC adopted it): workload/reps.h, permsend's too.  The
  * receiver echoes a data packet's CE mark in its ACK's BTH BECN bit.
  */
 #ifndef SYMOFAN_SIM_ROCE_HOST_H
@@ -113,11 +113,6 @@ struct RoceConfig
 /* the UDP source port of ACKs, NAKs and CNPs (ringcoll's step base) */
 constexpr uint16_t kControlPort = 49152;
 
-/* REPS's entropies: UDP source ports kRepsPortBase.. + kRepsPorts - 1 */
-constexpr uint32_t kRepsPortBase = 49152;
-constexpr uint32_t kRepsPorts = 16384;
-/* entropies explored at random after a freeze ends, before recycling */
-constexpr uint32_t kRepsExploreAfterFreeze = 16;
 
 /* What the NIC counts; the names of ringcoll's "counters". */
 struct RoceCounters
@@ -133,16 +128,9 @@ struct RoceCounters
     /* the unreliable transport's */
     uint64_t acksReceived = 0, reordered = 0;
     uint64_t lastAckNs = 0;
-    /* REPS's: entropies drawn at random (not frozen), taken back from the
-     * cache (recycled), ACKs with an ECN echo (their entropy retired),
-     * ACKs without one (their entropy cached), entropies reused from the
-     * frozen cache, drawn at random while frozen (the cache empty),
-     * packets unACKed past the timeout, freezes, time frozen (ended
-     * freezes), distinct entropies sent
-     */
-    uint64_t repsExplored = 0, repsRecycled = 0, repsRetired = 0, repsCached = 0;
-    uint64_t repsFrozenReused = 0, repsFrozenExplored = 0, repsTimeouts = 0;
-    uint64_t repsFreezes = 0, repsFrozenNs = 0, repsDistinct = 0;
+    /* REPS's (workload/reps.h's counters), and the distinct entropies sent */
+    struct reps_counters reps = {};
+    uint64_t repsDistinct = 0;
     /* the window's (--cca): packets declared lost by duplicate ACKs and
      * by timeouts, ACKs of packets already ACKed, the window's decreases
      * and NSCC's quick adapts, the smallest window, bytes
@@ -233,26 +221,6 @@ class RoceHost : public IpL4Protocol
         uint64_t startRateBps; /* the rate its first packet left at, 0 until then */
     };
 
-    /* REPS's state of a queue pair (roce-host.cc) */
-    struct RepsState
-    {
-        std::vector<uint16_t> cache; /* a ring of entropies */
-        std::vector<bool> valid;     /* not yet taken back */
-        uint32_t head = 0;           /* the next slot written */
-        uint32_t fresh = 0;          /* valid entries: the newest, before head */
-        uint32_t filled = 0;         /* slots ever written */
-        uint32_t frozenNext = 0;     /* frozen: the next slot reused */
-        bool frozen = false;
-        uint64_t frozenSinceNs = 0, frozenUntilNs = 0;
-        uint32_t explore = 0;        /* random entropies still to draw */
-        /* per sequence number: its entropy, send time, 1 ACKed, 2 timed out */
-        std::vector<uint16_t> sentEntropy;
-        std::vector<uint64_t> sentNs;
-        std::vector<uint8_t> state;
-        uint64_t oldest = 0;         /* the first not ACKed nor timed out */
-        struct rto_state rtt;        /* round trips, for the timeout */
-    };
-
     /* --cca's state of a queue pair (roce-host.cc) */
     struct WindowState
     {
@@ -290,7 +258,11 @@ class RoceHost : public IpL4Protocol
         uint32_t firstUnacked = 0;  /* messages before it are acked */
         std::vector<Message> msgs;
         EventId rtoEvent;
-        RepsState reps;
+        /* REPS (workload/reps.h): the cache, and each sequence number's
+         * entropy, send time and state
+         */
+        struct reps reps;
+        std::vector<struct reps_sent> repsSent;
         WindowState win;
         uint32_t drbNext = 0; /* --lb drb: the data pointer */
     };
@@ -320,10 +292,7 @@ class RoceHost : public IpL4Protocol
     void OnData(uint32_t src, uint16_t sport, uint32_t qpn, uint32_t job, uint32_t psn, bool last,
                 bool ce, uint64_t now);
     void OnAck(uint32_t qpn, uint32_t psn, uint8_t syndrome, bool becn, uint64_t now);
-    uint16_t RepsNextEntropy(RepsState& r, uint64_t now);
-    void RepsOnAck(RepsState& r, uint64_t seq, bool ecnEcho, uint64_t now);
-    void RepsThaw(RepsState& r, uint64_t now);
-    uint16_t RepsRandom();
+    void RepsOnAck(TxQp& qp, uint64_t seq, bool ecnEcho, uint64_t now);
     void OnCnp(uint32_t qpn, uint64_t now);
     bool Windowed() const;
     /* --cca: the sequence number and subflow @qp sends next, false if
@@ -362,6 +331,7 @@ class RoceHost : public IpL4Protocol
     DownTargetCallback m_downTarget;
     DownTargetCallback6 m_downTarget6;
     Ptr<UniformRandomVariable> m_rng; /* REPS's entropies, drb's pointers */
+    struct reps_params m_repsParams;
     std::unordered_set<uint16_t> m_repsUsed;
 };
 
