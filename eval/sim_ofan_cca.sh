@@ -23,6 +23,9 @@
 #   --seeds N          seeds per point (default 10, the paper's)
 #   --k K              fat-tree arity (default 12, the paper's; smaller
 #                      runs keep the paper's other settings)
+#   --dupack-threshold N  a loss after N duplicate ACKs (default: the
+#                      simulator's, 3 + (k/2)^2; a large N leaves losses
+#                      to the timeout: the control for spurious resends)
 #   --jobs N           runs at once (default: the cores)
 #   --out FILE         JSON (default build/results/sim_ofan_cca.json); the
 #                      plot next to it (FILE without .json, .png)
@@ -39,6 +42,7 @@ seeds=10
 k=12
 jobs=$(nproc)
 out=$top/build/results/sim_ofan_cca.json
+dup_args=()
 
 die() { echo "$prog: $*" >&2; exit 1; }
 usage() { sed -n '/^# Usage:/,/^[^#]/s/^# \{0,1\}//p' "$0" >&2; exit 2; }
@@ -51,6 +55,7 @@ while [ $# -gt 0 ]; do
 	--packets) packets=$2 ;;
 	--seeds) seeds=$2 ;;
 	--k) k=$2 ;;
+	--dupack-threshold) dup_args=(--dupack-threshold "$2") ;;
 	--jobs) jobs=$2 ;;
 	--out) out=$2 ;;
 	*) echo "$prog: unknown option '$1'" >&2; usage ;;
@@ -83,13 +88,14 @@ total=$(wc -l <"$work/plan")
 run_one() {	# run_one CCA MODE SEED: the run's summary line on stdout
 	local f=$work/$1-$2-$3.json
 	"$sim" perm --paper-ofan --k "$k" --packets "$packets" --cca "$1" --lb "$2" --seed "$3" \
-		--out "$f" || echo "$prog: $1 $2 seed $3 did not complete" >&2
+		"${dup_args[@]}" --out "$f" || echo "$prog: $1 $2 seed $3 did not complete" >&2
 	jq -c --arg cca "$1" --arg mode "$2" --argjson seed "$3" '
-	  .paper_ofan.frame_bytes as $frame
+	  .cca.dupack_threshold as $dup
+	  | .paper_ofan.frame_bytes as $frame
 	  | ($frame + .paper_ofan.ifg_bytes) as $wire
 	  | ([.hosts[].cct_ns] | max) as $cct
 	  | ([.hosts[].lower_bound_full_rate_ns] | max) as $lb
-	  | {cca: $cca, mode: $mode, seed: $seed, complete: .sim.complete,
+	  | {cca: $cca, mode: $mode, seed: $seed, complete: .sim.complete, dupack_threshold: $dup,
 	     cct_ns: $cct, lower_bound_ns: $lb, cct_increase: ($cct / $lb - 1),
 	     # a host link busy with the data for its line-rate time, over
 	     # the collective
@@ -123,6 +129,7 @@ jq -s --argjson k "$k" --argjson packets "$packets" --arg date "$(date -u +%FT%T
   def stat(f): [.[] | f] | {mean: mean, sem: sem};
   (group_by([.cca, .mode]) | map({
       cca: .[0].cca, mode: .[0].mode, runs: length, complete: ([.[].complete] | all),
+      dupack_threshold: .[0].dupack_threshold,
       cct_increase: stat(.cct_increase), utilization: stat(.utilization),
       max_queue_frames: stat(.max_queue_frames), drops: stat(.drops),
       resent: stat(.resent), lost_timeout: stat(.lost_timeout),
