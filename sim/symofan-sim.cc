@@ -167,6 +167,9 @@ static const char kUsage[] =
     "                        at least US microseconds (1..10000000), is lost (default:\n"
     "                        the path's base round trip plus the time its switch\n"
     "                        ports' --ar-buffer takes to drain)\n"
+    "  --cwnd-init-pct P --cwnd-max-pct P  --cca: the windows' start and ceiling,\n"
+    "                        % of the path's bandwidth-delay product (1..10000;\n"
+    "                        default 100 and 150)\n"
     "  --mswift-subflows N   --cca mswift: windows per host, each its own UDP source\n"
     "                        port (1..256; default 1)\n"
     "Run:\n"
@@ -320,7 +323,7 @@ main(int argc, char** argv)
         O_SIZE, O_CHANNELS, O_STEPQPS, O_ITER, O_STEPBASE, O_STEPFLOWS, O_FIXED, O_MTU,
         O_RTO, O_LOSEACK, O_CNP, O_DALPHA, O_DTIMER, O_DBYTES, O_DRAI, O_DRHAI, O_DG, O_DF, O_DMIN, O_PFC, O_SEED, O_STOP, O_OUT, O_BG, O_LINKS, O_BURST, O_PACKETS, O_LOAD, O_GRID, O_FAILP, O_JOBSIZE, O_JOBITER, O_RINGJOBS,
         O_CC, O_FLOWS, O_SYMAT, O_DDEC, O_DCLAMP, O_FLOW, O_OFANSTART, O_ARBUF,
-        O_REPSN, O_REPSFREEZE, O_REPSTMIN, O_PAPER, O_CCA, O_DUPTHR, O_SUBFLOWS, O_LOSSRTO,
+        O_REPSN, O_REPSFREEZE, O_REPSTMIN, O_PAPER, O_CCA, O_DUPTHR, O_SUBFLOWS, O_LOSSRTO, O_CWNDINIT, O_CWNDMAX,
     };
     static const struct option opts[] = {
         {"topology", required_argument, nullptr, O_TOPOLOGY},
@@ -392,6 +395,8 @@ main(int argc, char** argv)
         {"dupack-threshold", required_argument, nullptr, O_DUPTHR},
         {"mswift-subflows", required_argument, nullptr, O_SUBFLOWS},
         {"loss-rto-min-us", required_argument, nullptr, O_LOSSRTO},
+        {"cwnd-init-pct", required_argument, nullptr, O_CWNDINIT},
+        {"cwnd-max-pct", required_argument, nullptr, O_CWNDMAX},
         {"help", no_argument, nullptr, 'h'},
         {nullptr, 0, nullptr, 0},
     };
@@ -545,6 +550,14 @@ main(int argc, char** argv)
             break;
         case O_SUBFLOWS:
             roce.wcc.swift_subflows = ArgU64("--mswift-subflows", optarg, 1, 256);
+            ccaOptSet = true;
+            break;
+        case O_CWNDINIT:
+            roce.initCwndPct = ArgU64("--cwnd-init-pct", optarg, 1, 10000);
+            ccaOptSet = true;
+            break;
+        case O_CWNDMAX:
+            roce.maxCwndPct = ArgU64("--cwnd-max-pct", optarg, 1, 10000);
             ccaOptSet = true;
             break;
         case O_LOSSRTO:
@@ -722,7 +735,11 @@ main(int argc, char** argv)
     if (roce.wcc.algo != WCC_NONE && !isPerm)
         Usage("--cca is for the perm command (ring and flows run DCQCN: --cc)");
     if (ccaOptSet && roce.wcc.algo == WCC_NONE)
-        Usage("--dupack-threshold, --mswift-subflows and --loss-rto-min-us are for --cca");
+        Usage("--dupack-threshold, --mswift-subflows, --loss-rto-min-us, --cwnd-init-pct and "
+              "--cwnd-max-pct are for --cca");
+    if (roce.maxCwndPct < roce.initCwndPct)
+        Usage("--cwnd-max-pct " + std::to_string(roce.maxCwndPct) + " is below --cwnd-init-pct " +
+              std::to_string(roce.initCwndPct));
     if (roce.wcc.swift_subflows > 1 && roce.wcc.algo != WCC_MSWIFT)
         Usage("--mswift-subflows is for --cca mswift");
     if (!roce.wcc.swift_subflows)
@@ -1080,6 +1097,7 @@ main(int argc, char** argv)
            << ",\"loss_rto_min_ns\":"
            << (roce.lossRtoMinNs ? std::to_string(roce.lossRtoMinNs) : std::string("\"path\""))
            << ",\"mswift_subflows\":" << roce.wcc.swift_subflows
+           << ",\"cwnd_init_pct\":" << roce.initCwndPct << ",\"cwnd_max_pct\":" << roce.maxCwndPct
            << ",\"port_limit_packets\":"
            << (portLimitPackets ? std::to_string(portLimitPackets) : std::string("null"))
            << ",\"ecn_threshold_bytes\":"

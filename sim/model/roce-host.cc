@@ -181,6 +181,9 @@ RoceHost::SetPath(uint32_t qpIndex, uint32_t hops, uint64_t baseRttNs)
      * the bandwidth-delay product
      */
     wcc_params_default(&w.params, m_cfg.wcc.algo, frame, baseRttNs, bdp / subflows);
+    w.params.init_cwnd_bytes = std::max<uint64_t>(frame, bdp / subflows * m_cfg.initCwndPct / 100);
+    w.params.max_cwnd_bytes = std::max<uint64_t>(w.params.init_cwnd_bytes,
+                                                 bdp / subflows * m_cfg.maxCwndPct / 100);
     w.params.swift_subflows = subflows;
     w.params.swift_hops = hops;
     w.params.swift_hop_ns = m_cfg.wcc.swift_hop_ns;
@@ -729,8 +732,11 @@ RoceHost::Windowed() const
  * sprayed transports declare it (duplicate ACKs past a threshold that
  * tolerates the reordering of many paths, or a timeout), and the lost
  * packet sent again before new data.  Transmissions are numbered in
- * the order they leave; a packet is lost once an ACK came back for a
- * transmission dupThreshold or more after its own.
+ * the order they leave; a packet is lost once ACKs came back for
+ * dupThreshold transmissions after its own (RFC 6675's IsLost() with
+ * per-packet ACKs as its SACK blocks; htsim's duplicate ACKs count the
+ * same arrivals past a hole).  Only the oldest packet in flight need be
+ * checked: a later one has no more ACKs after it.
  */
 uint32_t
 RoceHost::FrameBytes(const TxQp& qp, uint64_t seq) const
@@ -807,6 +813,7 @@ RoceHost::WindowSent(TxQp& qp, uint64_t seq, uint32_t sub, uint32_t bytes, uint6
         w.sends[seq]++;
     w.state[seq] = 0;
     w.outstanding[w.transmissions++] = seq;
+    w.txAcked.push_back(0);
     w.inflight[sub] += bytes;
     w.nextSubflow = (sub + 1) % w.cc.size();
     WindowArmTimer(index);
@@ -860,6 +867,10 @@ RoceHost::WindowOnAck(uint32_t index, uint64_t seq, bool ecnEcho, uint64_t now)
         w.inflight[sub] -= bytes;
     }
     w.state[seq] = 1;
+    w.txAcked[w.txIndex[seq]] = 1;
+    w.ackedTx++;
+    if (w.txIndex[seq] < w.scanPos)
+        w.ackedBelowScan++;
     /* Karn: a resent packet's ACK times nothing */
     rtt = w.sends[seq] == 1 ? now - w.sentNs[seq] : 0;
     if (rtt)
@@ -879,11 +890,16 @@ RoceHost::WindowOnAck(uint32_t index, uint64_t seq, bool ecnEcho, uint64_t now)
         m_counters.minCwndBytes = cc.cwnd_bytes;
     if (m_cfg.reps)
         RepsOnAck(qp, seq, ecnEcho, now);
-    if (w.txIndex[seq] + 1 > w.highestAckedTx)
-        w.highestAckedTx = w.txIndex[seq] + 1;
-    while (!w.outstanding.empty() &&
-           w.outstanding.begin()->first + m_cfg.dupThreshold < w.highestAckedTx)
-        WindowLost(qp, w.outstanding.begin()->first, false, now);
+    while (!w.outstanding.empty())
+    {
+        uint64_t oldest = w.outstanding.begin()->first;
+
+        for (; w.scanPos < oldest; w.scanPos++)
+            w.ackedBelowScan += w.txAcked[w.scanPos];
+        if (w.ackedTx - w.ackedBelowScan < m_cfg.dupThreshold)
+            break;
+        WindowLost(qp, oldest, false, now);
+    }
     if (!m_acked.IsNull())
         m_acked(index, seq & kPsnMask);
     WindowArmTimer(index);

@@ -102,6 +102,10 @@ struct RoceConfig
     uint32_t drbPaths = 1;
     struct wcc_params wcc = {};
     uint32_t dupThreshold = 3;
+    /* the windows' start and ceiling, % of the path's bandwidth-delay
+     * product (window_cc.h's defaults: 100 and 150)
+     */
+    uint32_t initCwndPct = 100, maxCwndPct = 150;
     /* the timeout's floor; 0: the path's base round trip plus the time
      * its ports' buffers (portBufferBytes each, at the line rate) take
      * to drain, the longest a packet not lost can wait
@@ -239,7 +243,12 @@ class RoceHost : public IpL4Protocol
         std::map<uint64_t, uint64_t> outstanding; /* transmission -> sequence */
         std::deque<uint64_t> resend;             /* lost, to send again */
         uint64_t transmissions = 0;
-        uint64_t highestAckedTx = 0;             /* + 1; 0: none */
+        /* per transmission: ACKed; the ACKed ones, and those below
+         * scanPos (the oldest in flight, or past it), for the count
+         * of ACKs after the oldest
+         */
+        std::vector<uint8_t> txAcked;
+        uint64_t ackedTx = 0, scanPos = 0, ackedBelowScan = 0;
         uint64_t rtoMinNs = 0;                   /* the timeout's floor */
         struct rto_state rtt;
         EventId lossTimer;
