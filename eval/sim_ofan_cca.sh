@@ -26,6 +26,9 @@
 #   --dupack-threshold N  a loss after N duplicate ACKs (default: the
 #                      simulator's, 3 + (k/2)^2; a large N leaves losses
 #                      to the timeout: the control for spurious resends)
+#   --cwnd-init-pct P --cwnd-max-pct P  the windows' start and ceiling, % of
+#                      the path's bandwidth-delay product (default: the
+#                      simulator's, 100 and 150)
 #   --jobs N           runs at once (default: the cores)
 #   --out FILE         JSON (default build/results/sim_ofan_cca.json); the
 #                      plot next to it (FILE without .json, .png)
@@ -42,7 +45,7 @@ seeds=10
 k=12
 jobs=$(nproc)
 out=$top/build/results/sim_ofan_cca.json
-dup_args=()
+sim_args=()
 
 die() { echo "$prog: $*" >&2; exit 1; }
 usage() { sed -n '/^# Usage:/,/^[^#]/s/^# \{0,1\}//p' "$0" >&2; exit 2; }
@@ -55,7 +58,9 @@ while [ $# -gt 0 ]; do
 	--packets) packets=$2 ;;
 	--seeds) seeds=$2 ;;
 	--k) k=$2 ;;
-	--dupack-threshold) dup_args=(--dupack-threshold "$2") ;;
+	--dupack-threshold|--cwnd-init-pct|--cwnd-max-pct)
+		[[ $2 =~ ^[1-9][0-9]*$ ]] || die "$1 '$2': wants a positive number"
+		sim_args+=("$1" "$2") ;;
 	--jobs) jobs=$2 ;;
 	--out) out=$2 ;;
 	*) echo "$prog: unknown option '$1'" >&2; usage ;;
@@ -88,14 +93,16 @@ total=$(wc -l <"$work/plan")
 run_one() {	# run_one CCA MODE SEED: the run's summary line on stdout
 	local f=$work/$1-$2-$3.json
 	"$sim" perm --paper-ofan --k "$k" --packets "$packets" --cca "$1" --lb "$2" --seed "$3" \
-		"${dup_args[@]}" --out "$f" || echo "$prog: $1 $2 seed $3 did not complete" >&2
+		"${sim_args[@]}" --out "$f" || echo "$prog: $1 $2 seed $3 did not complete" >&2
 	jq -c --arg cca "$1" --arg mode "$2" --argjson seed "$3" '
-	  .cca.dupack_threshold as $dup
+	  .cca as $cc
+	  | .cca.dupack_threshold as $dup
 	  | .paper_ofan.frame_bytes as $frame
 	  | ($frame + .paper_ofan.ifg_bytes) as $wire
 	  | ([.hosts[].cct_ns] | max) as $cct
 	  | ([.hosts[].lower_bound_full_rate_ns] | max) as $lb
 	  | {cca: $cca, mode: $mode, seed: $seed, complete: .sim.complete, dupack_threshold: $dup,
+	     cwnd_init_pct: $cc.cwnd_init_pct, cwnd_max_pct: $cc.cwnd_max_pct,
 	     cct_ns: $cct, lower_bound_ns: $lb, cct_increase: ($cct / $lb - 1),
 	     # a host link busy with the data for its line-rate time, over
 	     # the collective
@@ -129,7 +136,8 @@ jq -s --argjson k "$k" --argjson packets "$packets" --arg date "$(date -u +%FT%T
   def stat(f): [.[] | f] | {mean: mean, sem: sem};
   (group_by([.cca, .mode]) | map({
       cca: .[0].cca, mode: .[0].mode, runs: length, complete: ([.[].complete] | all),
-      dupack_threshold: .[0].dupack_threshold,
+      dupack_threshold: .[0].dupack_threshold, cwnd_init_pct: .[0].cwnd_init_pct,
+      cwnd_max_pct: .[0].cwnd_max_pct,
       cct_increase: stat(.cct_increase), utilization: stat(.utilization),
       max_queue_frames: stat(.max_queue_frames), drops: stat(.drops),
       resent: stat(.resent), lost_timeout: stat(.lost_timeout),
