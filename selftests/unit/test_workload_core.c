@@ -735,7 +735,6 @@ static void test_reps(void)
 
 int main(void)
 {
-	printf("TAP version 13\n");
 	test_dcqcn();
 	test_dcqcn_profiles();
 	test_frames();
