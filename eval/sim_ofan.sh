@@ -20,7 +20,9 @@
 #   --modes "L ..."    load balancing (default "ofan pofan drb jsq ar reps rps rr
 #                      ecmp"; 4ofan too, which at k <= 8 is ofan; reps: ECMP
 #                      switches under the hosts' REPS, ECN at 80 KB; drb:
-#                      the hosts' destination rotation, switches following)
+#                      the hosts' destination rotation, switches following;
+#                      A+B@WHERE: --lb A with --lb-mix B@WHERE, the paper's
+#                      Fig. 11, e.g. 4ofan+ar@edge)
 #   --seeds N          seeds per mode and size (default 3)
 #   --rate RATE        every link (default 100gbit)
 #   --load PCT|max     each host's pace, % of the rate (default 100; with
@@ -36,6 +38,7 @@
 #                      hosts), --rate to 800gbit; given, they override
 #   --out FILE         JSON (default build/results/sim_ofan.json); the
 #                      plot next to it (FILE without .json, -queue.png)
+# Environment: SYMOFAN_SIM, the simulator (default build/symofan-sim)
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -83,7 +86,7 @@ if [ ${#paper[@]} -gt 0 ]; then
 	[ -n "$k_set" ] || k=12
 	[ -n "$rate_set" ] || rate=800gbit
 fi
-sim=$top/build/symofan-sim
+sim=${SYMOFAN_SIM:-$top/build/symofan-sim}
 [ -x "$sim" ] || die "no $sim: run 'make sim'"
 [[ $seeds =~ ^[1-9][0-9]*$ ]] || die "--seeds '$seeds': wants a count"
 [[ $jobs =~ ^[1-9][0-9]*$ ]] || die "--jobs '$jobs': wants a count"
@@ -114,8 +117,9 @@ done >"$work/plan"
 total=$(wc -l <"$work/plan")
 
 run_one() {	# run_one MODE M SEED P: the run's summary line on stdout
-	local f=$work/$1-$2-$3-$4.json
-	"$sim" perm "${paper[@]}" --k "$k" --rate "$rate" --load "$load" --packets "$2" --lb "$1" \
+	local f=$work/$1-$2-$3-$4.json lb=(--lb "$1")
+	[[ $1 != *+* ]] || lb=(--lb "${1%%+*}" --lb-mix "${1#*+}")
+	"$sim" perm "${paper[@]}" --k "$k" --rate "$rate" --load "$load" --packets "$2" "${lb[@]}" \
 		--seed "$3" "${fail_args[@]}" --fail-prob "$4" --out "$f" ||
 		echo "$prog: $1 m=$2 seed $3 fail-prob $4 did not complete" >&2
 	jq -c --arg mode "$1" --argjson m "$2" --argjson seed "$3" --argjson p "$4" '

@@ -77,6 +77,12 @@ static const char kUsage[] =
     "                        or drb (perm only: host destination rotation, each host\n"
     "                        rotating a pointer per destination and size class over\n"
     "                        the paths through the lowest common layer's switches)\n"
+    "  --lb-mix MODE@WHERE   fat tree: these switches balance by MODE (ecmp, ofan,\n"
+    "                        rr, rps, static, jsq, ar), the others by --lb: every\n"
+    "                        edge switch (edge), every aggregation switch (agg),\n"
+    "                        those of half the pods (pods) or half of the edge and\n"
+    "                        aggregation switches (switches), halves drawn from\n"
+    "                        the seed (the Ofan paper's Fig. 11)\n"
     "  --pipe-ports N        pOfan: a switch's downlinks, N to a pipe in port order\n"
     "                        (default 1: each its own pipe, the paper's 1Ofan;\n"
     "                        ofan-fattree.sh's --pipe-ports)\n"
@@ -323,7 +329,7 @@ main(int argc, char** argv)
         O_SIZE, O_CHANNELS, O_STEPQPS, O_ITER, O_STEPBASE, O_STEPFLOWS, O_FIXED, O_MTU,
         O_RTO, O_LOSEACK, O_CNP, O_DALPHA, O_DTIMER, O_DBYTES, O_DRAI, O_DRHAI, O_DG, O_DF, O_DMIN, O_PFC, O_SEED, O_STOP, O_OUT, O_BG, O_LINKS, O_BURST, O_PACKETS, O_LOAD, O_GRID, O_FAILP, O_JOBSIZE, O_JOBITER, O_RINGJOBS,
         O_CC, O_FLOWS, O_SYMAT, O_DDEC, O_DCLAMP, O_FLOW, O_OFANSTART, O_ARBUF,
-        O_REPSN, O_REPSFREEZE, O_REPSTMIN, O_PAPER, O_CCA, O_DUPTHR, O_SUBFLOWS, O_LOSSRTO, O_CWNDINIT, O_CWNDMAX,
+        O_REPSN, O_REPSFREEZE, O_REPSTMIN, O_PAPER, O_CCA, O_DUPTHR, O_SUBFLOWS, O_LOSSRTO, O_CWNDINIT, O_CWNDMAX, O_LBMIX,
     };
     static const struct option opts[] = {
         {"topology", required_argument, nullptr, O_TOPOLOGY},
@@ -396,6 +402,7 @@ main(int argc, char** argv)
         {"mswift-subflows", required_argument, nullptr, O_SUBFLOWS},
         {"loss-rto-min-us", required_argument, nullptr, O_LOSSRTO},
         {"cwnd-init-pct", required_argument, nullptr, O_CWNDINIT},
+        {"lb-mix", required_argument, nullptr, O_LBMIX},
         {"cwnd-max-pct", required_argument, nullptr, O_CWNDMAX},
         {"help", no_argument, nullptr, 'h'},
         {nullptr, 0, nullptr, 0},
@@ -552,6 +559,21 @@ main(int argc, char** argv)
             roce.wcc.swift_subflows = ArgU64("--mswift-subflows", optarg, 1, 256);
             ccaOptSet = true;
             break;
+        case O_LBMIX: {
+            std::string v = optarg, mode, where;
+            size_t at = v.find('@');
+            uint32_t mixPipes = 0;
+
+            mode = v.substr(0, at);
+            where = at == std::string::npos ? "" : v.substr(at + 1);
+            if (!LbModeFromName(mode, &topo.mixMode, &mixPipes) || mixPipes ||
+                topo.mixMode == LbMode::Pofan || topo.mixMode == LbMode::Drb ||
+                (where != "edge" && where != "agg" && where != "pods" && where != "switches"))
+                Usage("--lb-mix: '" + v + "' is not MODE@WHERE (MODE a switch's own: ecmp, ofan, "
+                      "rr, rps, static, jsq, ar; WHERE edge, agg, pods or switches)");
+            topo.mixWhere = where;
+            break;
+        }
         case O_CWNDINIT:
             roce.initCwndPct = ArgU64("--cwnd-init-pct", optarg, 1, 10000);
             ccaOptSet = true;
@@ -729,6 +751,10 @@ main(int argc, char** argv)
               "port, where ring and flows carry Symphony's step)");
     if (repsOptSet && !roce.reps)
         Usage("--reps-entropies, --reps-freeze-us and --reps-timeout-min-us are for --lb reps");
+    if (!topo.mixWhere.empty() && topo.kind != "fattree")
+        Usage("--lb-mix is for --topology fattree (its edge and aggregation switches)");
+    if (!topo.mixWhere.empty() && (roce.drb || roce.reps))
+        Usage("--lb-mix mixes switch modes; --lb " + lbName + " is the hosts'");
     if (roce.drb && !isPerm)
         Usage("--lb drb is for the perm command (its hosts choose each packet's UDP source "
               "port, where ring and flows carry Symphony's step)");
@@ -1081,8 +1107,11 @@ main(int argc, char** argv)
     for (size_t i = 0; i < failed.size(); i++)
         os << (i ? "," : "") << "\"" << fabric.LinkName(failed[i]) << "\"";
     os << "]},\"lb\":\"" << lbName << "\",\"lb_mode\":\"" << LbModeName(topo.routing.mode)
-       << "\",\"pipe_ports\":" << topo.pipePorts
-       << ",\"ofan_start\":\"" << (topo.routing.randomStart ? "random" : "zero")
+       << "\",\"pipe_ports\":" << topo.pipePorts;
+    if (!topo.mixWhere.empty())
+        os << ",\"lb_mix\":{\"mode\":\"" << LbModeName(topo.mixMode) << "\",\"where\":\""
+           << topo.mixWhere << "\",\"switches\":" << fabric.MixedCount(topo) << "}";
+    os << ",\"ofan_start\":\"" << (topo.routing.randomStart ? "random" : "zero")
        << "\",\"ar_buffer_bytes\":" << topo.routing.arBufferBytes;
     if (roce.reps)
         os << ",\"reps\":{\"entropies\":" << roce.repsEntropies

@@ -44,7 +44,7 @@ require_built "$sim"
 tmp=$(mktemp -d /tmp/test_sim.XXXXXX)
 on_exit rm -rf "$tmp"
 
-ktap_plan 62
+ktap_plan 63
 
 merge() { jq -L "$TOP_DIR/tc-scripts" -c 'include "ringmerge"; .ranks | ring_merge(null)' "$1"; }
 
@@ -852,5 +852,24 @@ check_jq "--lb drb: every switch's uplinks carry exactly as many packets (ECMP's
 	'.drb.spread == 0 and .drb.switches == 16 and .dd.complete and .dd.acked == 4096 and
 	 .ecmp.spread > 100 and .rps.spread > 10 and .fail.complete and .fail.acked == 4096 and
 	 .fail.failed == ["edge1-agg1"] and (.b | startswith("2 symofan-sim: --lb drb is for the perm command"))' "$r"
+
+# 63: --lb-mix (the Ofan paper's Fig. 11): half the balancing switches
+# run AR, the others Ofan: every edge switch, every aggregation switch,
+# those of half the pods, or half of them drawn from the seed; 8 of the
+# 16 at k=4 each time, and each mix's largest queue lies above Ofan's
+# alone and no higher than AR's alone
+mixq() { "$sim" perm --k 4 --rate 100gbit --packets 256 --seed 2 "$@" --out "$tmp/mix.json" >/dev/null
+	jq -c '{mix: .lb_mix, complete: .sim.complete, q: ([.ports[].max_backlog_bytes] | max / 4142)}' "$tmp/mix.json"; }
+r=$(jq -nc --argjson o "$(mixq --lb ofan)" --argjson a "$(mixq --lb ar)" \
+	--argjson e "$(mixq --lb ofan --lb-mix ar@edge)" --argjson g "$(mixq --lb ofan --lb-mix ar@agg)" \
+	--argjson p "$(mixq --lb ofan --lb-mix ar@pods)" --argjson s "$(mixq --lb ofan --lb-mix ar@switches)" \
+	--arg b "$(bad_rc perm --lb-mix ar@cores)" '{ofan: $o, ar: $a, mixes: [$e, $g, $p, $s], b: $b}')
+ktap_print "--lb-mix: $r"
+check_jq "--lb-mix ar@edge|agg|pods|switches: 8 of 16 switches AR, the largest queue between Ofan's and AR's" \
+	'. as $r | .ofan.complete and .ar.complete and
+	 ([.mixes[] | .complete and .mix.mode == "ar" and .mix.switches == 8] | all) and
+	 [.mixes[].mix.where] == ["edge", "agg", "pods", "switches"] and
+	 ([.mixes[] | .q > $r.ofan.q and .q <= $r.ar.q] | all) and
+	 (.b | startswith("2 symofan-sim: --lb-mix: '"'"'ar@cores'"'"' is not MODE@WHERE"))' "$r"
 
 ktap_finished

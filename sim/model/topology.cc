@@ -10,6 +10,7 @@
 
 #include "ns3/boolean.h"
 
+#include <algorithm>
 #include <array>
 #include <functional>
 #include <random>
@@ -420,6 +421,7 @@ Fabric::ComputeTables(const TopologySpec& spec)
     std::vector<std::vector<int32_t>> downIf;
 
     Reach(&down, &downIf, &any);
+    std::vector<bool> mixed = MixedSwitches(spec);
     for (uint32_t n = 0; n < N; n++)
     {
         const NodeInfo& info = m_info[n];
@@ -467,11 +469,60 @@ Fabric::ComputeTables(const TopologySpec& spec)
             table->nrPipes = 1;
         table->drbDivisor = info.tier == 1 ? 1 : std::max<uint32_t>(1, EdgeUplinks());
         FabricRoutingConfig cfg = spec.routing;
+        if (mixed[n])
+            cfg.mode = spec.mixMode;
         cfg.hashSeed = (uint32_t)(spec.seed * 2654435761ULL + n);
         /* the stream first: SetSwitch() draws the pointers' starts */
         m_routers[n]->AssignStreams(spec.seed * 100003 + 50000 + n);
         m_routers[n]->SetSwitch(table, cfg);
     }
+}
+
+/* --lb-mix: which switches take spec.mixMode */
+std::vector<bool>
+Fabric::MixedSwitches(const TopologySpec& spec) const
+{
+    uint32_t N = m_nodes.GetN();
+    std::vector<bool> mixed(N, false);
+    std::vector<uint32_t> balancing; /* the edge and aggregation switches */
+    std::mt19937_64 rng(spec.seed * 0x9e3779b97f4a7c15ULL + 0x3a1f);
+
+    if (spec.mixWhere.empty())
+        return mixed;
+    for (uint32_t n = 0; n < N; n++)
+        if (m_info[n].tier == 1 || m_info[n].tier == 2)
+            balancing.push_back(n);
+    if (spec.mixWhere == "edge" || spec.mixWhere == "agg")
+    {
+        for (uint32_t n : balancing)
+            mixed[n] = m_info[n].tier == (spec.mixWhere == "edge" ? 1U : 2U);
+    }
+    else if (spec.mixWhere == "pods")
+    {
+        std::vector<uint32_t> pods(spec.k);
+
+        for (uint32_t p = 0; p < spec.k; p++)
+            pods[p] = p;
+        std::shuffle(pods.begin(), pods.end(), rng);
+        pods.resize(spec.k / 2);
+        for (uint32_t n : balancing)
+            mixed[n] = std::find(pods.begin(), pods.end(), (uint32_t)m_info[n].pod) != pods.end();
+    }
+    else
+    {
+        std::shuffle(balancing.begin(), balancing.end(), rng);
+        for (uint32_t i = 0; i < balancing.size() / 2; i++)
+            mixed[balancing[i]] = true;
+    }
+    return mixed;
+}
+
+uint32_t
+Fabric::MixedCount(const TopologySpec& spec) const
+{
+    std::vector<bool> mixed = MixedSwitches(spec);
+
+    return std::count(mixed.begin(), mixed.end(), true);
 }
 
 uint32_t

@@ -85,6 +85,14 @@ struct TopologySpec
      */
     uint32_t pfcXoffBytes = 0, pfcXonBytes = 0;
     FabricRoutingConfig routing;
+    /* --lb-mix (fat tree): some switches balance by @mixMode instead of
+     * routing.mode (the Ofan paper's Fig. 11): every edge switch
+     * ("edge"), every aggregation switch ("agg"), those of half the pods
+     * ("pods") or half of the edge and aggregation switches ("switches"),
+     * the halves drawn from the seed; "" for none
+     */
+    std::string mixWhere;
+    LbMode mixMode = LbMode::Ar;
     /* pOfan: a switch's downlinks, this many to a pipe in port order */
     uint32_t pipePorts = 1;
     uint64_t seed = 1;
@@ -109,6 +117,9 @@ class Fabric
 
     /* an edge switch's uplinks */
     uint32_t EdgeUplinks() const;
+    /* --lb-mix: per node, whether it balances by spec.mixMode; how many */
+    std::vector<bool> MixedSwitches(const TopologySpec& spec) const;
+    uint32_t MixedCount(const TopologySpec& spec) const;
     uint32_t NumHosts() const;
     uint32_t NumSwitchLinks() const;
     std::string LinkName(uint32_t link) const;
