@@ -25,9 +25,12 @@
 #                      Fig. 11, e.g. 4ofan+ar@edge)
 #   --seeds N          seeds per mode and size (default 3)
 #   --rate RATE        every link (default 100gbit)
-#   --load PCT|max     each host's pace, % of the rate (default 100; with
+#   --load "PCT ..."|max  each host's pace, % of the rate (default 100; with
 #                      --fail-prob: max, the highest the live links carry
-#                      when switches split traffic evenly)
+#                      when switches split traffic evenly); several loads:
+#                      the paper's Fig. 1, a third PNG (-load.png) of the
+#                      largest queue and the hosts' link utilization against
+#                      the load at the largest m
 #   --fail "L ..."     failed switch links, by number (default none)
 #   --fail-prob "P ..."  each switch link down with probability P, drawn
 #                      per seed (default 0: none)
@@ -96,7 +99,11 @@ for p in $fail_probs; do
 done
 # failures draw their own links: pace at what the live links carry
 [ -n "$load" ] || { [ "$fail_probs" = 0 ] && load=100 || load=max; }
-[[ $load =~ ^([1-9][0-9]?|100|max)$ ]] || die "--load '$load': 1..100 or max"
+for l in $load; do
+	[[ $l =~ ^([1-9][0-9]?|100|max)$ ]] || die "--load '$l': 1..100 or max"
+done
+[ "$(wc -w <<<"$load")" -eq 1 ] || [[ $load != *max* ]] || die "--load max goes alone"
+loads=$load
 fail_args=()
 for l in $fail; do fail_args+=(--fail "$l"); done
 
@@ -104,27 +111,35 @@ work=$(mktemp -d /tmp/sim_ofan.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$(dirname "$out")"
 
-# one line per run: mode m seed failure-probability
+# one line per run: mode m seed failure-probability load
 for p in $fail_probs; do
-	for m in $sizes; do
-		for mode in $modes; do
-			for ((seed = 1; seed <= seeds; seed++)); do
-				echo "$mode $m $seed $p"
+	for l in $loads; do
+		for m in $sizes; do
+			for mode in $modes; do
+				for ((seed = 1; seed <= seeds; seed++)); do
+					echo "$mode $m $seed $p $l"
+				done
 			done
 		done
 	done
 done >"$work/plan"
 total=$(wc -l <"$work/plan")
 
-run_one() {	# run_one MODE M SEED P: the run's summary line on stdout
-	local f=$work/$1-$2-$3-$4.json lb=(--lb "$1")
+run_one() {	# run_one MODE M SEED P LOAD: the run's summary line on stdout
+	local f=$work/$1-$2-$3-$4-$5.json lb=(--lb "$1")
 	[[ $1 != *+* ]] || lb=(--lb "${1%%+*}" --lb-mix "${1#*+}")
-	"$sim" perm "${paper[@]}" --k "$k" --rate "$rate" --load "$load" --packets "$2" "${lb[@]}" \
+	"$sim" perm "${paper[@]}" --k "$k" --rate "$rate" --load "$5" --packets "$2" "${lb[@]}" \
 		--seed "$3" "${fail_args[@]}" --fail-prob "$4" --out "$f" ||
 		echo "$prog: $1 m=$2 seed $3 fail-prob $4 did not complete" >&2
-	jq -c --arg mode "$1" --argjson m "$2" --argjson seed "$3" --argjson p "$4" '
+	jq -c --arg mode "$1" --argjson m "$2" --argjson seed "$3" --argjson p "$4" --arg load "$5" '
 	  (4096 + 52) as $frame
+	  # the wire time of a data frame and its gap at the host rate
+	  | ((if .paper_ofan then .paper_ofan.frame_bytes + .paper_ofan.ifg_bytes else 4142 end)
+	     * 8e9 / .topology.rate_bps) as $frame_ns
 	  | {mode: $mode, m: $m, seed: $seed, fail_prob: $p,
+	     load: (if $load == "max" then "max" else ($load | tonumber) end),
+	     # Fig. 1: each host link busy with its data over its CCT, mean
+	     utilization: ([.hosts[] | select(.cct_ns > 0) | .expected * $frame_ns / .cct_ns] | add / length),
 	     failed_links: (.topology.failed_links | length),
 	     pace_pct: .perm.load_pct, feasible_rate: .perm.feasible_rate,
 	     complete: .sim.complete,
@@ -142,13 +157,13 @@ run_one() {	# run_one MODE M SEED P: the run's summary line on stdout
 progress_start "$prog"
 n=0
 : >"$work/runs.jsonl"
-while read -r mode m seed p; do
+while read -r mode m seed p l; do
 	while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do
 		wait -n
 		n=$((n + 1))
 		progress "$n" "$total" "k=$k permutations"
 	done
-	run_one "$mode" "$m" "$seed" "$p" >>"$work/runs.jsonl" &
+	run_one "$mode" "$m" "$seed" "$p" "$l" >>"$work/runs.jsonl" &
 done <"$work/plan"
 wait
 progress_done
@@ -164,9 +179,13 @@ jq -s --arg k "$k" --arg rate "$rate" --arg load "$load" --arg fail "$fail" \
     method: "symofan-sim perm: k-ary fat tree of point-to-point links, every host sends m 4 KiB packets to its partner in the seed derangement at the load, each ACKed, no congestion control; largest queue of any switch port in frames of 4148 bytes; CCT over the Appendix-A bound (the worst host)",
     fabric: {k: ($k | tonumber), hosts: (($k | tonumber) | . * . * . / 4), rate: $rate,
 	     preset: (if $preset == "" then null else $preset end),
-	     load: (if $load == "max" then "max" else ($load | tonumber) end), failed_links: $fail},
-    summary: (group_by([.fail_prob, .mode, .m]) | map({
-      mode: .[0].mode, m: .[0].m, fail_prob: .[0].fail_prob, runs: length,
+	     load: ($load | split(" ") | map(if . == "max" then . else tonumber end)
+		    | if length == 1 then .[0] else . end), failed_links: $fail},
+    summary: (group_by([.fail_prob, (.load | tostring), .mode, .m]) | map({
+      mode: .[0].mode, m: .[0].m, fail_prob: .[0].fail_prob, load: .[0].load, runs: length,
+      utilization: {mean: ([.[].utilization] | add / length),
+		    sem: (if length < 2 then null else ([.[].utilization] | (add / length) as $u
+			  | (map((. - $u) * (. - $u)) | add / (length - 1)) | sqrt) / (length | sqrt) end)},
       complete: ([.[].complete] | all),
       failed_links: ([.[].failed_links] | add / length),
       pace_pct: ([.[].pace_pct] | add / length),
@@ -177,14 +196,17 @@ jq -s --arg k "$k" --arg rate "$rate" --arg load "$load" --arg fail "$fail" \
 				 median: ([.[].cct_over_full_rate_bound] | med)},
       lost: ([.[].lost] | add), reordered: ([.[].reordered] | med),
       events_per_s: ([.[] | .events / .wall_s] | med | round)})
-      | sort_by(.fail_prob, .mode, .m)),
+      | sort_by(.fail_prob, (if .load == "max" then 1e9 else .load end), .mode, .m)),
     runs: .
   }' "$work/runs.jsonl" >"$out.tmp" && mv "$out.tmp" "$out"
 
 base=${out%.json}
 p0=${fail_probs%% *}
+l0=${loads%% *}
+[ "$l0" = max ] && l0j='"max"' || l0j=$l0
 plots="$base-queue.png"
 [ "$(wc -w <<<"$fail_probs")" -le 1 ] || plots+=", $base-failures.png"
+[ "$(wc -w <<<"$loads")" -le 1 ] || plots+=", $base-load.png"
 if command -v gnuplot >/dev/null; then
 	{
 		echo "set terminal pngcairo size 800,500 noenhanced"
@@ -197,8 +219,8 @@ if command -v gnuplot >/dev/null; then
 		printf "plot "
 		sep=
 		for mode in $modes; do
-			jq -r --arg mode "$mode" --argjson p "$p0" '.summary[]
-			  | select(.mode == $mode and .fail_prob == $p)
+			jq -r --arg mode "$mode" --argjson p "$p0" --argjson l "$l0j" '.summary[]
+			  | select(.mode == $mode and .fail_prob == $p and .load == $l)
 			  | "\(.m) \([.max_queue_frames.median, 0.1] | max)"' "$out" >"$base.$mode.dat"
 			printf "%s'%s' using 1:2 with linespoints lw 2 title '%s'" "$sep" "$base.$mode.dat" "$mode"
 			sep=", "
@@ -216,8 +238,8 @@ if command -v gnuplot >/dev/null; then
 			printf "plot "
 			sep=
 			for mode in $modes; do
-				jq -r --arg mode "$mode" --argjson m "$mmax" '.summary[]
-				  | select(.mode == $mode and .m == $m)
+				jq -r --arg mode "$mode" --argjson m "$mmax" --argjson l "$l0j" '.summary[]
+				  | select(.mode == $mode and .m == $m and .load == $l)
 				  | "\(.fail_prob) \((.cct_over_full_rate_bound.mean - 1) * 100)"' "$out" \
 					>"$base.$mode.fail.dat"
 				printf "%s'%s' using 1:2 with linespoints lw 2 title '%s'" "$sep" \
@@ -226,9 +248,42 @@ if command -v gnuplot >/dev/null; then
 			done
 			echo
 		fi
+		# Fig. 1: the largest queue and the utilization against the
+		# load, at the largest m
+		if [ "$(wc -w <<<"$loads")" -gt 1 ]; then
+			mmax=$(tr ' ' '\n' <<<"$sizes" | sort -n | tail -1)
+			echo "set output '$base-load.png'"
+			echo "set terminal pngcairo size 1200,500 noenhanced"
+			echo "unset title"
+			echo "set multiplot layout 1,2 title 'Permutation on a k=$k fat tree, m = $mmax, no congestion control (mean over seeds)'"
+			for what in queue util; do
+				echo "unset logscale"
+				echo "set xlabel 'load (% of the line rate)'"
+				if [ $what = queue ]; then
+					echo "set ylabel 'largest queue (frames)'"
+					echo "set logscale y"
+				else
+					echo "set ylabel 'host link utilization (%)'"
+				fi
+				echo "set key top left"
+				printf "plot "
+				sep=
+				for mode in $modes; do
+					jq -r --arg mode "$mode" --argjson m "$mmax" --argjson p "$p0" --arg what "$what" '.summary[]
+					  | select(.mode == $mode and .m == $m and .fail_prob == $p)
+					  | "\(.load) \(if $what == "queue" then [.max_queue_frames.median, 0.1] | max
+						      else .utilization.mean * 100 end)"' "$out" >"$base.$mode.$what.dat"
+					printf "%s'%s' using 1:2 with linespoints lw 2 title '%s'" "$sep" \
+						"$base.$mode.$what.dat" "$mode"
+					sep=", "
+				done
+				echo
+			done
+			echo "unset multiplot"
+		fi
 	} | gnuplot
 	rm -f "$base".*.dat
 fi
-jq -r '"mode    m      fail-prob  failed links  pace %  largest queue, frames: median (max)   CCT / bound: median (max)   CCT / bound without failures: mean   lost",
-  (.summary[] | "\(.mode)\t\(.m)\t\(.fail_prob)\t\(.failed_links * 10 | round / 10)\t\(.pace_pct * 10 | round / 10)\t\(.max_queue_frames.median * 10 | round / 10) (\(.max_queue_frames.max * 10 | round / 10))\t\(.cct_over_bound.median * 1000 | round / 1000) (\(.cct_over_bound.max * 1000 | round / 1000))\t\(.cct_over_full_rate_bound.mean * 1000 | round / 1000)\t\(.lost)")' "$out"
+jq -r '"mode    m      fail-prob  load  utilization %  failed links  pace %  largest queue, frames: median (max)   CCT / bound: median (max)   CCT / bound without failures: mean   lost",
+  (.summary[] | "\(.mode)\t\(.m)\t\(.fail_prob)\t\(.load)\t\(.utilization.mean * 1000 | round / 10)\t\(.failed_links * 10 | round / 10)\t\(.pace_pct * 10 | round / 10)\t\(.max_queue_frames.median * 10 | round / 10) (\(.max_queue_frames.max * 10 | round / 10))\t\(.cct_over_bound.median * 1000 | round / 1000) (\(.cct_over_bound.max * 1000 | round / 1000))\t\(.cct_over_full_rate_bound.mean * 1000 | round / 1000)\t\(.lost)")' "$out"
 echo "$prog: $out, $plots"

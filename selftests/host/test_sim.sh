@@ -44,7 +44,7 @@ require_built "$sim"
 tmp=$(mktemp -d /tmp/test_sim.XXXXXX)
 on_exit rm -rf "$tmp"
 
-ktap_plan 63
+ktap_plan 64
 
 merge() { jq -L "$TOP_DIR/tc-scripts" -c 'include "ringmerge"; .ranks | ring_merge(null)' "$1"; }
 
@@ -871,5 +871,19 @@ check_jq "--lb-mix ar@edge|agg|pods|switches: 8 of 16 switches AR, the largest q
 	 [.mixes[].mix.where] == ["edge", "agg", "pods", "switches"] and
 	 ([.mixes[] | .q > $r.ofan.q and .q <= $r.ar.q] | all) and
 	 (.b | startswith("2 symofan-sim: --lb-mix: '"'"'ar@cores'"'"' is not MODE@WHERE"))' "$r"
+
+# 64: sim_ofan.sh's Fig. 1 and Fig. 11 forms: two loads, a mixed fabric
+# as a mode; each point's utilization, the load plot
+"$TOP_DIR/eval/sim_ofan.sh" --k 4 --sizes 128 --modes "ofan ar 4ofan+ar@edge" --seeds 1 \
+	--rate 100gbit --load "50 100" --out "$tmp/fig1/fig1.json" >/dev/null 2>&1
+r=$(jq -c '{points: [.summary[] | [.mode, .load, .complete]],
+	util: ([.summary[] | select(.mode == "ofan") | {(.load | tostring): .utilization.mean}] | add),
+	fabric: .fabric.load}' "$tmp/fig1/fig1.json")
+ktap_print "sim_ofan.sh --load \"50 100\": $r"
+check_jq "sim_ofan.sh: several loads (Fig. 1) and A+B@WHERE modes (Fig. 11), utilization per point, -load.png" \
+	'.points == [["4ofan+ar@edge",50,true],["ar",50,true],["ofan",50,true],
+		     ["4ofan+ar@edge",100,true],["ar",100,true],["ofan",100,true]] and
+	 .fabric == [50, 100] and .util["50"] > 0.3 and .util["50"] < 0.5 and
+	 .util["100"] > .util["50"] * 1.5 and '"$([ -s "$tmp/fig1/fig1-load.png" ] && echo true || echo false)" "$r"
 
 ktap_finished
