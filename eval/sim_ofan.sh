@@ -207,6 +207,21 @@ l0=${loads%% *}
 plots="$base-queue.png"
 [ "$(wc -w <<<"$fail_probs")" -le 1 ] || plots+=", $base-failures.png"
 [ "$(wc -w <<<"$loads")" -le 1 ] || plots+=", $base-load.png"
+# plot_modes TAG FILTER [jq options]: a gnuplot "plot" of a line per
+# mode, FILTER's "x y" lines for it (jq over $out, $mode bound), kept in
+# $base.MODE.TAG.dat
+plot_modes() {
+	local tag=$1 filter=$2 sep= mode
+
+	shift 2
+	printf "plot "
+	for mode in $modes; do
+		jq -r --arg mode "$mode" "$@" "$filter" "$out" >"$base.$mode.$tag.dat"
+		printf "%s'%s' using 1:2 with linespoints lw 2 title '%s'" "$sep" "$base.$mode.$tag.dat" "$mode"
+		sep=", "
+	done
+	echo
+}
 if command -v gnuplot >/dev/null; then
 	{
 		echo "set terminal pngcairo size 800,500 noenhanced"
@@ -216,16 +231,8 @@ if command -v gnuplot >/dev/null; then
 		echo "set ylabel 'largest queue (4 KiB frames)'"
 		echo "set logscale xy"
 		echo "set key top left"
-		printf "plot "
-		sep=
-		for mode in $modes; do
-			jq -r --arg mode "$mode" --argjson p "$p0" --argjson l "$l0j" '.summary[]
-			  | select(.mode == $mode and .fail_prob == $p and .load == $l)
-			  | "\(.m) \([.max_queue_frames.median, 0.1] | max)"' "$out" >"$base.$mode.dat"
-			printf "%s'%s' using 1:2 with linespoints lw 2 title '%s'" "$sep" "$base.$mode.dat" "$mode"
-			sep=", "
-		done
-		echo
+		plot_modes queue '.summary[] | select(.mode == $mode and .fail_prob == $p and .load == $l)
+			  | "\(.m) \([.max_queue_frames.median, 0.1] | max)"' --argjson p "$p0" --argjson l "$l0j"
 		# Fig. 9: the CCT increase over the failure-free line-rate bound
 		# against the failure probability, at the largest m
 		if [ "$(wc -w <<<"$fail_probs")" -gt 1 ]; then
@@ -235,18 +242,9 @@ if command -v gnuplot >/dev/null; then
 			echo "set title 'CCT increase with random link failures, k=$k fat tree, m = $mmax (mean over seeds)'"
 			echo "set xlabel 'probability of each switch link failing'"
 			echo "set ylabel 'CCT over the bound without failures - 1 (%)'"
-			printf "plot "
-			sep=
-			for mode in $modes; do
-				jq -r --arg mode "$mode" --argjson m "$mmax" --argjson l "$l0j" '.summary[]
-				  | select(.mode == $mode and .m == $m and .load == $l)
-				  | "\(.fail_prob) \((.cct_over_full_rate_bound.mean - 1) * 100)"' "$out" \
-					>"$base.$mode.fail.dat"
-				printf "%s'%s' using 1:2 with linespoints lw 2 title '%s'" "$sep" \
-					"$base.$mode.fail.dat" "$mode"
-				sep=", "
-			done
-			echo
+			plot_modes fail '.summary[] | select(.mode == $mode and .m == $m and .load == $l)
+				  | "\(.fail_prob) \((.cct_over_full_rate_bound.mean - 1) * 100)"' \
+				--argjson m "$mmax" --argjson l "$l0j"
 		fi
 		# Fig. 1: the largest queue and the utilization against the
 		# load, at the largest m
@@ -266,18 +264,10 @@ if command -v gnuplot >/dev/null; then
 					echo "set ylabel 'host link utilization (%)'"
 				fi
 				echo "set key top left"
-				printf "plot "
-				sep=
-				for mode in $modes; do
-					jq -r --arg mode "$mode" --argjson m "$mmax" --argjson p "$p0" --arg what "$what" '.summary[]
-					  | select(.mode == $mode and .m == $m and .fail_prob == $p)
+				plot_modes "load-$what" '.summary[] | select(.mode == $mode and .m == $m and .fail_prob == $p)
 					  | "\(.load) \(if $what == "queue" then [.max_queue_frames.median, 0.1] | max
-						      else .utilization.mean * 100 end)"' "$out" >"$base.$mode.$what.dat"
-					printf "%s'%s' using 1:2 with linespoints lw 2 title '%s'" "$sep" \
-						"$base.$mode.$what.dat" "$mode"
-					sep=", "
-				done
-				echo
+						      else .utilization.mean * 100 end)"' \
+					--argjson m "$mmax" --argjson p "$p0" --arg what "$what"
 			done
 			echo "unset multiplot"
 		fi
