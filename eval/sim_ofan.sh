@@ -16,6 +16,9 @@
 #
 # Usage: eval/sim_ofan.sh [options]           (after "make sim")
 #   --k K              fat-tree arity (default 8: 128 hosts)
+#   --two-level        a two-level fat tree of K-port switches instead (the
+#                      paper's Fig. 10): K leaves of K/2 hosts under K/2
+#                      spines, K^2/2 hosts (K=64: 2,048)
 #   --sizes "M ..."    packets per host (default "64 256 1024 4096")
 #   --modes "L ..."    load balancing (default "ofan pofan drb jsq ar reps rps rr
 #                      ecmp"; 4ofan too, which at k <= 8 is ofan; reps: ECMP
@@ -60,6 +63,7 @@ jobs=$(nproc)
 out=$top/build/results/sim_ofan.json
 paper=()
 k_set=
+two_level=
 rate_set=
 
 die() { echo "$prog: $*" >&2; exit 1; }
@@ -68,6 +72,7 @@ while [ $# -gt 0 ]; do
 	case "$1" in
 	-h|--help) usage ;;
 	--paper-ofan) paper=(--paper-ofan); shift; continue ;;
+	--two-level) two_level=1; shift; continue ;;
 	esac
 	[ $# -ge 2 ] || usage
 	case "$1" in
@@ -90,6 +95,8 @@ if [ ${#paper[@]} -gt 0 ]; then
 	[ -n "$rate_set" ] || rate=800gbit
 fi
 sim=${SYMOFAN_SIM:-$top/build/symofan-sim}
+[ -z "$two_level" ] || [ ${#paper[@]} -eq 0 ] || die "--two-level: --paper-ofan runs a three-tier fat tree"
+[ -z "$two_level" ] && fabric_name="k=$k fat tree" || fabric_name="two-level k=$k fat tree"
 [ -x "$sim" ] || die "no $sim: run 'make sim'"
 [[ $seeds =~ ^[1-9][0-9]*$ ]] || die "--seeds '$seeds': wants a count"
 [[ $jobs =~ ^[1-9][0-9]*$ ]] || die "--jobs '$jobs': wants a count"
@@ -128,7 +135,10 @@ total=$(wc -l <"$work/plan")
 run_one() {	# run_one MODE M SEED P LOAD: the run's summary line on stdout
 	local f=$work/$1-$2-$3-$4-$5.json lb=(--lb "$1")
 	[[ $1 != *+* ]] || lb=(--lb "${1%%+*}" --lb-mix "${1#*+}")
-	"$sim" perm "${paper[@]}" --k "$k" --rate "$rate" --load "$5" --packets "$2" "${lb[@]}" \
+	local topo=(--k "$k")
+	[ -z "$two_level" ] || topo=(--topology leafspine --leaves "$k" --spines $((k / 2))
+				     --hosts-per-leaf $((k / 2)) --uplink-rate "$rate")
+	"$sim" perm "${paper[@]}" "${topo[@]}" --rate "$rate" --load "$5" --packets "$2" "${lb[@]}" \
 		--seed "$3" "${fail_args[@]}" --fail-prob "$4" --out "$f" ||
 		echo "$prog: $1 m=$2 seed $3 fail-prob $4 did not complete" >&2
 	jq -c --arg mode "$1" --argjson m "$2" --argjson seed "$3" --argjson p "$4" --arg load "$5" '
@@ -161,14 +171,14 @@ while read -r mode m seed p l; do
 	while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do
 		wait -n
 		n=$((n + 1))
-		progress "$n" "$total" "k=$k permutations"
+		progress "$n" "$total" "$fabric_name, permutations"
 	done
 	run_one "$mode" "$m" "$seed" "$p" "$l" >>"$work/runs.jsonl" &
 done <"$work/plan"
 wait
 progress_done
 
-jq -s --arg k "$k" --arg rate "$rate" --arg load "$load" --arg fail "$fail" \
+jq -s --arg k "$k" --arg two_level "$two_level" --arg rate "$rate" --arg load "$load" --arg fail "$fail" \
 	--arg preset "${paper[*]:+paper-ofan}" \
 	--arg date "$(date -u +%FT%TZ)" '
   def med: sort | .[(length / 2 | floor)];
@@ -177,7 +187,8 @@ jq -s --arg k "$k" --arg rate "$rate" --arg load "$load" --arg fail "$fail" \
     date: $date,
     engine: "sim",
     method: "symofan-sim perm: k-ary fat tree of point-to-point links, every host sends m 4 KiB packets to its partner in the seed derangement at the load, each ACKed, no congestion control; largest queue of any switch port in frames of 4148 bytes; CCT over the Appendix-A bound (the worst host)",
-    fabric: {k: ($k | tonumber), hosts: (($k | tonumber) | . * . * . / 4), rate: $rate,
+    fabric: {k: ($k | tonumber), tiers: (if $two_level == "" then 3 else 2 end),
+	     hosts: (($k | tonumber) | if $two_level == "" then . * . * . / 4 else . * . / 2 end), rate: $rate,
 	     preset: (if $preset == "" then null else $preset end),
 	     load: ($load | split(" ") | map(if . == "max" then . else tonumber end)
 		    | if length == 1 then .[0] else . end), failed_links: $fail},
@@ -226,7 +237,7 @@ if command -v gnuplot >/dev/null; then
 	{
 		echo "set terminal pngcairo size 800,500 noenhanced"
 		echo "set output '$base-queue.png'"
-		echo "set title 'Largest switch queue, permutation on a k=$k fat tree (median over seeds, fail-prob $p0)'"
+		echo "set title 'Largest switch queue, permutation on a $fabric_name (median over seeds, fail-prob $p0)'"
 		echo "set xlabel 'packets per host (m)'"
 		echo "set ylabel 'largest queue (4 KiB frames)'"
 		echo "set logscale xy"
@@ -239,7 +250,7 @@ if command -v gnuplot >/dev/null; then
 			mmax=$(tr ' ' '\n' <<<"$sizes" | sort -n | tail -1)
 			echo "set output '$base-failures.png'"
 			echo "unset logscale"
-			echo "set title 'CCT increase with random link failures, k=$k fat tree, m = $mmax (mean over seeds)'"
+			echo "set title 'CCT increase with random link failures, $fabric_name, m = $mmax (mean over seeds)'"
 			echo "set xlabel 'probability of each switch link failing'"
 			echo "set ylabel 'CCT over the bound without failures - 1 (%)'"
 			plot_modes fail '.summary[] | select(.mode == $mode and .m == $m and .load == $l)
@@ -253,7 +264,7 @@ if command -v gnuplot >/dev/null; then
 			echo "set output '$base-load.png'"
 			echo "set terminal pngcairo size 1200,500 noenhanced"
 			echo "unset title"
-			echo "set multiplot layout 1,2 title 'Permutation on a k=$k fat tree, m = $mmax, no congestion control (mean over seeds)'"
+			echo "set multiplot layout 1,2 title 'Permutation on a $fabric_name, m = $mmax, no congestion control (mean over seeds)'"
 			for what in queue util; do
 				echo "unset logscale"
 				echo "set xlabel 'load (% of the line rate)'"

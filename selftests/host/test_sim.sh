@@ -872,18 +872,23 @@ check_jq "--lb-mix ar@edge|agg|pods|switches: 8 of 16 switches AR, the largest q
 	 ([.mixes[] | .q > $r.ofan.q and .q <= $r.ar.q] | all) and
 	 (.b | startswith("2 symofan-sim: --lb-mix: '"'"'ar@cores'"'"' is not MODE@WHERE"))' "$r"
 
-# 64: sim_ofan.sh's Fig. 1 and Fig. 11 forms: two loads, a mixed fabric
-# as a mode; each point's utilization, the load plot
+# 64: sim_ofan.sh's Fig. 1, 10 and 11 forms: two loads, a mixed fabric
+# as a mode, each point's utilization, the load plot; a two-level fat
+# tree of 8-port switches (32 hosts)
 "$TOP_DIR/eval/sim_ofan.sh" --k 4 --sizes 128 --modes "ofan ar 4ofan+ar@edge" --seeds 1 \
 	--rate 100gbit --load "50 100" --out "$tmp/fig1/fig1.json" >/dev/null 2>&1
+"$TOP_DIR/eval/sim_ofan.sh" --two-level --k 8 --sizes 64 --modes "ofan ecmp" --seeds 1 \
+	--rate 100gbit --out "$tmp/fig10/fig10.json" >/dev/null 2>&1
 r=$(jq -c '{points: [.summary[] | [.mode, .load, .complete]],
 	util: ([.summary[] | select(.mode == "ofan") | {(.load | tostring): .utilization.mean}] | add),
-	fabric: .fabric.load}' "$tmp/fig1/fig1.json")
+	fabric: .fabric.load, two: $two}' --argjson two "$(jq -c '{fabric, q: ([.summary[] |
+	{(.mode): .max_queue_frames.median}] | add)}' "$tmp/fig10/fig10.json")" "$tmp/fig1/fig1.json")
 ktap_print "sim_ofan.sh --load \"50 100\": $r"
-check_jq "sim_ofan.sh: several loads (Fig. 1) and A+B@WHERE modes (Fig. 11), utilization per point, -load.png" \
+check_jq "sim_ofan.sh: several loads (Fig. 1), A+B@WHERE modes (Fig. 11), utilization per point, -load.png; --two-level (Fig. 10)" \
 	'.points == [["4ofan+ar@edge",50,true],["ar",50,true],["ofan",50,true],
 		     ["4ofan+ar@edge",100,true],["ar",100,true],["ofan",100,true]] and
 	 .fabric == [50, 100] and .util["50"] > 0.3 and .util["50"] < 0.5 and
-	 .util["100"] > .util["50"] * 1.5 and '"$([ -s "$tmp/fig1/fig1-load.png" ] && echo true || echo false)" "$r"
+	 .util["100"] > .util["50"] * 1.5 and '"$([ -s "$tmp/fig1/fig1-load.png" ] && echo true || echo false)"' and
+	 .two.fabric.tiers == 2 and .two.fabric.hosts == 32 and .two.q.ofan * 10 < .two.q.ecmp' "$r"
 
 ktap_finished
