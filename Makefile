@@ -302,7 +302,23 @@ eval-sim: deps
 	eval/sim_ofan.sh --k 12 --sizes "64 256 1024" --seeds 2 --out $(RESULTS)/sim_ofan_k12.json
 	eval/sim_ofan.sh --k 8 --sizes 256 --seeds 5 --fail-prob "0 0.01 0.02 0.05 0.1" \
 		--out $(RESULTS)/sim_ofan_k8_failures.json
-	eval/sim_ofan_cca.sh --k 8 --seeds 3 --out $(RESULTS)/sim_ofan_cca_k8.json
+	eval/sim_ofan.sh --k 8 --sizes "64 256 1024" --modes "ofan 4ofan drb jsq ar reps rps rr ecmp" \
+		--out $(RESULTS)/sim_ofan_k8_fig4.json
+	eval/sim_ofan.sh --k 8 --sizes 1024 --modes "ofan ar reps" --load "25 50 75 100" \
+		--out $(RESULTS)/sim_ofan_k8_fig1.json
+	eval/sim_ofan.sh --k 12 --sizes 1024 --seeds 2 --modes "4ofan ar 4ofan+ar@edge 4ofan+ar@agg \
+		4ofan+ar@pods 4ofan+ar@switches" --out $(RESULTS)/sim_ofan_k12_fig11.json
+	eval/sim_ofan.sh --k 8 --sizes 256 --modes "ofan ar reps ecmp" --fail-prob "0 0.01 0.05" \
+		--out $(RESULTS)/sim_ofan_k8_fig9_ar_reps.json
+	eval/sim_ofan.sh --two-level --k 64 --sizes 64 --seeds 1 --modes "ofan ar reps rps ecmp" \
+		--out $(RESULTS)/sim_ofan_2level_k64.json
+	eval/sim_ofan_cca.sh --k 8 --seeds 5 --out $(RESULTS)/sim_ofan_cca_k8.json
+	eval/sim_ofan_cca.sh --k 8 --seeds 3 --ccas "nscc mswift" --modes "ofan ar reps" \
+		--dupack-threshold 100000 --out $(RESULTS)/sim_ofan_cca_k8_nodup.json
+	eval/sim_ofan_cca.sh --k 8 --seeds 5 --ccas "nscc mswift" --modes "ofan ar reps" \
+		--cwnd-init-pct 150 --out $(RESULTS)/sim_ofan_cca_k8_init150.json
+	eval/sim_ofan_cca.sh --k 12 --seeds 2 --ccas "nscc mswift" --modes "ofan ar reps" \
+		--out $(RESULTS)/sim_ofan_cca_k12.json
 
 # Ofan: permutations on a k=4 fat tree, every load-balancing mode, message
 # sizes and seeds; then at 45% load with 0, 1 and 2 failed links.
