@@ -126,7 +126,7 @@ check_jq "symphony_ring.sh --engine sim: both markings, complete, guard 'simulat
 # 12-14: bad options
 r=$("$sim" ring --ring 1=0,1 --lb foo 2>&1) && rc=0 || rc=$?
 check_eq "an unknown mode exits 2, naming it" \
-	"2 symofan-sim: --lb: unknown mode 'foo' (ecmp, ofan, pofan, 4ofan, rr, rps, static, jsq, ar, reps)" \
+	"2 symofan-sim: --lb: unknown mode 'foo' (ecmp, ofan, pofan, 4ofan, rr, rps, static, jsq, ar, drb, reps)" \
 	"$rc $(head -1 <<<"$r")"
 r=$("$sim" ring --ring 1=0,1 --qdisc "pmax 1.5" 2>&1) && rc=0 || rc=$?
 check_eq "a qdisc option out of range exits 2, naming it and its range" \
