@@ -310,6 +310,8 @@ eval-sim: deps
 		4ofan+ar@pods 4ofan+ar@switches" --out $(RESULTS)/sim_ofan_k12_fig11.json
 	eval/sim_ofan.sh --k 8 --sizes 256 --modes "ofan ar reps ecmp" --fail-prob "0 0.01 0.05" \
 		--out $(RESULTS)/sim_ofan_k8_fig9_ar_reps.json
+	for k in 4 8 12; do eval/sim_ofan.sh --k $$k --sizes 256 --seeds $$([ $$k = 12 ] && echo 2 || echo 3) \
+		--modes "ofan ar reps rps ecmp" --out $(RESULTS)/sim_ofan_fig5_k$$k.json || exit 1; done
 	eval/sim_ofan.sh --two-level --k 64 --sizes 64 --seeds 1 --modes "ofan ar reps rps ecmp" \
 		--out $(RESULTS)/sim_ofan_2level_k64.json
 	eval/sim_ofan_cca.sh --k 8 --seeds 5 --out $(RESULTS)/sim_ofan_cca_k8.json
