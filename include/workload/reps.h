@@ -228,10 +228,7 @@ static inline void reps_on_ack(struct reps *r, struct reps_sent *sent,
 		return;
 	sent[seq].state = REPS_SENT_ACKED;
 	/* the round trip of this very packet (no resends: Karn's rule holds) */
-	r->rtt.timing = true;
-	r->rtt.timed_seq = seq;
-	r->rtt.timed_sent_ns = sent[seq].sent_ns;
-	rto_acked(&r->rtt, seq + 1, now);
+	rto_sample(&r->rtt, sent[seq].sent_ns, now);
 	reps_thaw(r, now, c);
 	if (ecn_echo) {
 		c->retired++;

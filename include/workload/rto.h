@@ -97,6 +97,18 @@ static inline void rto_acked(struct rto_state *r, __u64 upto, __u64 now)
 	r->backoff = 1;
 }
 
+/* A round trip measured whole: the ACK at @now of a packet sent once at
+ * @sent_ns (per-packet ACKs time every packet; Karn's rule is the
+ * caller's: a resent packet's ACK is no sample).
+ */
+static inline void rto_sample(struct rto_state *r, __u64 sent_ns, __u64 now)
+{
+	r->timing = true;
+	r->timed_seq = 0;
+	r->timed_sent_ns = sent_ns;
+	rto_acked(r, 1, now);
+}
+
 /* The sender goes back (a NAK or a timeout): what is timed may be
  * resent, so its ACK would not tell the round trip (Karn).
  */

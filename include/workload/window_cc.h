@@ -259,7 +259,7 @@ static inline __u64 wcc_swift_target_ns(const struct wcc *c,
 		w_q16 = p->swift_fs_min_cwnd_q16;
 	if (w_q16 > p->swift_fs_max_cwnd_q16)
 		w_q16 = p->swift_fs_max_cwnd_q16;
-	s_w = wcc_isqrt(w_q16) ? wcc_isqrt(w_q16) : 1;
+	s_w = wcc_isqrt(w_q16) ? : 1;
 	s_min = wcc_isqrt(p->swift_fs_min_cwnd_q16) ? : 1;
 	s_max = wcc_isqrt(p->swift_fs_max_cwnd_q16) ? : 1;
 	/* 1/sqrt as Q24 of the Q8 roots */

@@ -171,8 +171,7 @@ RoceHost::SetPath(uint32_t qpIndex, uint32_t hops, uint64_t baseRttNs)
     TxQp& qp = m_qps.at(qpIndex);
     WindowState& w = qp.win;
     uint32_t subflows = w.cc.size();
-    uint32_t frame = m_cfg.framingBytes + ROCE_IPV4_LEN + kUdpBytes + SYMPHONY_BTH_LEN +
-                     m_cfg.mtuBytes + ROCE_ICRC_LEN + m_cfg.ifgBytes;
+    uint32_t frame = WireBytes(m_cfg.mtuBytes);
     uint64_t bdp = (uint64_t)((double)m_cfg.lineRateBps * baseRttNs / 8e9);
 
     if (!Windowed())
@@ -314,9 +313,10 @@ RoceHost::Pump()
         uint32_t i = (m_rrNext + n) % nr;
         TxQp& qp = m_qps[i];
 
-        uint64_t seq;
-        uint32_t sub;
+        uint64_t seq = qp.nextSeq;
+        uint32_t sub = 0;
 
+        /* --cca: a lost packet again before new data, in a window with room */
         if (windowed ? !WindowNext(qp, &seq, &sub) : qp.nextSeq >= qp.endSeq)
             continue;
         if (qp.nextTxNs > now)
@@ -325,7 +325,7 @@ RoceHost::Pump()
                 wake = qp.nextTxNs;
             continue;
         }
-        Transmit(qp, now);
+        Transmit(qp, now, seq, sub);
         ArmRto(i);
         m_rrNext = (i + 1) % nr;
         wake = m_nicFreeNs;
@@ -340,19 +340,16 @@ RoceHost::Pump()
 }
 
 void
-RoceHost::Transmit(TxQp& qp, uint64_t nowStep)
+RoceHost::Transmit(TxQp& qp, uint64_t nowStep, uint64_t seq, uint32_t sub)
 {
     /* the transport's clocks (rto.h, DCQCN, REPS) in ns, the pace in steps */
     uint64_t now = Simulator::Now().GetNanoSeconds();
     uint8_t l4[kUdpBytes + SYMPHONY_BTH_LEN];
     Message* m = nullptr;
-    uint32_t i, payload, sub = 0;
-    uint64_t wire, seq = qp.nextSeq;
+    uint32_t i, payload;
+    uint64_t wire;
     bool windowed = Windowed();
 
-    /* --cca: a lost packet again before new data */
-    if (windowed && !WindowNext(qp, &seq, &sub))
-        NS_ABORT_MSG("host " << m_host << ": nothing the window allows");
     for (uint32_t k = qp.firstUnacked; k < qp.msgs.size(); k++)
     {
         if (seq >= qp.msgs[k].seqStart && seq < qp.msgs[k].seqStart + qp.msgs[k].count)
@@ -422,8 +419,7 @@ RoceHost::Transmit(TxQp& qp, uint64_t nowStep)
         qp.highSeq = qp.nextSeq;
     qp.ackDeadlineNs = now + rto_ns(&qp.rto, m_cfg.rtoNs);
 
-    wire = m_cfg.framingBytes + ROCE_IPV4_LEN + kUdpBytes + SYMPHONY_BTH_LEN + payload +
-           ROCE_ICRC_LEN + m_cfg.ifgBytes;
+    wire = WireBytes(payload);
     if (windowed)
         WindowSent(qp, seq, sub, wire, now);
     if (!m_cfg.fixedRate)
@@ -750,6 +746,12 @@ RoceHost::FrameBytes(const TxQp& qp, uint64_t seq) const
                                                      : m.bytes - (m.count - 1) * m_cfg.mtuBytes;
             break;
         }
+    return WireBytes(payload);
+}
+
+uint32_t
+RoceHost::WireBytes(uint32_t payload) const
+{
     return m_cfg.framingBytes + ROCE_IPV4_LEN + kUdpBytes + SYMPHONY_BTH_LEN + payload +
            ROCE_ICRC_LEN + m_cfg.ifgBytes;
 }
@@ -874,12 +876,7 @@ RoceHost::WindowOnAck(uint32_t index, uint64_t seq, bool ecnEcho, uint64_t now)
     /* Karn: a resent packet's ACK times nothing */
     rtt = w.sends[seq] == 1 ? now - w.sentNs[seq] : 0;
     if (rtt)
-    {
-        w.rtt.timing = true;
-        w.rtt.timed_seq = seq;
-        w.rtt.timed_sent_ns = w.sentNs[seq];
-        rto_acked(&w.rtt, seq + 1, now);
-    }
+        rto_sample(&w.rtt, w.sentNs[seq], now);
     struct wcc& cc = w.cc[sub];
     decreases = cc.decreases;
     adapts = cc.quick_adapts;

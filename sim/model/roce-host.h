@@ -293,7 +293,8 @@ class RoceHost : public IpL4Protocol
     void DoDispose() override;
     void Kick();
     void Pump();
-    void Transmit(TxQp& qp, uint64_t nowStep);
+    /* send @qp's packet @seq (its next, or --cca's resend) on subflow @sub */
+    void Transmit(TxQp& qp, uint64_t nowStep, uint64_t seq, uint32_t sub);
     void ArmRto(uint32_t qpIndex);
     void OnRto(uint32_t qpIndex);
     void SendControl(uint32_t dst, const uint8_t* l4, size_t len, uint16_t sport = kControlPort);
@@ -316,6 +317,8 @@ class RoceHost : public IpL4Protocol
     uint64_t WindowRtoNs(const WindowState& w) const;
     /* the wire bytes of @qp's packet @seq, its gap included */
     uint32_t FrameBytes(const TxQp& qp, uint64_t seq) const;
+    /* the wire bytes of a data packet of @payload bytes, its gap included */
+    uint32_t WireBytes(uint32_t payload) const;
     TxQp* QpOfQpn(uint32_t qpn, uint32_t* index);
 
     Ptr<Ipv4L3Protocol> m_ipv4;
