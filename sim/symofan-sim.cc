@@ -68,7 +68,7 @@ static const char kUsage[] =
     "                        below (p2p links; default: off, deep lossy queues)\n"
     "  --background PCT      each edge switch sends UEC traffic (job 100 + its number)\n"
     "                        to the last host of the next at PCT%% of --rate (default 0)\n"
-    "  --lb MODE             ecmp, ofan, pofan, 4ofan (pofan, 4 ports a pipe), rr,\n"
+    "  --lb MODE             ecmp, ofan, pofan, Nofan (pofan, N ports a pipe: 4ofan), rr,\n"
     "                        rps, static, jsq (join the shortest queue) or ar\n"
     "                        (adaptive routing: JSQ on queues quantized at 5, 10\n"
     "                        and 20%% of --ar-buffer) (default ecmp), or reps (perm\n"
@@ -134,7 +134,7 @@ static const char kUsage[] =
     "  --channels N --step-qps S --iterations N --step-base PORT\n"
     "  --step-flows          each step's transfer starts as a new flow (legacy flows)\n"
     "  --fixed-rate          no DCQCN: queue pairs send at line rate\n"
-    "  --mtu BYTES           payload bytes per packet (default 4096)\n"
+    "  --mtu BYTES           payload bytes per packet, 64..65491 (default 4096)\n"
     "  --rto MS              retransmission timeout, milliseconds (default 20)\n"
     "  --lose-ack-of-message N  fault injection: every receiver drops the first ACK\n"
     "                        of each queue pair's N-th message (1..1000000)\n"
@@ -645,7 +645,11 @@ main(int argc, char** argv)
         case O_STEPBASE: run.stepBase = ArgU64("--step-base", optarg, 0, 65535); break;
         case O_STEPFLOWS: roce.stepFlows = true; break;
         case O_FIXED: roce.fixedRate = true; break;
-        case O_MTU: roce.mtuBytes = ArgU64("--mtu", optarg, 64, 8192); break;
+        case O_MTU:
+            /* IPv4's 65,535 bytes less IPv4, UDP, BTH and ICRC */
+            roce.mtuBytes = ArgU64("--mtu", optarg, 64,
+                                   65535 - ROCE_IPV4_LEN - 8 - SYMPHONY_BTH_LEN - ROCE_ICRC_LEN);
+            break;
         case O_RTO: roce.rtoNs = ArgU64("--rto", optarg, 1, 600000) * 1000000; break;
         case O_LOSEACK: roce.loseAckOfMessage = ArgU64("--lose-ack-of-message", optarg, 1, 1000000); break;
         case O_CNP: cnpUs = ArgU64("--cnp-interval", optarg, 0, 10000000); break;
@@ -939,6 +943,8 @@ main(int argc, char** argv)
               "processes; background traffic never ends)");
     topo.partitions = Partition::Count();
     topo.self = Partition::Self();
+    topo.deviceMtu = std::max<uint32_t>(topo.deviceMtu, ROCE_IPV4_LEN + 8 + SYMPHONY_BTH_LEN +
+                                                            roce.mtuBytes + ROCE_ICRC_LEN);
 
     Fabric fabric;
     fabric.Build(topo, roce);
@@ -1151,9 +1157,11 @@ main(int argc, char** argv)
        << ",\"simulated_ns\":" << simNs << ",\"events\":" << events
        << ",\"wall_s\":" << wall << ",\"events_per_s\":" << (uint64_t)(events / (wall > 0 ? wall : 1))
        << "}";
+    /* a data packet's IP datagram: IPv4, UDP, BTH, payload, ICRC */
+    uint32_t ipData = ROCE_IPV4_LEN + 8 + SYMPHONY_BTH_LEN + roce.mtuBytes + ROCE_ICRC_LEN;
+
     if (paper)
     {
-        uint32_t ipData = ROCE_IPV4_LEN + 8 + SYMPHONY_BTH_LEN + roce.mtuBytes + ROCE_ICRC_LEN;
         uint32_t ipAck = ROCE_IPV4_LEN + 8 + SYMPHONY_BTH_LEN + ROCE_AETH_LEN + ROCE_ICRC_LEN;
         uint64_t ifgPs = (uint64_t)topo.extraWireBytes * 8 * 1000000000000ULL / topo.hostRateBps;
 
@@ -1179,7 +1187,9 @@ main(int argc, char** argv)
     }
     if (isPerm)
         os << ",\"perm\":{\"load_pct\":" << perm.loadPpm / 1e4
-           << ",\"feasible_rate\":" << feasible << "}";
+           << ",\"feasible_rate\":" << feasible << ",\"payload_bytes\":" << roce.mtuBytes
+           << ",\"data_frame_bytes\":" << roce.framingBytes + ipData
+           << ",\"ifg_bytes\":" << roce.ifgBytes << "}";
     if (topo.pfcXoffBytes)
         os << ",\"pfc\":{\"xoff_bytes\":" << topo.pfcXoffBytes << ",\"xon_bytes\":" << topo.pfcXonBytes
            << ",\"pauses_sent\":" << fabric.PfcPausesSent()

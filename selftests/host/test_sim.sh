@@ -44,7 +44,7 @@ require_built "$sim"
 tmp=$(mktemp -d /tmp/test_sim.XXXXXX)
 on_exit rm -rf "$tmp"
 
-ktap_plan 64
+ktap_plan 65
 
 merge() { jq -L "$TOP_DIR/tc-scripts" -c 'include "ringmerge"; .ranks | ring_merge(null)' "$1"; }
 
@@ -126,7 +126,7 @@ check_jq "symphony_ring.sh --engine sim: both markings, complete, guard 'simulat
 # 12-14: bad options
 r=$("$sim" ring --ring 1=0,1 --lb foo 2>&1) && rc=0 || rc=$?
 check_eq "an unknown mode exits 2, naming it" \
-	"2 symofan-sim: --lb: unknown mode 'foo' (ecmp, ofan, pofan, 4ofan, rr, rps, static, jsq, ar, drb, reps)" \
+	"2 symofan-sim: --lb: unknown mode 'foo' (ecmp, ofan, pofan, Nofan (4ofan: 4 ports a pipe), rr, rps, static, jsq, ar, drb, reps)" \
 	"$rc $(head -1 <<<"$r")"
 r=$("$sim" ring --ring 1=0,1 --qdisc "pmax 1.5" 2>&1) && rc=0 || rc=$?
 check_eq "a qdisc option out of range exits 2, naming it and its range" \
@@ -570,13 +570,19 @@ check_jq "Ofan's pointers start at random by default; --ofan-start zero reproduc
 	'.zero == {q: 388430, ns: 228000000, events: 73132, start: "zero"} and .random.start == "random" and
 	 .random.q != .zero.q' "$r"
 
-# 4ofan is pOfan with four ports a pipe, as the paper names it
+# 4ofan is pOfan with four ports a pipe, as the paper names it, and
+# Nofan N ports a pipe (Fig. 6's 1Ofan, 2Ofan): the same run as --lb pofan
+# --pipe-ports N
 r=$(updown --packets 8 --k 8 --lb 4ofan)
 bad=$("$sim" perm --packets 8 --lb 4ofan --pipe-ports 2 2>&1) && rc=0 || rc=$?
-check_jq "--lb 4ofan runs pOfan with 4 ports a pipe; --pipe-ports 2 with it exits 2" \
+r=$(jq -c --arg bad "$rc $(head -1 <<<"$bad")" --argjson two "$(updown --packets 64 --k 8 --lb 2ofan)" \
+	--argjson pipes2 "$(updown --packets 64 --k 8 --lb pofan --pipe-ports 2)" \
+	'. + {bad: $bad, two: $two, pipes2: $pipes2}' <<<"$r")
+check_jq "--lb 4ofan runs pOfan with 4 ports a pipe, --pipe-ports 2 with it exits 2; 2ofan is --pipe-ports 2" \
 	'.lb == "4ofan" and .lb_mode == "pofan" and .pipe_ports == 4 and .complete and
-	 .bad == "2 symofan-sim: --lb 4ofan has 4 ports a pipe, not --pipe-ports 2"' \
-	"$(jq -c --arg bad "$rc $(head -1 <<<"$bad")" '. + {bad: $bad}' <<<"$r")"
+	 .bad == "2 symofan-sim: --lb 4ofan has 4 ports a pipe, not --pipe-ports 2" and
+	 .two.lb_mode == "pofan" and .two.pipe_ports == 2 and .two.complete and
+	 (.two | del(.lb)) == (.pipes2 | del(.lb))' "$r"
 
 
 # 46-50: REPS (--lb reps): ECMP switches, each host choosing its packets'
@@ -890,5 +896,34 @@ check_jq "sim_ofan.sh: several loads (Fig. 1), A+B@WHERE modes (Fig. 11), utiliz
 	 .fabric == [50, 100] and .util["50"] > 0.3 and .util["50"] < 0.5 and
 	 .util["100"] > .util["50"] * 1.5 and '"$([ -s "$tmp/fig1/fig1-load.png" ] && echo true || echo false)"' and
 	 .two.fabric.tiers == 2 and .two.fabric.hosts == 32 and .two.q.ofan * 10 < .two.q.ecmp' "$r"
+
+# 65: sim_ofan.sh's Fig. 5/6 and Fig. 8 forms: several fabrics in one run
+# (Nofan modes; 2ofan at k=4, one pipe of both downlinks, is Ofan run for
+# run), and a packet-size sweep of messages in KiB, each also at Thm. 6's
+# optimum payload sqrt(82 D / 10), past 8,192 bytes too
+"$TOP_DIR/eval/sim_ofan.sh" --k "4 8" --sizes 32 --modes "ofan 2ofan drb" --seeds 1 \
+	--rate 100gbit --out "$tmp/fig6/fig6.json" >/dev/null 2>&1
+"$TOP_DIR/eval/sim_ofan.sh" --paper-ofan --k 4 --sizes "64k 256k" --payloads "1024 16384" --modes ofan \
+	--seeds 1 --out "$tmp/fig8/fig8.json" >/dev/null 2>&1
+bad=$("$TOP_DIR/eval/sim_ofan.sh" --k 4 --sizes 32 --payloads "1024 2048" 2>&1) && rc=0 || rc=$?
+r=$(jq -c --argjson fig8 "$(jq -c '{model: .packet_model,
+	runs: [.runs[] | [.m, .payload, .packets, .frame_bytes - .payload, .complete, .cct_increase_best_bound >= 0]]}' \
+	"$tmp/fig8/fig8.json")" --arg bad "$rc $(tail -1 <<<"$bad")" \
+	--argjson png "$([ -s "$tmp/fig6/fig6-size.png" ] && [ -s "$tmp/fig8/fig8-packet.png" ] && echo true || echo false)" \
+	'{fabric: .fabric, points: [.summary[] | [.k, .hosts, .mode, .complete]],
+	  k4: ([.summary[] | select(.k == 4) | {(.mode): .cct_increase.mean}] | add), fig8: $fig8, bad: $bad,
+	  png: $png}' "$tmp/fig6/fig6.json")
+ktap_print "sim_ofan.sh --k \"4 8\", --payloads: $r"
+check_jq "sim_ofan.sh: several fabrics (Figs. 5, 6, -size.png), Nofan modes; a packet-size sweep with Thm. 6's optimum (Fig. 8, -packet.png)" \
+	'.fabric.k == [4, 8] and .fabric.hosts == [16, 128] and
+	 .points == [[4,16,"2ofan",true],[4,16,"drb",true],[4,16,"ofan",true],
+		     [8,128,"2ofan",true],[8,128,"drb",true],[8,128,"ofan",true]] and
+	 .k4["2ofan"] == .k4.ofan and .k4.ofan > 0 and
+	 ([.fig8.model[] | [.m, .header_bytes, .optimum_payload, .modelled_increase > 0]] ==
+	  [["256k", 82, 1466, true], ["64k", 82, 733, true]]) and
+	 (.fig8.runs | sort) == ([["256k", 1024, 256], ["256k", 1466, 179], ["256k", 16384, 16],
+				  ["64k", 733, 90], ["64k", 1024, 64], ["64k", 16384, 4]]
+				 | map(. + [62, true, true]) | sort) and
+	 .bad == "1 sim_ofan.sh: --payloads: several want every --sizes in KiB (512k), not '"'"'32'"'"'" and .png' "$r"
 
 ktap_finished

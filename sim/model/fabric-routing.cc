@@ -34,11 +34,14 @@ static const char* const kModeNames[] =
 bool
 LbModeFromName(const std::string& name, LbMode* mode, uint32_t* pipePorts)
 {
-    if (name == "4ofan")
+    /* "<N>ofan": pOfan, N ports a pipe (the paper's 1Ofan, 2Ofan, 4Ofan) */
+    size_t digits = name.find_first_not_of("0123456789");
+    if (digits > 0 && digits <= 4 && name[0] != '0' &&
+        name.compare(digits, std::string::npos, "ofan") == 0)
     {
         *mode = LbMode::Pofan;
         if (pipePorts)
-            *pipePorts = 4;
+            *pipePorts = (uint32_t)std::stoul(name.substr(0, digits));
         return true;
     }
     for (size_t i = 0; i < sizeof(kModeNames) / sizeof(kModeNames[0]); i++)
@@ -62,7 +65,7 @@ LbModeNames()
         names += names.empty() ? "" : ", ";
         names += name;
         if (std::string(name) == "pofan")
-            names += ", 4ofan";
+            names += ", Nofan (4ofan: 4 ports a pipe)";
     }
     return names;
 }

@@ -83,9 +83,10 @@ enum class LbMode
  */
 constexpr uint32_t kDrbPortBase = 49152;
 
-/* "ecmp", "ofan", ...; false for an unknown name.  "4ofan" is pOfan with
- * four ports a pipe, as the paper names it: its mode is Pofan, and
- * *@pipePorts (if given) becomes 4.
+/* "ecmp", "ofan", ...; false for an unknown name.  "<N>ofan" (1ofan,
+ * 2ofan, 4ofan: N of 1..9999 without a leading zero) is pOfan with N
+ * ports a pipe, as the paper names it: its mode is Pofan, and
+ * *@pipePorts (if given) becomes N.
  */
 bool LbModeFromName(const std::string& name, LbMode* mode, uint32_t* pipePorts);
 /* the modes' names, ", "-separated, for messages */

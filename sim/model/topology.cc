@@ -218,7 +218,7 @@ Fabric::Wire(const TopologySpec& spec, const RoceConfig& roce)
         /* htb: the device is fast; the shaper sets the pace */
         p2p.SetDeviceAttribute("DataRate",
                                DataRateValue(DataRate(htb ? kHtbDeviceBps : link.rateBps)));
-        p2p.SetDeviceAttribute("Mtu", UintegerValue(9000));
+        p2p.SetDeviceAttribute("Mtu", UintegerValue(spec.deviceMtu));
         p2p.SetChannelAttribute("Delay", TimeValue(NanoSeconds(spec.delayNs)));
         if (spec.extraWireBytes && !htb)
         {

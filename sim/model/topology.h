@@ -43,6 +43,10 @@ struct TopologySpec
     uint64_t hostRateBps = 2500000;
     uint64_t uplinkRateBps = 5000000; /* switch-to-switch links */
     uint64_t delayNs = 1000;          /* every link, one way */
+    /* every device's IP MTU, bytes: jumbo frames by default, up to
+     * IPv4's 65,535 for the Ofan paper's 64 KB packets
+     */
+    uint32_t deviceMtu = 9000;
     /* point-to-point links: bytes of wire time each frame takes past its
      * IP packet and PPP header (--paper-ofan: Ethernet's 18 less PPP's 2,
      * and the 20 of preamble and inter-frame gap), at the link's rate
