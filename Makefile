@@ -314,12 +314,16 @@ eval-sim: deps
 		--modes "ofan ar reps rps ecmp" --out $(RESULTS)/sim_ofan_fig5_k$$k.json || exit 1; done
 	eval/sim_ofan.sh --two-level --k 64 --sizes 64 --seeds 1 --modes "ofan ar reps rps ecmp" \
 		--out $(RESULTS)/sim_ofan_2level_k64.json
+	eval/sim_ofan.sh --paper-ofan --k "4 8 12 16" --sizes 256 --modes "ofan 1ofan 2ofan 4ofan drb" \
+		--seeds 3 --out $(RESULTS)/sim_ofan_fig6.json
+	eval/sim_ofan.sh --paper-ofan --k 8 --sizes "512k 4096k" --payloads "1024 2048 4096 8192 16384 32768" \
+		--modes "ofan ar reps" --seeds 3 --out $(RESULTS)/sim_ofan_fig8_k8.json
 	eval/sim_ofan_cca.sh --k 8 --seeds 5 --out $(RESULTS)/sim_ofan_cca_k8.json
 	eval/sim_ofan_cca.sh --k 8 --seeds 3 --ccas "nscc mswift" --modes "ofan ar reps" \
 		--dupack-threshold 100000 --out $(RESULTS)/sim_ofan_cca_k8_nodup.json
 	eval/sim_ofan_cca.sh --k 8 --seeds 5 --ccas "nscc mswift" --modes "ofan ar reps" \
 		--cwnd-init-pct 150 --out $(RESULTS)/sim_ofan_cca_k8_init150.json
-	eval/sim_ofan_cca.sh --k 12 --seeds 2 --ccas "nscc mswift" --modes "ofan ar reps" \
+	eval/sim_ofan_cca.sh --k 12 --seeds 10 --ccas "nscc mswift" --modes "ofan ar reps" \
 		--out $(RESULTS)/sim_ofan_cca_k12.json
 
 # Ofan: permutations on a k=4 fat tree, every load-balancing mode, message

@@ -24,9 +24,14 @@
 #   --two-level        a two-level fat tree of K-port switches instead (the
 #                      paper's Fig. 10): K leaves of K/2 hosts under K/2
 #                      spines, K^2/2 hosts (K=64: 2,048)
-#   --sizes "M ..."    packets per host (default "64 256 1024 4096"), or a
-#                      message in KiB ("512k 4096k": as many packets of the
-#                      payload as carry it)
+#   --sizes "M ..."    packets per host and destination (default "64 256 1024
+#                      4096"), or a message in KiB ("512k 4096k": as many
+#                      packets of the payload as carry it), or (all-to-all)
+#                      packets per host over all its destinations ("4096h":
+#                      each destination 4096 / (hosts - 1), rounded up: the
+#                      paper's Fig. 5(c), a constant per-host size)
+#   --pattern P        permutation (default) or all-to-all (every host m
+#                      packets to every other: the paper's Figs. 5(b, c), 7(b))
 #   --payloads "B ..." payload bytes per packet (default 4096); several, with
 #                      sizes in KiB: the paper's Fig. 8, each message also at
 #                      Thm. 6's optimum payload sqrt(H D / alpha) (H the
@@ -68,6 +73,7 @@ prog=sim_ofan.sh
 k=8
 sizes="64 256 1024 4096"
 payloads=4096
+pattern=permutation
 alpha=10	# Thm. 6: the queueing of a destination-rotation scheme, in packets
 modes="ofan pofan drb jsq ar reps rps rr ecmp"
 seeds=3
@@ -95,6 +101,7 @@ while [ $# -gt 0 ]; do
 	--k) k=$2; k_set=1 ;;
 	--sizes) sizes=$2 ;;
 	--payloads) payloads=$2 ;;
+	--pattern) pattern=$2 ;;
 	--modes) modes=$2 ;;
 	--seeds) seeds=$2 ;;
 	--rate) rate=$2; rate_set=1 ;;
@@ -123,8 +130,10 @@ k=${ks%% *}
 for kk in $ks; do
 	[[ $kk =~ ^([4-9]|[1-9][0-9]+)$ ]] && [ $((kk % 2)) -eq 0 ] || die "--k: '$kk' is not an even arity, 4 or more"
 done
+case $pattern in permutation|all-to-all) ;; *) die "--pattern '$pattern': permutation or all-to-all" ;; esac
 for m in $sizes; do
-	[[ $m =~ ^[1-9][0-9]*k?$ ]] || die "--sizes: '$m' is neither a packet count nor KiB (512k)"
+	[[ $m =~ ^[1-9][0-9]*[kh]?$ ]] || die "--sizes: '$m' is neither a packet count, KiB (512k) nor per host (4096h)"
+	[[ $m != *h ]] || [ "$pattern" = all-to-all ] || die "--sizes: '$m' (per host) is for --pattern all-to-all"
 done
 for b in $payloads; do
 	[[ $b =~ ^[1-9][0-9]*$ ]] && [ "$b" -ge 64 ] && [ "$b" -le 65536 ] ||
@@ -192,14 +201,19 @@ total=$(wc -l <"$work/plan")
 run_one() {	# run_one K MODE M SEED P LOAD PAYLOAD: the run's summary line on stdout
 	local k=$1
 	shift
-	local f=$work/$k-$1-$2-$3-$4-$5-$6.json lb=(--lb "$1") packets=$2 bytes=null
+	local f=$work/$k-$1-$2-$3-$4-$5-$6.json lb=(--lb "$1") packets=$2 bytes=null hosts
 	[[ $1 != *+* ]] || lb=(--lb "${1%%+*}" --lb-mix "${1#*+}")
 	# a message in KiB: as many packets of the payload as carry it
 	[[ $2 != *k ]] || { bytes=$((${2%k} * 1024)); packets=$(((bytes + $6 - 1) / $6)); }
+	# all-to-all, per host: spread over the other hosts
+	if [[ $2 == *h ]]; then
+		[ -z "$two_level" ] && hosts=$((k * k * k / 4)) || hosts=$((k * k / 2))
+		packets=$(((${2%h} + hosts - 2) / (hosts - 1)))
+	fi
 	local topo=(--k "$k")
 	[ -z "$two_level" ] || topo=(--topology leafspine --leaves "$k" --spines $((k / 2))
 				     --hosts-per-leaf $((k / 2)) --uplink-rate "$rate")
-	"$sim" perm "${paper[@]}" "${topo[@]}" --rate "$rate" --load "$5" --packets "$packets" \
+	"$sim" perm "${paper[@]}" "${topo[@]}" --pattern "$pattern" --rate "$rate" --load "$5" --packets "$packets" \
 		--mtu "$6" "${lb[@]}" --seed "$3" "${fail_args[@]}" --fail-prob "$4" --out "$f" ||
 		echo "$prog: k=$k $1 m=$2 seed $3 fail-prob $4 payload $6 did not complete" >&2
 	jq -c --argjson k "$k" --arg mode "$1" --arg m "$2" --argjson packets "$packets" \
@@ -208,7 +222,7 @@ run_one() {	# run_one K MODE M SEED P LOAD PAYLOAD: the run's summary line on st
 	  # the wire time of a data frame and its gap at the host rate
 	  | (($frame + .perm.ifg_bytes) * 8e9 / .topology.rate_bps) as $frame_ns
 	  | {k: $k, hosts: (.hosts | length), mode: $mode,
-	     m: (if $bytes == null then $packets else $m end), packets: $packets,
+	     m: (if $m | test("[kh]$") then $m else $packets end), packets: $packets,
 	     message_bytes: $bytes, payload: .perm.payload_bytes, frame_bytes: $frame,
 	     seed: $seed, fail_prob: $p,
 	     load: (if $load == "max" then "max" else ($load | tonumber) end),
@@ -240,7 +254,7 @@ while read -r kk mode m seed p l b; do
 	while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do
 		wait -n
 		n=$((n + 1))
-		progress "$n" "$total" "$fabric_name, permutations"
+		progress "$n" "$total" "$fabric_name, $pattern"
 	done
 	run_one "$kk" "$mode" "$m" "$seed" "$p" "$l" "$b" >>"$work/runs.jsonl" &
 done <"$work/plan"
@@ -248,7 +262,7 @@ wait
 progress_done
 
 jq -s --arg ks "$ks" --arg two_level "$two_level" --arg rate "$rate" --arg load "$load" --arg fail "$fail" \
-	--arg preset "${paper[*]:+paper-ofan}" --argjson alpha "$alpha" \
+	--arg preset "${paper[*]:+paper-ofan}" --argjson alpha "$alpha" --arg pattern "$pattern" \
 	--arg date "$(date -u +%FT%TZ)" '
   def med: sort | .[(length / 2 | floor)];
   def mean: add / length;
@@ -265,7 +279,8 @@ jq -s --arg ks "$ks" --arg two_level "$two_level" --arg rate "$rate" --arg load 
     benchmark: "sim_ofan",
     date: $date,
     engine: "sim",
-    method: "symofan-sim perm: k-ary fat tree of point-to-point links, every host sends m packets (4 KiB payloads unless --payloads) to its partner in the seed derangement at the load, each ACKed, no congestion control; largest queue of any switch port in data frames; CCT over the Appendix-A bound (the worst host); cct_increase: the slowest host over the longest path bound - 1; Fig. 8: cct_increase_best_bound, over the smallest bound of the payloads swept",
+    pattern: $pattern,
+    method: "symofan-sim perm: k-ary fat tree of point-to-point links, every host sends m packets (4 KiB payloads unless --payloads) to its partner in the seed derangement (all-to-all: to every other host, round-robin) at the load, each ACKed, no congestion control; largest queue of any switch port in data frames; CCT over the Appendix-A bound (the worst host); cct_increase: the slowest host over the longest path bound - 1; Fig. 8: cct_increase_best_bound, over the smallest bound of the payloads swept",
     fabric: {k: ($ks | list), tiers: (if $two_level == "" then 3 else 2 end),
 	     hosts: ($ks | split(" ") | map(tonumber | if $two_level == "" then . * . * . / 4 else . * . / 2 end)
 		     | if length == 1 then .[0] else . end), rate: $rate,
@@ -340,8 +355,8 @@ if command -v gnuplot >/dev/null; then
 	{
 		echo "set terminal pngcairo size 800,500 noenhanced"
 		echo "set output '$base-queue.png'"
-		echo "set title 'Largest switch queue, permutation on a $fabric_name (median over seeds, fail-prob $p0)'"
-		echo "set xlabel 'packets per host (m)'"
+		echo "set title 'Largest switch queue, $pattern on a $fabric_name (median over seeds, fail-prob $p0)'"
+		echo "set xlabel 'packets per host and destination (m)'"
 		echo "set ylabel 'largest queue (4 KiB frames)'"
 		echo "set logscale xy"
 		echo "set key top left"
@@ -369,7 +384,7 @@ if command -v gnuplot >/dev/null; then
 			echo "set output '$base-load.png'"
 			echo "set terminal pngcairo size 1200,500 noenhanced"
 			echo "unset title"
-			echo "set multiplot layout 1,2 title 'Permutation on a $fabric_name, m = $mmax, no congestion control (mean over seeds)'"
+			echo "set multiplot layout 1,2 title '$pattern on a $fabric_name, m = $mmax, no congestion control (mean over seeds)'"
 			for what in queue util; do
 				echo "unset logscale"
 				echo "set xlabel 'load (% of the line rate)'"
@@ -395,7 +410,7 @@ if command -v gnuplot >/dev/null; then
 			echo "set terminal pngcairo size 800,500 noenhanced"
 			echo "unset logscale"
 			echo "set logscale x 2"
-			echo "set title 'CCT increase against the network size, m = $m0 (mean over seeds)'"
+			echo "set title 'CCT increase against the network size, $pattern, m = $m0 (mean over seeds)'"
 			echo "set xlabel 'hosts'"
 			echo "set ylabel 'CCT over the bound - 1 (%)'"
 			echo "set key top left"

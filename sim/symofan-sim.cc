@@ -157,7 +157,12 @@ static const char kUsage[] =
     "                        DST, job JOB, step STEP (UDP source port --step-base +\n"
     "                        STEP), starting START_US microseconds in (repeatable)\n"
     "Permutation (permsend's options):\n"
-    "  --packets M           data packets per host (default 64)\n"
+    "  --packets M           data packets per host and destination (default 64)\n"
+    "  --pattern P           permutation (default: each host to its partner in the\n"
+    "                        seed's derangement) or all-to-all (each host M packets\n"
+    "                        to every other, a queue pair each, host h's in the order\n"
+    "                        h+1, h+2, ... and interleaved round-robin at the pace;\n"
+    "                        without --cca and failures)\n"
     "  --load PCT|max        each host's pace, % of --rate (default 100); max: the\n"
     "                        highest every host can keep over the live links when\n"
     "                        switches split each destination's traffic evenly\n"
@@ -330,6 +335,7 @@ main(int argc, char** argv)
         O_RTO, O_LOSEACK, O_CNP, O_DALPHA, O_DTIMER, O_DBYTES, O_DRAI, O_DRHAI, O_DG, O_DF, O_DMIN, O_PFC, O_SEED, O_STOP, O_OUT, O_BG, O_LINKS, O_BURST, O_PACKETS, O_LOAD, O_GRID, O_FAILP, O_JOBSIZE, O_JOBITER, O_RINGJOBS,
         O_CC, O_FLOWS, O_SYMAT, O_DDEC, O_DCLAMP, O_FLOW, O_OFANSTART, O_ARBUF,
         O_REPSN, O_REPSFREEZE, O_REPSTMIN, O_PAPER, O_CCA, O_DUPTHR, O_SUBFLOWS, O_LOSSRTO, O_CWNDINIT, O_CWNDMAX, O_LBMIX,
+        O_PATTERN,
     };
     static const struct option opts[] = {
         {"topology", required_argument, nullptr, O_TOPOLOGY},
@@ -383,6 +389,7 @@ main(int argc, char** argv)
         {"background", required_argument, nullptr, O_BG},
         {"links", required_argument, nullptr, O_LINKS},
         {"packets", required_argument, nullptr, O_PACKETS},
+        {"pattern", required_argument, nullptr, O_PATTERN},
         {"load", required_argument, nullptr, O_LOAD},
         {"burst", required_argument, nullptr, O_BURST},
         {"grid", required_argument, nullptr, O_GRID},
@@ -431,7 +438,7 @@ main(int argc, char** argv)
 
     PermSpec perm;
     std::vector<FlowSpec> flowSpecs;
-    bool isPerm, isFlows, loadMax = false;
+    bool isPerm, isFlows, loadMax = false, patternSet = false;
 
     /* --paper-ofan runs at ps resolution (its 41.78 ns frames), set
      * before the first Time of the run, as ns-3 requires
@@ -692,6 +699,13 @@ main(int argc, char** argv)
                 Usage(std::string("--links: '") + optarg + "' is not p2p or htb");
             break;
         case O_PACKETS: perm.packets = ArgU64("--packets", optarg, 1, 1000000); break;
+        case O_PATTERN:
+            if (strcmp(optarg, "permutation") && strcmp(optarg, "all-to-all"))
+                Usage(std::string("--pattern: '") + optarg +
+                      "' is not permutation or all-to-all");
+            perm.allToAll = !strcmp(optarg, "all-to-all");
+            patternSet = true;
+            break;
         case O_LOAD:
             if (!strcmp(optarg, "max"))
                 loadMax = true;
@@ -764,6 +778,15 @@ main(int argc, char** argv)
               "port, where ring and flows carry Symphony's step)");
     if (roce.wcc.algo != WCC_NONE && !isPerm)
         Usage("--cca is for the perm command (ring and flows run DCQCN: --cc)");
+    if (patternSet && !isPerm)
+        Usage("--pattern is for the perm command");
+    /* all-to-all: the NIC's round-robin over a queue pair per destination,
+     * open loop; a window per queue pair and the failures' feasible pace
+     * (a permutation's) are not built for it
+     */
+    if (perm.allToAll && (roce.wcc.algo != WCC_NONE || loadMax || !topo.failedLinks.empty() ||
+                          topo.failPpm))
+        Usage("--pattern all-to-all: not with --cca, --load max, --fail or --fail-prob");
     if (ccaOptSet && roce.wcc.algo == WCC_NONE)
         Usage("--dupack-threshold, --mswift-subflows, --loss-rto-min-us, --cwnd-init-pct and "
               "--cwnd-max-pct are for --cca");
@@ -986,8 +1009,6 @@ main(int argc, char** argv)
     double feasible = 0;
     if (isPerm)
     {
-        std::vector<uint32_t> hops;
-
         perm.seed = topo.seed;
         permDriver = std::make_unique<PermDriver>(perm, fabric.Hosts());
         permDriver->SetLocalHosts(localHosts);
@@ -1000,9 +1021,14 @@ main(int argc, char** argv)
             for (const Ptr<RoceHost>& host : fabric.Hosts())
                 host->SetFixedRateBps(roce.lineRateBps * perm.loadPpm / 1000000);
         }
-        for (uint32_t h = 0; h < fabric.NumHosts(); h++)
-            hops.push_back(fabric.Hops(h, permDriver->Partners()[h]));
-        permDriver->Start(hops, topo.delayNs, roce);
+        /* all-to-all: each queue pair paced at its share of the pace,
+         * the NIC interleaving them round-robin at the pace
+         */
+        if (perm.allToAll && fabric.NumHosts() > 2)
+            for (const Ptr<RoceHost>& host : fabric.Hosts())
+                host->SetFixedRateBps(roce.fixedRateBps / (fabric.NumHosts() - 1));
+        permDriver->Start([&fabric](uint32_t h, uint32_t d) { return fabric.Hops(h, d); },
+                          topo.delayNs, roce);
     }
     std::unique_ptr<FlowDriver> flowDriver;
     if (isFlows)

@@ -44,7 +44,7 @@ require_built "$sim"
 tmp=$(mktemp -d /tmp/test_sim.XXXXXX)
 on_exit rm -rf "$tmp"
 
-ktap_plan 65
+ktap_plan 66
 
 merge() { jq -L "$TOP_DIR/tc-scripts" -c 'include "ringmerge"; .ranks | ring_merge(null)' "$1"; }
 
@@ -925,5 +925,32 @@ check_jq "sim_ofan.sh: several fabrics (Figs. 5, 6, -size.png), Nofan modes; a p
 				  ["64k", 733, 90], ["64k", 1024, 64], ["64k", 16384, 4]]
 				 | map(. + [62, true, true]) | sort) and
 	 .bad == "1 sim_ofan.sh: --payloads: several want every --sizes in KiB (512k), not '"'"'32'"'"'" and .png' "$r"
+
+# 66: --pattern all-to-all (the Ofan paper's Figs. 5(b, c), 7(b)): every
+# host m packets to each of the 15 others at k=4, a queue pair each in the
+# staggered order h+1, h+2, ..., all delivered; Ofan's queue below ECMP's
+# (11 frames against 104 at m = 8); not with --cca; sim_ofan.sh's per-host
+# sizes (64h: 64 / 15 -> 5 packets a destination)
+ata() {
+	"$sim" perm --k 4 --packets 8 --pattern all-to-all --seed 1 --out "$tmp/ata.json" "$@" >/dev/null &&
+	jq -c '{complete: .sim.complete, sent: ([.hosts[].sent] | add), expected: ([.hosts[].expected] | unique),
+		lost: ([.hosts[].lost] | add), dests5: .hosts[5].dests, pattern: .hosts[0].pattern,
+		q: ([.ports[].max_backlog_packets] | max),
+		over: (([.hosts[].cct_ns] | max) / ([.hosts[].lower_bound_ns] | max))}' "$tmp/ata.json"
+}
+bad=$("$sim" perm --pattern all-to-all --cca nscc 2>&1) && rc=0 || rc=$?
+"$TOP_DIR/eval/sim_ofan.sh" --k 4 --pattern all-to-all --sizes "2 64h" --modes ofan --seeds 1 \
+	--rate 100gbit --out "$tmp/ata5/ata.json" >/dev/null 2>&1
+r=$(jq -nc --argjson ofan "$(ata --lb ofan)" --argjson ecmp "$(ata --lb ecmp)" --arg bad "$rc $(head -1 <<<"$bad")" \
+	--argjson script "$(jq -c '{pattern, points: [.summary[] | [.m, .packets, .complete, .lost]]}' "$tmp/ata5/ata.json")" \
+	'{ofan: $ofan, ecmp: $ecmp, bad: $bad, script: $script}')
+ktap_print "all-to-all at k=4: $r"
+check_jq "--pattern all-to-all: m to every other host, staggered, all delivered, Ofan's queue below ECMP's; not with --cca; sim_ofan.sh --pattern, per-host sizes" \
+	'([.ofan, .ecmp] | all(.complete and .sent == 16 * 15 * 8 and .expected == [120] and .lost == 0 and
+			      .dests5 == [6,7,8,9,10,11,12,13,14,15,0,1,2,3,4] and .pattern == "all-to-all" and
+			      .over >= 1)) and
+	 .ofan.q * 5 < .ecmp.q and .ofan.over < .ecmp.over and
+	 .bad == "2 symofan-sim: --pattern all-to-all: not with --cca, --load max, --fail or --fail-prob" and
+	 .script == {pattern: "all-to-all", points: [[2, 2, true, 0], ["64h", 5, true, 0]]}' "$r"
 
 ktap_finished

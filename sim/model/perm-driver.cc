@@ -49,6 +49,22 @@ PermDriver::Partners() const
     return m_partner;
 }
 
+std::vector<uint32_t>
+PermDriver::Dests(uint32_t h) const
+{
+    std::vector<uint32_t> dests;
+
+    if (!m_spec.allToAll)
+        return {m_partner[h]};
+    /* staggered, as collective libraries order an all-to-all: the NIC's
+     * round-robin then sends every host's k-th packet by the same shift,
+     * a permutation in every slot, never an incast by construction
+     */
+    for (uint32_t i = 1; i < m_hosts.size(); i++)
+        dests.push_back((h + i) % m_hosts.size());
+    return dests;
+}
+
 void
 PermDriver::SetLocalHosts(std::vector<bool> local)
 {
@@ -63,7 +79,8 @@ PermDriver::SetLoadPpm(uint32_t ppm)
 }
 
 void
-PermDriver::Start(const std::vector<uint32_t>& hops, uint64_t delayNs, const RoceConfig& roce)
+PermDriver::Start(const std::function<uint32_t(uint32_t, uint32_t)>& hops, uint64_t delayNs,
+                  const RoceConfig& roce)
 {
     double bitNs = 1e9 / roce.lineRateBps;
     /* each frame's wire time with its gap (RoceConfig::ifgBytes), as the
@@ -74,35 +91,44 @@ PermDriver::Start(const std::vector<uint32_t>& hops, uint64_t delayNs, const Roc
     uint32_t ack = roce.framingBytes + ROCE_IPV4_LEN + kUdp + SYMPHONY_BTH_LEN + ROCE_AETH_LEN +
                    ROCE_ICRC_LEN + roce.ifgBytes;
 
-    m_hops = hops;
     m_windowed = roce.wcc.algo != WCC_NONE;
     for (uint32_t h = 0; h < m_hosts.size(); h++)
     {
         struct permutation_lb_params lb = {};
+        std::vector<uint32_t> dests = Dests(h);
+        uint32_t path = hops(h, dests.back());
 
-        lb.m = m_spec.packets;
-        lb.hops = hops[h];
+        m_hops.push_back(path);
+        /* a host's link carries all its packets (all-to-all: m to each),
+         * the collective ending with the last one's ACK over its path
+         * (all-to-all: the appendix's permutation bound over the path of
+         * the last destination, an approximation)
+         */
+        lb.m = m_spec.packets * dests.size();
+        lb.hops = path;
         lb.t_data_ns = data * 8 * bitNs;
         lb.t_ack_ns = ack * 8 * bitNs;
         lb.t_gap_ns = 0;
-        lb.t_prop_ns = (double)delayNs * hops[h];
+        lb.t_prop_ns = (double)delayNs * path;
         lb.load = 1.0;
         m_fullRateBoundNs.push_back(permutation_lb_ns(&lb));
         lb.load = m_spec.loadPpm / 1e6;
         m_boundNs.push_back(permutation_lb_ns(&lb));
         if (!m_local[h])
             continue;
-        uint32_t qp = m_hosts[h]->CreateQp(m_partner[h], 1, 1);
-        /* --cca: the unloaded round trip, a data packet out and its
-         * ACK back, store and forward at every hop
-         */
-        m_hosts[h]->SetPath(qp, hops[h],
-                            (uint64_t)((lb.t_data_ns + lb.t_ack_ns + 2.0 * delayNs) * hops[h]));
-        Simulator::Schedule(NanoSeconds(m_startNs),
-                            [this, h, qp]() {
-                                m_hosts[h]->PostWrite(qp, 49152,
-                                                      m_spec.packets * m_hosts[h]->MtuBytes());
-                            });
+        for (uint32_t i = 0; i < dests.size(); i++)
+        {
+            uint32_t d = dests[i], qp = m_hosts[h]->CreateQp(d, i + 1, 1), path = hops(h, d);
+
+            /* --cca: the unloaded round trip, a data packet out and its
+             * ACK back, store and forward at every hop
+             */
+            m_hosts[h]->SetPath(qp, path,
+                                (uint64_t)((lb.t_data_ns + lb.t_ack_ns + 2.0 * delayNs) * path));
+            Simulator::Schedule(NanoSeconds(m_startNs), [this, h, qp]() {
+                m_hosts[h]->PostWrite(qp, 49152, m_spec.packets * m_hosts[h]->MtuBytes());
+            });
+        }
     }
 }
 
@@ -112,7 +138,7 @@ PermDriver::OnAcked(uint32_t host, uint32_t qp, uint32_t psn)
     (void)qp;
     (void)psn;
     m_lastAckNs[host] = Simulator::Now().GetNanoSeconds();
-    if (++m_acked[host] == m_spec.packets)
+    if (++m_acked[host] == m_spec.packets * (m_spec.allToAll ? m_hosts.size() - 1 : 1))
         m_done++;
 }
 
@@ -131,22 +157,28 @@ PermDriver::HostItems() const
     {
         std::ostringstream os;
         const RoceCounters& c = m_hosts[h]->Counters();
-        /* every host is one host's partner: what it received of them */
+        /* every host is one host's partner (all-to-all: every other
+         * host's destination): what it received of them
+         */
         uint64_t received = c.packetsReceived;
         uint64_t cct = m_acked[h] ? m_lastAckNs[h] - m_startNs : 0;
+        std::vector<uint32_t> dests = Dests(h);
+        uint64_t expected = (uint64_t)m_spec.packets * dests.size();
 
-        os << "{\"tool\":\"symofan-sim\",\"index\":" << h
-           << ",\"pattern\":\"permutation\",\"seed\":" << m_spec.seed
-           << ",\"hosts\":" << m_hosts.size() << ",\"dests\":[" << m_partner[h] << "]"
-           << ",\"packets_per_dest\":" << m_spec.packets << ",\"load_pct\":" << m_spec.loadPpm / 1e4
+        os << "{\"tool\":\"symofan-sim\",\"index\":" << h << ",\"pattern\":\""
+           << (m_spec.allToAll ? "all-to-all" : "permutation") << "\",\"seed\":" << m_spec.seed
+           << ",\"hosts\":" << m_hosts.size() << ",\"dests\":[";
+        for (size_t i = 0; i < dests.size(); i++)
+            os << (i ? "," : "") << dests[i];
+        os << "],\"packets_per_dest\":" << m_spec.packets << ",\"load_pct\":" << m_spec.loadPpm / 1e4
            << ",\"hops\":" << m_hops[h] << ",\"start_ns\":" << m_startNs
            << ",\"last_ack_ns\":" << m_lastAckNs[h] << ",\"cct_ns\":" << cct
            << ",\"lower_bound_ns\":" << (uint64_t)m_boundNs[h]
            << ",\"cct_over_bound\":" << (m_boundNs[h] > 0 ? cct / m_boundNs[h] : 0)
            << ",\"lower_bound_full_rate_ns\":" << (uint64_t)m_fullRateBoundNs[h]
            << ",\"sent\":" << c.packetsSent << ",\"acked\":" << m_acked[h]
-           << ",\"received\":" << received << ",\"expected\":" << m_spec.packets
-           << ",\"lost\":" << (received < m_spec.packets ? m_spec.packets - received : 0)
+           << ",\"received\":" << received << ",\"expected\":" << expected
+           << ",\"lost\":" << (received < expected ? expected - received : 0)
            << ",\"reordered\":" << c.reordered;
         if (m_hosts[h]->Reps())
             os << ",\"reps\":{\"explored\":" << c.reps.explored << ",\"recycled\":" << c.reps.recycled
