@@ -136,8 +136,8 @@ for m in $sizes; do
 	[[ $m != *h ]] || [ "$pattern" = all-to-all ] || die "--sizes: '$m' (per host) is for --pattern all-to-all"
 done
 for b in $payloads; do
-	[[ $b =~ ^[1-9][0-9]*$ ]] && [ "$b" -ge 64 ] && [ "$b" -le 65536 ] ||
-		die "--payloads: '$b' is not a payload of 64..65536 bytes"
+	[[ $b =~ ^[1-9][0-9]*$ ]] && [ "$b" -ge 64 ] && [ "$b" -le 65491 ] ||
+		die "--payloads: '$b' is not a payload of 64..65491 bytes (IPv4 less the headers)"
 done
 if [ "$(wc -w <<<"$payloads")" -gt 1 ]; then
 	for m in $sizes; do
