@@ -317,7 +317,7 @@ eval-sim: deps
 	eval/sim_ofan.sh --paper-ofan --k "4 8 12 16" --sizes 256 --modes "ofan 1ofan 2ofan 4ofan drb" \
 		--seeds 3 --out $(RESULTS)/sim_ofan_fig6.json
 	eval/sim_ofan.sh --paper-ofan --k 8 --sizes "512k 4096k" --payloads "1024 2048 4096 8192 16384 32768" \
-		--modes "ofan ar reps" --seeds 3 --out $(RESULTS)/sim_ofan_fig8_k8.json
+		--modes "ofan ar reps" --seeds 2 --out $(RESULTS)/sim_ofan_fig8_k8.json
 	eval/sim_ofan_cca.sh --k 8 --seeds 5 --out $(RESULTS)/sim_ofan_cca_k8.json
 	eval/sim_ofan_cca.sh --k 8 --seeds 3 --ccas "nscc mswift" --modes "ofan ar reps" \
 		--dupack-threshold 100000 --out $(RESULTS)/sim_ofan_cca_k8_nodup.json
