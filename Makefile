@@ -318,6 +318,10 @@ eval-sim: deps
 		--seeds 3 --out $(RESULTS)/sim_ofan_fig6.json
 	eval/sim_ofan.sh --paper-ofan --k 8 --sizes "512k 4096k" --payloads "1024 2048 4096 8192 16384 32768" \
 		--modes "ofan ar reps" --seeds 2 --out $(RESULTS)/sim_ofan_fig8_k8.json
+	eval/sim_ofan.sh --paper-ofan --pattern all-to-all --k "4 8" --sizes 4 \
+		--modes "ofan ar reps rps ecmp" --seeds 2 --out $(RESULTS)/sim_ofan_fig5b.json
+	eval/sim_ofan.sh --paper-ofan --pattern all-to-all --k 8 --sizes "1 4 16" \
+		--modes "ofan ar reps rps ecmp" --seeds 2 --out $(RESULTS)/sim_ofan_fig7b_k8.json
 	eval/sim_ofan_cca.sh --k 8 --seeds 5 --out $(RESULTS)/sim_ofan_cca_k8.json
 	eval/sim_ofan_cca.sh --k 8 --seeds 3 --ccas "nscc mswift" --modes "ofan ar reps" \
 		--dupack-threshold 100000 --out $(RESULTS)/sim_ofan_cca_k8_nodup.json
