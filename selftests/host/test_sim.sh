@@ -300,7 +300,7 @@ fp() { "$sim" perm --k 4 --packets 32 --lb ofan --fail-prob "$1" --load max --se
 check_jq "--fail-prob: per seed, repeatable, connected, paced at the feasible rate; sim_ofan.sh's Fig. 9" \
 	'.a == .b and .a != .c and (.a.f | length) > 0 and .a.c and .a.lost == 0 and
 	 .a.perm.feasible_rate < 1 and (.a.perm.load_pct - .a.perm.feasible_rate * 100 | fabs) < 1e-3 and
-	 .none.perm == {load_pct: 100, feasible_rate: 1} and .none.f == [] and
+	 (.none.perm | {load_pct, feasible_rate}) == {load_pct: 100, feasible_rate: 1} and .none.f == [] and
 	 ([.fig9.summary[] | [.fail_prob, .mode]] == [[0, "ecmp"], [0, "ofan"], [0.1, "ecmp"], [0.1, "ofan"]]) and
 	 all(.fig9.summary[]; .complete and .lost == 0 and .cct_over_full_rate_bound.mean >= 1) and
 	 ([.fig9.summary[] | select(.fail_prob == 0.1) | .pace_pct < 100] | all) and .plot' \
