@@ -200,6 +200,15 @@ Usage(const std::string& why)
     exit(2);
 }
 
+/* A RoCEv2 packet's IP datagram of @payload bytes: IPv4, UDP, BTH,
+ * payload, ICRC
+ */
+static uint32_t
+RoceIpBytes(uint32_t payload)
+{
+    return ROCE_IPV4_LEN + 8 + SYMPHONY_BTH_LEN + payload + ROCE_ICRC_LEN;
+}
+
 static uint64_t
 ArgU64(const char* opt, const char* s, uint64_t min, uint64_t max)
 {
@@ -831,8 +840,8 @@ main(int argc, char** argv)
         if (roce.wcc.algo != WCC_NONE)
             portLimitPackets =
                 std::max<uint64_t>(1, topo.routing.arBufferBytes /
-                                          (roce.mtuBytes + ROCE_IPV4_LEN + 8 + SYMPHONY_BTH_LEN +
-                                           ROCE_ICRC_LEN + (paper ? kPaperFramingBytes : 2)));
+                                          (RoceIpBytes(roce.mtuBytes) +
+                                           (paper ? kPaperFramingBytes : 2)));
         qdiscText = "limit " + std::to_string(portLimitPackets ? portLimitPackets : 1000000) +
                     " kmin " + std::to_string(repsEcnBytes) + " kmax " +
                     std::to_string(repsEcnBytes) + " pmax 1";
@@ -966,8 +975,7 @@ main(int argc, char** argv)
               "processes; background traffic never ends)");
     topo.partitions = Partition::Count();
     topo.self = Partition::Self();
-    topo.deviceMtu = std::max<uint32_t>(topo.deviceMtu, ROCE_IPV4_LEN + 8 + SYMPHONY_BTH_LEN +
-                                                            roce.mtuBytes + ROCE_ICRC_LEN);
+    topo.deviceMtu = std::max<uint32_t>(topo.deviceMtu, RoceIpBytes(roce.mtuBytes));
 
     Fabric fabric;
     fabric.Build(topo, roce);
@@ -1183,8 +1191,7 @@ main(int argc, char** argv)
        << ",\"simulated_ns\":" << simNs << ",\"events\":" << events
        << ",\"wall_s\":" << wall << ",\"events_per_s\":" << (uint64_t)(events / (wall > 0 ? wall : 1))
        << "}";
-    /* a data packet's IP datagram: IPv4, UDP, BTH, payload, ICRC */
-    uint32_t ipData = ROCE_IPV4_LEN + 8 + SYMPHONY_BTH_LEN + roce.mtuBytes + ROCE_ICRC_LEN;
+    uint32_t ipData = RoceIpBytes(roce.mtuBytes);
 
     if (paper)
     {
