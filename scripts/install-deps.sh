@@ -72,6 +72,7 @@ iputils-ping
 bsdextrautils
 util-linux
 libns3-dev
+nlohmann-json3-dev
 libgsl-dev
 libsqlite3-dev
 rdma-core

@@ -17,12 +17,15 @@
 #include <iostream>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 #include "model/background.h"
 #include "model/flow-driver.h"
 #include "model/perm-driver.h"
 #include "model/partition.h"
 #include "model/ring-driver.h"
 #include "model/topology.h"
+#include "model/workload-driver.h"
 
 #include "ns3/core-module.h"
 #include "ns3/traffic-control-module.h"
@@ -35,8 +38,11 @@ extern "C" {
 using namespace ns3;
 
 static const char kUsage[] =
-    "Usage: symofan-sim ring|perm|flows [options]\n"
+    "Usage: symofan-sim ring|perm|flows|workload [options]\n"
     "  ring: ring collectives of DCQCN senders (ringcoll's)\n"
+    "  workload: training jobs of compute phases and ring collectives, read\n"
+    "        from --workload FILE (docs/workloads.md); their JCT, iteration\n"
+    "        times and each op's times\n"
     "  flows: single RDMA WRITE flows of DCQCN senders (--flow), each with its\n"
     "        own job, step and start (the Symphony paper's Fig. 9)\n"
     "  perm: the Ofan paper's permutation, every packet ACKed (permsend's);\n"
@@ -152,6 +158,9 @@ static const char kUsage[] =
     "                        current rate: always, after a timer increase, never\n"
     "                        (with a byte counter: also after a byte-counter increase)\n"
     "                        (each overrides the profile's, as ringcoll's)\n"
+    "Workload:\n"
+    "  --workload FILE       the jobs (format symofan-workload, version 1); the\n"
+    "                        collectives run as ring's, with its options\n"
     "Flows:\n"
     "  --flow SRC:DST:JOB:STEP:BYTES:START_US  a flow of BYTES from host SRC to\n"
     "                        DST, job JOB, step STEP (UDP source port --step-base +\n"
@@ -344,7 +353,7 @@ main(int argc, char** argv)
         O_RTO, O_LOSEACK, O_CNP, O_DALPHA, O_DTIMER, O_DBYTES, O_DRAI, O_DRHAI, O_DG, O_DF, O_DMIN, O_PFC, O_SEED, O_STOP, O_OUT, O_BG, O_LINKS, O_BURST, O_PACKETS, O_LOAD, O_GRID, O_FAILP, O_JOBSIZE, O_JOBITER, O_RINGJOBS,
         O_CC, O_FLOWS, O_SYMAT, O_DDEC, O_DCLAMP, O_FLOW, O_OFANSTART, O_ARBUF,
         O_REPSN, O_REPSFREEZE, O_REPSTMIN, O_PAPER, O_CCA, O_DUPTHR, O_SUBFLOWS, O_LOSSRTO, O_CWNDINIT, O_CWNDMAX, O_LBMIX,
-        O_PATTERN,
+        O_PATTERN, O_WORKLOAD,
     };
     static const struct option opts[] = {
         {"topology", required_argument, nullptr, O_TOPOLOGY},
@@ -420,6 +429,7 @@ main(int argc, char** argv)
         {"cwnd-init-pct", required_argument, nullptr, O_CWNDINIT},
         {"lb-mix", required_argument, nullptr, O_LBMIX},
         {"cwnd-max-pct", required_argument, nullptr, O_CWNDMAX},
+        {"workload", required_argument, nullptr, O_WORKLOAD},
         {"help", no_argument, nullptr, 'h'},
         {nullptr, 0, nullptr, 0},
     };
@@ -447,7 +457,9 @@ main(int argc, char** argv)
 
     PermSpec perm;
     std::vector<FlowSpec> flowSpecs;
-    bool isPerm, isFlows, loadMax = false, patternSet = false;
+    bool isPerm, isFlows, isWorkload, loadMax = false, patternSet = false;
+    std::string workloadFile;
+    Workload workload;
 
     /* --paper-ofan runs at ps resolution (its 41.78 ns frames), set
      * before the first Time of the run, as ns-3 requires
@@ -461,10 +473,12 @@ main(int argc, char** argv)
     Partition::Init(&argc, &argv);
     roce.lineRateBps = 2500000;
     roce.rtoNs = 20000000;
-    if (argc < 2 || (strcmp(argv[1], "ring") && strcmp(argv[1], "perm") && strcmp(argv[1], "flows")))
+    if (argc < 2 || (strcmp(argv[1], "ring") && strcmp(argv[1], "perm") && strcmp(argv[1], "flows") &&
+                     strcmp(argv[1], "workload")))
         Usage(argc < 2 ? "no command" : std::string("unknown command '") + argv[1] + "'");
     isPerm = !strcmp(argv[1], "perm");
     isFlows = !strcmp(argv[1], "flows");
+    isWorkload = !strcmp(argv[1], "workload");
     if (isPerm)
     {
         topo.kind = "fattree";
@@ -755,6 +769,7 @@ main(int argc, char** argv)
             flowSpecs.push_back({src, dst, job, step, bytes, startUs * 1000});
             break;
         }
+        case O_WORKLOAD: workloadFile = optarg; break;
         case O_PAPER: break; /* read before the loop */
         case 'h': std::cout << kUsage; return 0;
         default: Usage("bad option");
@@ -846,10 +861,25 @@ main(int argc, char** argv)
                     " kmin " + std::to_string(repsEcnBytes) + " kmax " +
                     std::to_string(repsEcnBytes) + " pmax 1";
     }
-    if (jobs.empty() && !isPerm && !isFlows)
+    if (jobs.empty() && !isPerm && !isFlows && !isWorkload)
         Usage("no --ring");
-    if (!jobs.empty() && (isPerm || isFlows))
+    if (!jobs.empty() && (isPerm || isFlows || isWorkload))
         Usage("--ring is for the ring command");
+    if (isWorkload != !workloadFile.empty())
+        Usage(isWorkload ? "no --workload" : "--workload is for the workload command");
+    if (isWorkload && run.gridCols)
+        Usage("--grid is for the ring command (a workload's groups are 1D rings)");
+    if (isWorkload && Partition::Distributed())
+        Usage("workload: not for distributed runs yet (its ranks' streams are in one process)");
+    if (isWorkload)
+    {
+        std::string err;
+        if (!LoadWorkload(workloadFile, &workload, &err))
+        {
+            std::cerr << "symofan-sim: --workload " << err << "\n";
+            exit(2);
+        }
+    }
     if (isFlows != !flowSpecs.empty())
         Usage(isFlows ? "no --flow" : "--flow is for the flows command");
     if (topo.kind != "leafspine" && imbalance != "none")
@@ -1009,10 +1039,18 @@ main(int argc, char** argv)
             background.push_back(bg);
         }
     }
+    for (const WorkloadJob& job : workload.jobs)
+        for (uint32_t h : job.hosts)
+            if (h >= fabric.NumHosts())
+                Usage("--workload: job " + std::to_string(job.job) + " runs on host " +
+                      std::to_string(h) + "; the fabric has " + std::to_string(fabric.NumHosts()));
     RingDriver driver(run, fabric.Hosts());
     driver.SetLocalHosts(localHosts);
     for (const auto& [id, job] : jobs)
         driver.AddJob(job);
+    std::unique_ptr<WorkloadDriver> workloadDriver;
+    if (isWorkload)
+        workloadDriver = std::make_unique<WorkloadDriver>(workload, &driver);
     std::unique_ptr<PermDriver> permDriver;
     double feasible = 0;
     if (isPerm)
@@ -1050,7 +1088,10 @@ main(int argc, char** argv)
         flowDriver->Start();
     }
     auto done = [&]() {
-        return isPerm ? permDriver->Done() : isFlows ? flowDriver->Done() : driver.Done();
+        return isPerm       ? permDriver->Done()
+               : isFlows    ? flowDriver->Done()
+               : isWorkload ? workloadDriver->Done()
+                            : driver.Done();
     };
 
     auto wall0 = std::chrono::steady_clock::now();
@@ -1107,7 +1148,10 @@ main(int argc, char** argv)
     }
     std::vector<std::string> portsJson = gather(portItems);
     std::vector<std::string> endsJson =
-        gather(isPerm ? permDriver->HostItems() : isFlows ? flowDriver->FlowItems() : driver.RankItems(roce));
+        gather(isPerm       ? permDriver->HostItems()
+               : isFlows    ? flowDriver->FlowItems()
+               : isWorkload ? std::vector<std::pair<bool, std::string>>()
+                            : driver.RankItems(roce));
     if (Partition::Self())
     {
         Simulator::Destroy();
@@ -1230,10 +1274,19 @@ main(int argc, char** argv)
     os << ",\"ports\":[";
     for (size_t i = 0; i < portsJson.size(); i++)
         os << (i ? "," : "") << "\n" << portsJson[i];
-    os << "],\"" << (isPerm ? "hosts" : isFlows ? "flows" : "ranks") << "\":[";
-    for (size_t i = 0; i < endsJson.size(); i++)
-        os << (i ? "," : "") << "\n" << endsJson[i];
-    os << "\n]";
+    if (isWorkload)
+    {
+        /* a rank's steps are many: the ops' times stand for them */
+        os << "],\"workload_file\":" << nlohmann::json(workloadFile).dump()
+           << ",\"workload\":" << workloadDriver->Json();
+    }
+    else
+    {
+        os << "],\"" << (isPerm ? "hosts" : isFlows ? "flows" : "ranks") << "\":[";
+        for (size_t i = 0; i < endsJson.size(); i++)
+            os << (i ? "," : "") << "\n" << endsJson[i];
+        os << "\n]";
+    }
     os << "}\n";
     Simulator::Destroy();
     Partition::Finish();

@@ -19,12 +19,12 @@ namespace ns3
  */
 static constexpr uint64_t kFirstStartNs = 1000000;
 
-static const char* const kCollNames[] = {"allreduce", "allgather", "reducescatter"};
+static const char* const kCollNames[] = {"allreduce", "allgather", "reducescatter", "sendrecv"};
 
 bool
 CollectiveFromName(const std::string& name, Collective* coll)
 {
-    for (size_t i = 0; i < 3; i++)
+    for (size_t i = 0; i < sizeof(kCollNames) / sizeof(kCollNames[0]); i++)
     {
         if (name == kCollNames[i])
         {
@@ -67,37 +67,40 @@ RingDriver::SetLocalHosts(std::vector<bool> local)
     m_local.resize(m_hosts.size(), false);
 }
 
-/* Bytes of step @k per channel; the first channels carry the remainder. */
+/* Bytes of step @k of @plan per channel; the first channels carry the
+ * remainder.
+ */
 uint32_t
-RingDriver::StepBytes(const Rank* r, uint32_t k, uint32_t c) const
+RingDriver::StepBytes(const StepPlan* plan, uint32_t k, uint32_t c) const
 {
-    uint64_t size = r->plan->bytes[k];
+    uint64_t size = plan->bytes[k];
     uint64_t bytes = size / m_spec.channels + (c < size % m_spec.channels);
 
     return bytes ? bytes : 1;
 }
 
-/* Messages per iteration on queue pair @slot of a channel in ring @dim:
- * that ring's steps at positions slot, slot + S, slot + 2S, ...
+/* Messages of a call of @plan on queue pair @slot of a channel in ring
+ * @dim, with @stepQps pairs a channel: that ring's steps at positions
+ * slot, slot + S, slot + 2S, ...
  */
 uint32_t
-RingDriver::QpMessages(const Rank* r, uint32_t dim, uint32_t slot) const
+RingDriver::QpMessages(const StepPlan* plan, uint32_t stepQps, uint32_t dim, uint32_t slot)
 {
-    uint32_t n = r->plan->dimSteps[dim].size();
+    uint32_t n = plan->dimSteps[dim].size();
 
-    return slot < n ? (n - slot + r->stepQps - 1) / r->stepQps : 0;
+    return slot < n ? (n - slot + stepQps - 1) / stepQps : 0;
 }
 
-/* The steps of a ring of @nranks and @size bytes per rank (ringcoll's
- * plan_steps()).
+/* The steps of collective @coll on a ring of @nranks and @size bytes
+ * per rank (ringcoll's plan_steps()).
  */
 const RingDriver::StepPlan*
-RingDriver::PlanSteps(uint32_t nranks, uint64_t size)
+RingDriver::PlanSteps(Collective coll, uint32_t nranks, uint64_t size)
 {
-    auto found = m_plans.find({nranks, size});
+    auto found = m_plans.find({coll, nranks, size});
     if (found != m_plans.end())
         return &found->second;
-    StepPlan& p = m_plans[{nranks, size}];
+    StepPlan& p = m_plans[{coll, nranks, size}];
     auto add = [&p](uint32_t n, uint32_t dim, uint64_t bytes) {
         for (uint32_t i = 0; i < n; i++)
         {
@@ -109,9 +112,14 @@ RingDriver::PlanSteps(uint32_t nranks, uint64_t size)
     };
     uint32_t R = m_spec.gridRows, C = m_spec.gridCols;
 
+    if (coll == Collective::SendRecv)
+    {
+        add(1, 0, size);
+        return &p;
+    }
     if (!C)
     {
-        add(m_spec.coll == Collective::AllReduce ? 2 * (nranks - 1) : nranks - 1, 0, size / nranks);
+        add(coll == Collective::AllReduce ? 2 * (nranks - 1) : nranks - 1, 0, size / nranks);
         return &p;
     }
     p.dims = 2;
@@ -122,15 +130,31 @@ RingDriver::PlanSteps(uint32_t nranks, uint64_t size)
 }
 
 void
+RingDriver::SetCallDoneCallback(std::function<void(uint32_t, uint32_t, uint32_t)> cb)
+{
+    m_onCallDone = std::move(cb);
+}
+
+uint32_t
 RingDriver::AddJob(const RingJobSpec& job)
 {
     uint32_t C = m_spec.channels;
     uint32_t R2 = m_spec.gridRows, C2 = m_spec.gridCols;
+    uint32_t handle = m_nextHandle++;
+    std::vector<RingCall> calls = job.calls;
 
-    for (const auto& ring : job.rings)
+    if (calls.empty())
     {
+        uint64_t size = job.sizeBytes ? job.sizeBytes : m_spec.sizeBytes;
+        uint32_t iterations = job.iterations ? job.iterations : m_spec.iterations;
+
+        calls.assign(iterations, RingCall{m_spec.coll, size});
+    }
+    for (uint32_t i = 0; i < job.rings.size(); i++)
+    {
+        const auto& ring = job.rings[i];
         uint32_t n = ring.size();
-        const StepPlan* plan;
+        std::vector<const StepPlan*> plans;
         std::vector<Rank*> ranks;
         std::vector<std::array<uint32_t, 2>> next(n); /* the next rank's index, per ring */
 
@@ -138,13 +162,18 @@ RingDriver::AddJob(const RingJobSpec& job)
         NS_ABORT_MSG_IF(C2 && n != R2 * C2,
                         "job " << job.job << ": " << n << " ranks are not a " << R2 << "x" << C2
                                << " grid");
-        NS_ABORT_MSG_IF(C2 && m_spec.coll != Collective::AllReduce, "a grid runs AllReduce");
-        uint64_t size = job.sizeBytes ? job.sizeBytes : m_spec.sizeBytes;
-        uint32_t iterations = job.iterations ? job.iterations : m_spec.iterations;
-        plan = PlanSteps(n, size);
-        uint32_t S = m_spec.stepQps;
+        size_t S = m_spec.stepQps;
+        for (const RingCall& call : calls)
+        {
+            NS_ABORT_MSG_IF(C2 && call.coll != Collective::AllReduce, "a grid runs AllReduce");
+            plans.push_back(PlanSteps(call.coll, n, call.sizeBytes));
+        }
         if (m_spec.qpPerStep)
-            S = std::max(plan->dimSteps[0].size(), plan->dimSteps[1].size());
+        {
+            S = 1;
+            for (const StepPlan* plan : plans)
+                S = std::max({S, plan->dimSteps[0].size(), plan->dimSteps[1].size()});
+        }
         for (uint32_t i = 0; i < n; i++)
         {
             Rank* r = new Rank;
@@ -153,6 +182,7 @@ RingDriver::AddJob(const RingJobSpec& job)
                 next[i] = {(i + 1) % n, (i + 1) % n};
             else
                 next[i] = {i / C2 * C2 + (i % C2 + 1) % C2, (i / C2 + 1) % R2 * C2 + i % C2};
+            r->handle = handle;
             r->job = job.job;
             r->nranks = n;
             r->rank = i;
@@ -160,47 +190,70 @@ RingDriver::AddJob(const RingJobSpec& job)
             r->succ[0] = ring[next[i][0]];
             r->succ[1] = ring[next[i][1]];
             NS_ABORT_MSG_IF(r->host >= m_hosts.size(), "job " << job.job << ": no host " << r->host);
-            r->plan = plan;
-            r->steps = plan->dim.size();
+            r->calls = calls;
+            r->plans = plans;
+            r->onDemand = job.onDemand;
+            r->plan = plans[0];
+            r->steps = plans[0]->dim.size();
+            r->sizeBytes = calls[0].sizeBytes;
             r->stepQps = S;
-            r->iterations = iterations;
-            r->sizeBytes = size;
+            r->iterations = calls.size();
             r->startNs = kFirstStartNs + job.startNs;
             r->nextStep.assign(C, 0);
-            r->acked.assign(plan->dims * C * S, 0);
-            r->rec.resize(iterations);
-            for (auto& it : r->rec)
+            r->acked.assign(plans[0]->dims * C * S, 0);
+            r->rec.resize(calls.size());
+            for (uint32_t c = 0; c < calls.size(); c++)
             {
-                it.stepStartNs.assign(C, std::vector<uint64_t>(r->steps, 0));
-                it.stepRecvNs.assign(C, std::vector<uint64_t>(r->steps, 0));
-                it.stepMsg.assign(C, std::vector<uint32_t>(r->steps, kNoMsg));
+                uint32_t steps = plans[c]->dim.size();
+                Iteration& it = r->rec[c];
+
+                it.stepStartNs.assign(C, std::vector<uint64_t>(steps, 0));
+                it.stepRecvNs.assign(C, std::vector<uint64_t>(steps, 0));
+                it.stepMsg.assign(C, std::vector<uint32_t>(steps, kNoMsg));
             }
+            NS_ABORT_MSG_IF(m_byHost.count({handle, r->host}),
+                            "job " << job.job << ": host " << r->host << " is in two of its rings");
+            m_byHost[{handle, r->host}] = r;
             ranks.push_back(r);
             m_ranks.push_back(r);
         }
-        for (uint32_t i = 0; i < n; i++)
+        for (uint32_t j = 0; j < n; j++)
         {
-            Rank* r = ranks[i];
+            Rank* r = ranks[j];
 
-            for (uint32_t d = 0; d < plan->dims; d++)
+            for (uint32_t d = 0; d < plans[0]->dims; d++)
                 for (uint32_t q = 0; q < C * S; q++)
                 {
                     uint32_t qpn = m_nextQpn[r->host]++;
-                    uint32_t wireJob = job.job;
+                    uint32_t wireJob = job.wireJob ? job.wireJob : job.job;
+                    if (job.wireJobPerRing)
+                        wireJob += i;
                     if (C2 && m_spec.ringJobs)
-                        wireJob = job.job * 256 + (d ? R2 + i % C2 : i / C2);
+                        wireJob = job.job * 256 + (d ? R2 + j % C2 : j / C2);
                     uint32_t idx = m_hosts[r->host]->CreateQp(r->succ[d], qpn, wireJob);
 
                     r->qp.push_back(idx);
-                    m_tx[{r->host, idx}] = {r, d * C * S + q};
+                    m_tx[{r->host, idx}] = {r, (uint32_t)(d * C * S + q)};
                     /* the next rank on this ring receives the pair's messages */
                     m_rx[{r->succ[d], r->host, qpn}] =
-                        RxEndpoint{ranks[next[i][d]], d, q / S, q % S, 0};
+                        RxEndpoint{ranks[next[j][d]], d, (uint32_t)(q / S), (uint32_t)(q % S)};
                 }
-            if (m_local[r->host])
+            if (m_local[r->host] && !job.onDemand)
                 Simulator::Schedule(NanoSeconds(r->startNs), &RingDriver::Start, this, r);
         }
     }
+    return handle;
+}
+
+void
+RingDriver::StartCall(uint32_t handle, uint32_t host)
+{
+    auto found = m_byHost.find({handle, host});
+
+    NS_ABORT_MSG_IF(found == m_byHost.end(), "no rank on host " << host);
+    Rank* r = found->second;
+    NS_ABORT_MSG_IF(r->running || r->done, "host " << host << ": a call while one runs");
+    Start(r);
 }
 
 void
@@ -209,6 +262,9 @@ RingDriver::Start(Rank* r)
     uint64_t now = Simulator::Now().GetNanoSeconds();
 
     r->running = true;
+    r->plan = r->plans[r->iter];
+    r->steps = r->plan->dim.size();
+    r->sizeBytes = r->calls[r->iter].sizeBytes;
     r->rec[r->iter].startNs = now;
     std::fill(r->nextStep.begin(), r->nextStep.end(), 0);
     std::fill(r->acked.begin(), r->acked.end(), 0);
@@ -218,26 +274,32 @@ RingDriver::Start(Rank* r)
 void
 RingDriver::StartStep(Rank* r, uint32_t c, uint32_t k)
 {
-    uint16_t sport = (m_spec.stepBase + (uint64_t)r->iter * r->steps + k) & 0xffff;
+    uint16_t sport = (m_spec.stepBase + r->stepOffset + k) & 0xffff;
     Iteration& it = r->rec[r->iter];
 
     it.stepStartNs[c][k] = Simulator::Now().GetNanoSeconds();
-    it.stepMsg[c][k] = m_hosts[r->host]->PostWrite(r->qp[StepQp(r, c, k)], sport, StepBytes(r, k, c));
+    it.stepMsg[c][k] = m_hosts[r->host]->PostWrite(r->qp[StepQp(r, r->plan, c, k)], sport,
+                                                  StepBytes(r->plan, k, c));
 }
 
-/* The rate step k of channel c started at; 0 for another process's rank. */
+/* The rate step k of channel c of call @call started at; 0 for another
+ * process's rank.
+ */
 uint64_t
-RingDriver::StepStartRateBps(const Rank* r, const Iteration& it, uint32_t c, uint32_t k) const
+RingDriver::StepStartRateBps(const Rank* r, uint32_t call, uint32_t c, uint32_t k) const
 {
+    const Iteration& it = r->rec[call];
+
     if (!m_local[r->host] || it.stepMsg[c][k] == kNoMsg)
         return 0;
-    return m_hosts[r->host]->MessageStartRateBps(r->qp[StepQp(r, c, k)], it.stepMsg[c][k]);
+    return m_hosts[r->host]->MessageStartRateBps(r->qp[StepQp(r, r->plans[call], c, k)],
+                                                 it.stepMsg[c][k]);
 }
 
 uint32_t
-RingDriver::StepQp(const Rank* r, uint32_t c, uint32_t k) const
+RingDriver::StepQp(const Rank* r, const StepPlan* plan, uint32_t c, uint32_t k) const
 {
-    return (r->plan->dim[k] * m_spec.channels + c) * r->stepQps + r->plan->pos[k] % r->stepQps;
+    return (plan->dim[k] * m_spec.channels + c) * r->stepQps + plan->pos[k] % r->stepQps;
 }
 
 /* Start what the ring allows, and close the iteration when it is done. */
@@ -267,16 +329,22 @@ RingDriver::Advance(Rank* r)
                 return;
     }
     for (uint32_t q = 0; q < r->plan->dims * C * S; q++)
-        if (r->acked[q] < QpMessages(r, q / (C * S), q % S))
+        if (r->acked[q] < QpMessages(r->plan, S, q / (C * S), q % S))
             return;
     it.endNs = Simulator::Now().GetNanoSeconds();
     r->running = false;
-    if (++r->iter == r->iterations)
-    {
+    r->stepOffset += r->steps;
+    uint32_t call = r->iter++;
+    if (r->iter == r->iterations)
         r->done = true;
+    if (r->onDemand)
+    {
+        if (m_onCallDone)
+            m_onCallDone(r->handle, r->host, call);
         return;
     }
-    Start(r);
+    if (!r->done)
+        Start(r);
 }
 
 void
@@ -289,17 +357,23 @@ RingDriver::OnArrival(uint32_t host, uint32_t src, uint32_t qpn, uint16_t sport)
         return;
     RxEndpoint& ep = found->second;
     Rank* r = ep.rank;
-    uint32_t per = QpMessages(r, ep.dim, ep.slot);
-    if (!per)
-        return;
-    /* this pair's n-th message of an iteration is its ring's step at
-     * position slot + n * S; the previous rank may be an iteration ahead
+    uint32_t per = 0;
+    /* this pair's n-th message of a call is its ring's step at position
+     * slot + n * S; the previous rank may be calls ahead, and a call may
+     * send nothing on this pair
      */
-    uint64_t iter = ep.received / per;
-    uint32_t k = r->plan->dimSteps[ep.dim][ep.slot + ep.received % per * r->stepQps];
-    ep.received++;
-    if (iter < r->iterations)
-        r->rec[iter].stepRecvNs[ep.channel][k] = Simulator::Now().GetNanoSeconds();
+    while (ep.call < r->iterations &&
+           !(per = QpMessages(r->plans[ep.call], r->stepQps, ep.dim, ep.slot)))
+        ep.call++;
+    if (ep.call >= r->iterations)
+        return;
+    uint32_t k = r->plans[ep.call]->dimSteps[ep.dim][ep.slot + ep.inCall * r->stepQps];
+    r->rec[ep.call].stepRecvNs[ep.channel][k] = Simulator::Now().GetNanoSeconds();
+    if (++ep.inCall == per)
+    {
+        ep.call++;
+        ep.inCall = 0;
+    }
     Advance(r);
 }
 
@@ -342,13 +416,13 @@ RingDriver::RankItems(const RoceConfig& roce) const
 
         counted[r->host] = true;
         os << "{\"tool\":\"symofan-sim\",\"host\":" << r->host
-           << ",\"collective\":\"" << CollectiveName(m_spec.coll) << "\",\"proto\":\"rocev2\""
-           << ",\"size_bytes\":" << r->sizeBytes << ",\"channels\":" << m_spec.channels
+           << ",\"collective\":\"" << CollectiveName(r->calls[0].coll) << "\",\"proto\":\"rocev2\""
+           << ",\"size_bytes\":" << r->calls[0].sizeBytes << ",\"channels\":" << m_spec.channels
            << ",\"step_qps\":" << r->stepQps
            << ",\"step_flows\":" << (roce.stepFlows ? "true" : "false")
            << ",\"flows\":\""
            << (m_spec.qpPerStep ? "astra" : roce.psnPerMessage ? "nccl" : "legacy") << "\""
-           << ",\"iterations\":" << r->iterations << ",\"steps\":" << r->steps
+           << ",\"iterations\":" << r->iterations << ",\"steps\":" << r->plans[0]->dim.size()
            << ",\"mtu_bytes\":" << roce.mtuBytes << ",\"rate_bps\":" << roce.lineRateBps
            << ",\"congestion_control\":\"" << (roce.fixedRate ? "fixed" : "dcqcn") << "\"";
         os << ",\"counters\":{\"packets_sent\":" << c.packetsSent
@@ -361,7 +435,7 @@ RingDriver::RankItems(const RoceConfig& roce) const
            << ",\"retransmission_timeouts\":" << c.rtoTimeouts
            << ",\"timeouts_before_rtt_sample\":" << c.rtoTimeoutsUnsampled << "}";
         os << ",\"jobs\":[{\"job\":" << r->job << ",\"ranks\":" << r->nranks
-           << ",\"rank\":" << r->rank << ",\"step_bytes\":" << StepBytes(r, 0, 0)
+           << ",\"rank\":" << r->rank << ",\"step_bytes\":" << StepBytes(r->plans[0], 0, 0)
            << ",\"grid\":\"";
         if (m_spec.gridCols)
             os << m_spec.gridRows << "x" << m_spec.gridCols;
@@ -371,20 +445,21 @@ RingDriver::RankItems(const RoceConfig& roce) const
         for (uint32_t i = 0; i < r->iterations; i++)
         {
             const Iteration& it = r->rec[i];
+            const StepPlan* plan = r->plans[i];
             os << (i ? "," : "") << "{\"start_ns\":" << it.startNs << ",\"end_ns\":" << it.endNs
                << ",\"steps\":[";
             bool first = true;
-            for (uint32_t k = 0; k < r->steps; k++)
+            for (uint32_t k = 0; k < plan->dim.size(); k++)
                 for (uint32_t ch = 0; ch < m_spec.channels; ch++)
                 {
                     os << (first ? "" : ",") << "{\"step\":" << k
                        << ",\"ring\":\""
-                       << (r->plan->dims == 1 ? "ring" : r->plan->dim[k] ? "column" : "row")
+                       << (plan->dims == 1 ? "ring" : plan->dim[k] ? "column" : "row")
                        << "\",\"channel\":" << ch
                        << ",\"start_ns\":" << it.stepStartNs[ch][k]
                        << ",\"end_ns\":" << it.stepRecvNs[ch][k]
                        << ",\"first_rate_bps\":"
-                       << StepStartRateBps(r, it, ch, k) << "}";
+                       << StepStartRateBps(r, i, ch, k) << "}";
                     first = false;
                 }
             os << "]}";

@@ -21,7 +21,9 @@
 #ifndef SYMOFAN_SIM_RING_DRIVER_H
 #define SYMOFAN_SIM_RING_DRIVER_H
 
+#include <functional>
 #include <map>
+#include <tuple>
 #include <utility>
 #include <string>
 #include <vector>
@@ -36,10 +38,18 @@ enum class Collective
     AllReduce,
     AllGather,
     ReduceScatter,
+    SendRecv, /* one step: each rank sends its data to the next */
 };
 
 bool CollectiveFromName(const std::string& name, Collective* coll);
 const char* CollectiveName(Collective coll);
+
+/* One collective of a rank's sequence. */
+struct RingCall
+{
+    Collective coll = Collective::AllReduce;
+    uint64_t sizeBytes = 0; /* per rank */
+};
 
 struct RingJobSpec
 {
@@ -48,6 +58,20 @@ struct RingJobSpec
     uint64_t startNs = 0; /* after the run's first millisecond */
     uint64_t sizeBytes = 0;  /* per rank and collective; 0: the run's */
     uint32_t iterations = 0; /* collectives back to back; 0: the run's */
+    /* A workload's: the collectives every rank of the job runs in this
+     * order, on the same queue pairs, the step numbers running on from
+     * one to the next (empty: the run's collective, iterations times).
+     */
+    std::vector<RingCall> calls;
+    /* each call of a rank waits for StartCall() instead of the previous
+     * call's end (a workload's dependencies decide)
+     */
+    bool onDemand = false;
+    /* the job ID on the wire: 0 for JOB; with wireJobPerRing, ring i's
+     * is wireJob + i (a workload's groups)
+     */
+    uint32_t wireJob = 0;
+    bool wireJobPerRing = false;
 };
 
 struct RingRunSpec
@@ -80,7 +104,15 @@ class RingDriver
      * before AddJob(), which starts only theirs.
      */
     void SetLocalHosts(std::vector<bool> local);
-    void AddJob(const RingJobSpec& job);
+    /* Adds a job; returns its handle for StartCall(). */
+    uint32_t AddJob(const RingJobSpec& job);
+    /* An on-demand job's rank on @host starts its next call. */
+    void StartCall(uint32_t handle, uint32_t host);
+    /* Called when a rank of an on-demand job has finished call @call
+     * (every step arrived from the previous rank and every message of
+     * its own acknowledged).
+     */
+    void SetCallDoneCallback(std::function<void(uint32_t handle, uint32_t host, uint32_t call)> cb);
     /* Every rank of this process's hosts completed every iteration. */
     bool Done() const;
     /* Each rank's result, ringcoll's JSON document, with whether its host
@@ -94,7 +126,8 @@ class RingDriver
     {
         Rank* rank;
         uint32_t dim, channel, slot;
-        uint64_t received = 0; /* messages, all iterations */
+        uint32_t call = 0;   /* the call the next message belongs to */
+        uint32_t inCall = 0; /* its messages of that call received */
     };
     static constexpr uint32_t kNoMsg = UINT32_MAX;
     struct Iteration
@@ -115,13 +148,18 @@ class RingDriver
     };
     struct Rank
     {
-        uint32_t job, nranks, rank, host;
+        uint32_t handle, job, nranks, rank, host;
         uint32_t succ[2];    /* next rank's host on the row (1D) ring and column ring */
-        uint32_t steps;      /* per collective */
         uint32_t stepQps;    /* queue pairs per channel and ring */
-        uint32_t iterations; /* the job's */
-        uint64_t sizeBytes;  /* the job's, per rank and collective */
+        uint32_t iterations; /* calls: the job's collectives in turn */
+        std::vector<RingCall> calls;
+        std::vector<const StepPlan*> plans; /* per call */
+        bool onDemand;
+        /* the current call's */
         const StepPlan* plan;
+        uint32_t steps;
+        uint64_t sizeBytes;
+        uint64_t stepOffset = 0; /* steps of the calls before this one */
         uint64_t startNs;
         uint32_t iter = 0;
         bool running = false, done = false;
@@ -136,18 +174,22 @@ class RingDriver
     void StartStep(Rank* r, uint32_t c, uint32_t k);
     void OnArrival(uint32_t host, uint32_t src, uint32_t qpn, uint16_t sport);
     void OnAcked(uint32_t host, uint32_t qp, uint32_t msg);
-    uint32_t StepBytes(const Rank* r, uint32_t k, uint32_t c) const;
-    /* the index in r->qp of the queue pair step k of channel c sends on */
-    uint32_t StepQp(const Rank* r, uint32_t c, uint32_t k) const;
-    uint64_t StepStartRateBps(const Rank* r, const Iteration& it, uint32_t c, uint32_t k) const;
-    uint32_t QpMessages(const Rank* r, uint32_t dim, uint32_t slot) const;
-    const StepPlan* PlanSteps(uint32_t nranks, uint64_t sizeBytes);
+    uint32_t StepBytes(const StepPlan* plan, uint32_t k, uint32_t c) const;
+    /* the index in r->qp of the queue pair step k of @plan's channel c sends on */
+    uint32_t StepQp(const Rank* r, const StepPlan* plan, uint32_t c, uint32_t k) const;
+    uint64_t StepStartRateBps(const Rank* r, uint32_t call, uint32_t c, uint32_t k) const;
+    static uint32_t QpMessages(const StepPlan* plan, uint32_t stepQps, uint32_t dim, uint32_t slot);
+    const StepPlan* PlanSteps(Collective coll, uint32_t nranks, uint64_t sizeBytes);
 
     RingRunSpec m_spec;
     std::vector<Ptr<RoceHost>> m_hosts;
     std::vector<bool> m_local;                             /* per host */
     std::vector<Rank*> m_ranks;
-    std::map<std::pair<uint32_t, uint64_t>, StepPlan> m_plans; /* per ring and data size */
+    /* per collective, ring size and data size */
+    std::map<std::tuple<Collective, uint32_t, uint64_t>, StepPlan> m_plans;
+    std::map<std::pair<uint32_t, uint32_t>, Rank*> m_byHost; /* handle, host */
+    std::function<void(uint32_t, uint32_t, uint32_t)> m_onCallDone;
+    uint32_t m_nextHandle = 0;
     std::vector<uint32_t> m_nextQpn;                       /* per host */
     std::map<std::tuple<uint32_t, uint32_t, uint32_t>, RxEndpoint> m_rx; /* host, src, qpn */
     std::map<std::pair<uint32_t, uint32_t>, std::pair<Rank*, uint32_t>> m_tx; /* host, qp */

@@ -1,0 +1,164 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# test_sim_workload.sh - the simulator's workload layer (symofan-sim
+# workload, sim/workload_gen.py), seconds in all: a two-layer
+# data-parallel job on an uncongested switch takes the JCT a hand
+# computation gives, within 1%, its second layer's gradient AllReduce
+# overlapping the first layer's backward pass and the first layer's
+# waiting for it; AllGather, ReduceScatter and SendRecv take their step
+# counts; a transformer of two groups (tensor parallel in the server,
+# data parallel over the fabric) and the generated ResNet-50 and VGG16
+# run to the end; the generator's models have the published parameter
+# counts; the same seed gives the same run; bad workload files and
+# options exit 2, naming the place and the value.
+. "$(dirname "$0")/../lib.sh"
+
+require_cmd jq python3
+sim=$TOP_DIR/build/symofan-sim
+gen=$TOP_DIR/sim/workload_gen.py
+require_built "$sim"
+
+tmp=$(mktemp -d /tmp/test_sim_workload.XXXXXX)
+on_exit rm -rf "$tmp"
+
+ktap_plan 10
+
+# One switch of 10 Gbit/s links, 1 us each, senders at the line rate.
+rate=10000000000 delay=1000 mtu=4096
+fabric=(--leaves 1 --spines 1 --hosts-per-leaf 4 --rate 10gbit --delay-us 1 --links p2p
+	--fixed-rate --flows nccl --mtu "$mtu")
+
+# Hand computation of a ring collective on that switch: each step's P
+# packets leave the sender back to back; the last arrives one frame
+# time and two link delays after it left the NIC, and the next step
+# starts then; after the last step, its ACK comes back over two links.
+# A data frame is the payload and 46 bytes (IPv4 20, UDP 8, BTH 12,
+# ICRC 4, the link's 2), an ACK 50 (AETH 4 more, no payload).
+# coll_ns STEPS STEP_BYTES
+coll_ns() {
+	awk -v steps="$1" -v b="$2" -v mtu=$mtu -v rate=$rate -v d=$delay 'BEGIN {
+		p = int((b + mtu - 1) / mtu); t = (mtu + 46) * 8 * 1e9 / rate
+		ack = 50 * 8 * 1e9 / rate
+		printf "%.0f", steps * ((p + 1) * t + 2 * d) + 2 * (d + ack) }'
+}
+
+# within_1pct NAME EXPECTED MEASURED
+within_1pct() {
+	ktap_print "$1: hand $2 ns, simulated $3 ns"
+	check "$1: within 1% of the hand computation" \
+		awk -v e="$2" -v m="$3" 'BEGIN { exit !(m > 0 && (m - e) / e < 0.01 && (e - m) / e < 0.01) }'
+}
+
+# 1. Two layers, data parallel, two iterations: forward 100 us, layer
+# 2's backward 50 us, then its 1 MiB AllReduce while layer 1's backward
+# (400 us) computes; layer 1's 512 KiB AllReduce waits for both.
+cat >"$tmp/two.json" <<'EOF'
+{"format": "symofan-workload", "version": 1, "name": "two-layer dp",
+ "jobs": [{"job": 1, "hosts": "0-3", "iterations": 2,
+  "groups": [{"name": "dp", "rings": [[0, 1, 2, 3]]}],
+  "ops": [{"name": "fwd", "kind": "compute", "ns": 100000},
+          {"name": "bwd2", "kind": "compute", "ns": 50000, "deps": ["fwd"]},
+          {"name": "ar2", "kind": "allreduce", "group": "dp", "bytes": 1048576, "deps": ["bwd2"]},
+          {"name": "bwd1", "kind": "compute", "ns": 400000, "deps": ["bwd2"]},
+          {"name": "ar1", "kind": "allreduce", "group": "dp", "bytes": 524288, "deps": ["bwd1"]}]}]}
+EOF
+"$sim" workload --workload "$tmp/two.json" "${fabric[@]}" --out "$tmp/two.out.json"
+ar2=$(coll_ns 6 262144) ar1=$(coll_ns 6 131072)
+jct=$(jq '.workload.jobs[0].jct_ns' "$tmp/two.out.json")
+within_1pct "two-layer job's JCT" $((2 * (150000 + ar2 + ar1))) "$jct"
+check_jq "ar2 starts as bwd2 ends, with bwd1; ar1 starts as ar2 ends (after bwd1)" \
+	'.workload.jobs[0].op_times as $o |
+	  ($o | map({(.name): .iterations[0]}) | add) as $t |
+	  $t.ar2.start_ns == $t.bwd2.end_ns and $t.bwd1.start_ns == $t.bwd2.end_ns and
+	  $t.ar1.start_ns == $t.ar2.end_ns and $t.bwd1.end_ns < $t.ar2.end_ns and
+	  ($o[0].iterations[1].start_ns == $t.ar1.end_ns)' "$(cat "$tmp/two.out.json")"
+
+# 2. AllGather and ReduceScatter take N-1 steps of size/N, SendRecv one
+# step of its whole size, back to back on the group's queue pairs.
+cat >"$tmp/kinds.json" <<'EOF'
+{"format": "symofan-workload", "version": 1, "name": "kinds",
+ "jobs": [{"job": 3, "hosts": [3, 2, 1, 0],
+  "groups": [{"name": "g", "rings": [[0, 1, 2, 3]]}],
+  "ops": [{"name": "ag", "kind": "allgather", "group": "g", "bytes": 1048576},
+          {"name": "rs", "kind": "reducescatter", "group": "g", "bytes": 1048576},
+          {"name": "sr", "kind": "sendrecv", "group": "g", "bytes": 262144}]}]}
+EOF
+"$sim" workload --workload "$tmp/kinds.json" "${fabric[@]}" --out "$tmp/kinds.out.json"
+ag=$(jq '.workload.jobs[0].op_times[0].iterations[0].span_ns' "$tmp/kinds.out.json")
+rs=$(jq '.workload.jobs[0].op_times[1].iterations[0].span_ns' "$tmp/kinds.out.json")
+sr=$(jq '.workload.jobs[0].op_times[2].iterations[0].span_ns' "$tmp/kinds.out.json")
+within_1pct "allgather + reducescatter + sendrecv" \
+	$(($(coll_ns 3 262144) * 2 + $(coll_ns 1 262144))) $((ag + rs + sr))
+
+# 3. The generator's models: the published parameter counts, and a small
+# transformer (two data-parallel rings, tensor parallel in the server)
+# runs to its end with every op timed.
+check "resnet50 and vgg16 have torchvision's parameter counts" \
+	bash -c "'$gen' resnet50 --nodes 8 --hosts-per-tor 4 | jq -e '.source | test(\"25557032 parameters\")' &&
+		 '$gen' vgg16 --nodes 8 --hosts-per-tor 4 | jq -e '.source | test(\"138357544 parameters\")'"
+"$gen" transformer --nodes 8 --mp 4 --scale 4096 --out "$tmp/tf.json"
+"$sim" workload --workload "$tmp/tf.json" --leaves 2 --spines 2 --hosts-per-leaf 4 \
+	--rate 10gbit --uplink-rate 10gbit --delay-us 1 --links p2p --cc hpcc --flows astra \
+	--marking symphony --seed 3 --out "$tmp/tf.out.json"
+check_jq "a transformer's two data-parallel rings of 4 complete, each op timed, DP AllReduces on the fabric" \
+	'.sim.complete and (.workload.jobs[0].jct_ns > 0) and
+	  (.workload.jobs[0].op_times | all(.iterations[0] != null)) and
+	  ([.ports[].collective_packets] | add) > 0' "$(cat "$tmp/tf.out.json")"
+
+# 4. A generated data-parallel ResNet-50 (a small one: 8 ranks, rails
+# over two ToRs, bytes and compute / 256) under Symphony, twice.
+"$gen" resnet50 --nodes 8 --hosts-per-tor 4 --scale 256 --out "$tmp/r50.json"
+for n in 1 2; do
+	"$sim" workload --workload "$tmp/r50.json" --leaves 2 --spines 2 --hosts-per-leaf 4 \
+		--rate 10gbit --uplink-rate 10gbit --delay-us 1 --links p2p --cc hpcc --flows astra \
+		--marking symphony --seed 5 --out "$tmp/r50.$n.json"
+done
+check_jq "ResNet-50's 54 layer AllReduces complete, the JCT above the compute" \
+	'.sim.complete and ([.workload.jobs[0].op_times[] | select(.kind == "allreduce")] | length) == 54 and
+	 .workload.jobs[0].jct_ns > .workload.jobs[0].compute_ns_per_iteration' "$(cat "$tmp/r50.1.json")"
+check "the same seed gives the same run" \
+	cmp <(jq -S 'del(.sim.wall_s, .sim.events_per_s)' "$tmp/r50.1.json") \
+	<(jq -S 'del(.sim.wall_s, .sim.events_per_s)' "$tmp/r50.2.json")
+
+# --compute-scale divides the compute only, --scale compute and bytes.
+sum_of() { jq "[.jobs[0].ops[] | select(.kind $1) | .$2] | add"; }
+c1=$("$gen" vgg16 --nodes 8 --hosts-per-tor 4 | sum_of '== "compute"' ns)
+b1=$("$gen" vgg16 --nodes 8 --hosts-per-tor 4 | sum_of '!= "compute"' bytes)
+c2=$("$gen" vgg16 --nodes 8 --hosts-per-tor 4 --compute-scale 4 | sum_of '== "compute"' ns)
+b2=$("$gen" vgg16 --nodes 8 --hosts-per-tor 4 --compute-scale 4 | sum_of '!= "compute"' bytes)
+c3=$("$gen" vgg16 --nodes 8 --hosts-per-tor 4 --scale 4 | sum_of '== "compute"' ns)
+b3=$("$gen" vgg16 --nodes 8 --hosts-per-tor 4 --scale 4 | sum_of '!= "compute"' bytes)
+ktap_print "vgg16 compute ns / bytes: $c1 / $b1; --compute-scale 4: $c2 / $b2; --scale 4: $c3 / $b3"
+check "--compute-scale 4 quarters the compute, not the bytes; --scale 4 both" \
+	awk -v c1="$c1" -v b1="$b1" -v c2="$c2" -v b2="$b2" -v c3="$c3" -v b3="$b3" 'BEGIN {
+		ok = b2 == b1 && (c2 * 4 - c1) ^ 2 < 100 && (c3 * 4 - c1) ^ 2 < 100 && (b3 * 4 - b1) ^ 2 < 100
+		exit !ok }'
+
+# 5. Bad files and options: exit 2, naming the place and the value.
+bad() { # bad FILE_TEXT: the simulator's exit status and first line
+	printf '%s' "$1" >"$tmp/bad.json"
+	local out rc
+	out=$("$sim" workload --workload "$tmp/bad.json" "${fabric[@]}" 2>&1 >/dev/null) && rc=0 || rc=$?
+	echo "$rc ${out%%$'\n'*}"
+}
+head='{"format":"symofan-workload","version":1,"name":"x","jobs":[{"job":1,"hosts":"0-3",'
+groups='"groups":[{"name":"dp","rings":[[0,1,2,3]]}],'
+r1=$(bad "$head$groups"'"ops":[{"name":"a","kind":"compute","ns":1,"deps":["b"]},{"name":"b","kind":"compute","ns":1}]}]}')
+r2=$(bad "$head$groups"'"ops":[{"name":"a","kind":"allreduce","group":"dp","bytes":1,"colour":1}]}]}')
+r3=$(bad '{"format":"symofan-workload","version":1,"name":"x","jobs":[{"job":1,"hosts":"0-9",'"$groups"'"ops":[{"name":"a","kind":"compute","ns":1}]}]}')
+r4=$(bad "$head"'"groups":[{"name":"dp","rings":[[0,1,7]]}],"ops":[{"name":"a","kind":"compute","ns":1}]}]}')
+r5=$(bad "$head$groups"'"ops":[{"name":"a","kind":"alltoall","group":"dp","bytes":1}]}]}')
+ktap_print "$r1 | $r2 | $r3 | $r4 | $r5"
+check "a dep on a later op, an unknown key, a host past the fabric, a rank past the job, an unknown kind: exit 2, named" \
+	bash -c '[[ "$1" == "2 "*"jobs[0].ops[0] (\"a\").deps: \"b\" is not an earlier op"* &&
+		    "$2" == "2 "*"jobs[0].ops[0] (\"a\"): unknown key \"colour\""* &&
+		    "$3" == "2 "*"job 1 runs on host 4; the fabric has 4"* &&
+		    "$4" == "2 "*"jobs[0].groups[0].rings[0]: rank 7 is not one of the job"* &&
+		    "$5" == "2 "*"\"alltoall\" is not compute, allreduce"* ]]' _ "$r1" "$r2" "$r3" "$r4" "$r5"
+
+r=$("$gen" vgg16 --nodes 6 --hosts-per-tor 4 2>&1) && rc=0 || rc=$?
+check_eq "the generator refuses a rail placement that does not fill the ToRs, exit 2" \
+	"2 workload_gen.py: error: --order rail: --nodes 6 is not a multiple of --hosts-per-tor 4" \
+	"$rc $r"
+
+ktap_finished

@@ -1,0 +1,326 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""workload_gen.py - writes training workloads for symofan-sim's workload
+command (format symofan-workload, version 1; docs/workloads.md).
+
+Models, each layer's parameters and FLOPs computed from the published
+architecture (not read from any trace):
+  dp           a data-parallel job of hand-given layers (--layers)
+  resnet50     ResNet-50 (torchvision's v1.5, 224x224), data parallel
+  vgg16        VGG16 (configuration D, 224x224), data parallel
+  transformer  the original Transformer (big: d 1024, 16 heads, FFN
+               4096, 6+6 layers), tensor (model) parallel inside groups
+               of --mp ranks and data parallel across them
+
+Compute: a layer's forward pass takes its FLOPs x the per-rank batch over
+--tflops (the accelerator's sustained rate), the backward pass twice the
+forward (input and weight gradients), so an iteration computes 3x the
+forward FLOPs, the usual estimate.  --compute-scale divides every compute
+time (the Symphony paper's Fig. 6: faster accelerators).  --scale divides
+compute and bytes alike, a smaller job of the same compute-to-network
+ratio for a cheaper simulation.
+
+Data parallel (Astra-Sim's DATA workloads): forward over the layers, then
+the backward pass from the last layer to the first; each layer's
+gradient AllReduce (or each bucket's, --bucket-mb as PyTorch DDP) starts
+when its backward compute ends and overlaps the next layers' backward
+compute; the next iteration starts when every AllReduce has ended.
+"""
+import argparse
+import json
+import sys
+
+PROG = "workload_gen.py"
+
+
+def die(msg):
+    print(f"{PROG}: error: {msg}", file=sys.stderr)
+    sys.exit(2)
+
+
+def conv(name, cin, cout, k, hw_out, bn=True, bias=False):
+    """A k x k convolution (with its batch norm folded into the layer):
+    parameters, and FLOPs of one sample's forward pass (2 per MAC)."""
+    params = k * k * cin * cout + (2 * cout if bn else 0) + (cout if bias else 0)
+    flops = 2 * k * k * cin * cout * hw_out * hw_out
+    return {"name": name, "params": params, "flops": flops}
+
+
+def fc(name, fin, fout):
+    return {"name": name, "params": fin * fout + fout, "flops": 2 * fin * fout}
+
+
+def resnet50():
+    """torchvision resnet50 (v1.5: the stride on the 3x3 conv):
+    25,557,032 parameters, 4.09 GMACs a 224x224 sample."""
+    layers = [conv("conv1", 3, 64, 7, 112)]
+    cin, hw = 64, 56
+    for stage, (width, blocks) in enumerate([(64, 3), (128, 4), (256, 6), (512, 3)]):
+        for b in range(blocks):
+            stride = 2 if (b == 0 and stage > 0) else 1
+            hw_out = hw // stride
+            pre = f"layer{stage + 1}.{b}"
+            layers.append(conv(pre + ".conv1", cin, width, 1, hw))
+            layers.append(conv(pre + ".conv2", width, width, 3, hw_out))
+            layers.append(conv(pre + ".conv3", width, width * 4, 1, hw_out))
+            if b == 0:
+                layers.append(conv(pre + ".downsample", cin, width * 4, 1, hw_out))
+            cin, hw = width * 4, hw_out
+    layers.append(fc("fc", 2048, 1000))
+    return layers
+
+
+def vgg16():
+    """VGG16 (configuration D), no batch norm: 138,357,544 parameters,
+    15.5 GMACs a 224x224 sample."""
+    cfg = [64, 64, "M", 128, 128, "M", 256, 256, 256, "M", 512, 512, 512, "M",
+           512, 512, 512, "M"]
+    layers, cin, hw, n = [], 3, 224, 0
+    for c in cfg:
+        if c == "M":
+            hw //= 2
+            continue
+        n += 1
+        layers.append(conv(f"conv{n}", cin, c, 3, hw, bn=False, bias=True))
+        cin = c
+    layers.append(fc("fc6", 512 * 7 * 7, 4096))
+    layers.append(fc("fc7", 4096, 4096))
+    layers.append(fc("fc8", 4096, 1000))
+    return layers
+
+
+def parse_layers(text):
+    """--layers "FWD_US:BWD_US:GRAD_BYTES,...": hand-given layers."""
+    layers = []
+    for i, item in enumerate(text.split(",")):
+        parts = item.split(":")
+        try:
+            fwd, bwd, grad = float(parts[0]), float(parts[1]), int(parts[2])
+            if len(parts) != 3 or fwd < 0 or bwd < 0 or grad < 1:
+                raise ValueError
+        except (ValueError, IndexError):
+            die(f"--layers '{item}': wants FWD_US:BWD_US:GRAD_BYTES (times >= 0, bytes >= 1)")
+        layers.append({"name": f"l{i + 1}", "fwd_ns": int(fwd * 1000),
+                       "bwd_ns": int(bwd * 1000), "grad_bytes": grad})
+    return layers
+
+
+def placement(args, nodes):
+    """Rank r's host: --order host (rank r on host r: a ring's neighbours
+    share a ToR but at its ends) or rail (ranks dealt round-robin over the
+    ToRs, every ring hop crossing the spines: the placement under which
+    ECMP collides, as the Symphony paper's rings do)."""
+    if args.order == "host":
+        return list(range(nodes))
+    tors = nodes // args.hosts_per_tor
+    if tors * args.hosts_per_tor != nodes:
+        die(f"--order rail: --nodes {nodes} is not a multiple of --hosts-per-tor "
+            f"{args.hosts_per_tor}")
+    return [(r % tors) * args.hosts_per_tor + r // tors for r in range(nodes)]
+
+
+def data_parallel(args, layers, bytes_per_param):
+    """Forward, then backward from the last layer, gradient AllReduces
+    per layer or per bucket overlapping the rest of the backward pass."""
+    ops = []
+    scale, cscale = args.scale, args.scale * args.compute_scale
+    fwd_ns = sum(layer["fwd_ns"] for layer in layers)
+    ops.append({"name": "forward", "kind": "compute", "ns": max(0, round(fwd_ns / cscale))})
+    prev = "forward"
+    bucket, bucket_layers, nb = 0, [], 0
+    bucket_bytes = args.bucket_mb * 1024 * 1024
+
+    def flush(dep):
+        nonlocal bucket, bucket_layers, nb
+        if not bucket_layers:
+            return
+        nb += 1
+        name = ("allreduce." + bucket_layers[0] if args.bucket_mb == 0
+                else f"allreduce.bucket{nb}")
+        ops.append({"name": name, "kind": "allreduce", "group": "dp",
+                    "bytes": max(1, round(bucket / scale)), "deps": [dep]})
+        bucket, bucket_layers = 0, []
+
+    for layer in reversed(layers):
+        name = "backward." + layer["name"]
+        ops.append({"name": name, "kind": "compute",
+                    "ns": max(0, round(layer["bwd_ns"] / cscale)), "deps": [prev]})
+        prev = name
+        bucket += layer["grad_bytes"] if "grad_bytes" in layer else layer["params"] * bytes_per_param
+        bucket_layers.append(layer["name"])
+        if args.bucket_mb == 0 or bucket >= bucket_bytes:
+            flush(name)
+    flush(prev)
+    return ops
+
+
+def with_times(layers, args):
+    """Each layer's forward time from its FLOPs at --batch over --tflops;
+    the backward pass twice that."""
+    for layer in layers:
+        f = layer["flops"] * args.batch / (args.tflops * 1e12) * 1e9
+        layer["fwd_ns"], layer["bwd_ns"] = f, 2 * f
+    return layers
+
+
+def transformer(args, nodes):
+    """The original Transformer, big (Vaswani et al.: d 1024, FFN 4096, 16
+    heads, 6 encoder and 6 decoder layers), tensor parallel as Megatron
+    splits a layer: inside a group of --mp ranks, each attention and FFN
+    block ends with an AllReduce of the activations (tokens x d, FP16) in
+    the forward pass and of their gradients in the backward pass; the
+    weight gradients (the block's parameters over --mp, FP32) AllReduce
+    across the data-parallel ranks of the same shard, overlapping the
+    rest of the backward pass.  --mp-on scaleup (default) keeps the
+    tensor-parallel AllReduces inside the server (NVLink at
+    --scaleup-gbps, a ring's 2(mp-1)/mp of the bytes, on the compute
+    stream, as they block it); fabric sends them over the network too."""
+    d, ff = 1024, 4096
+    mp = args.mp
+    if nodes % mp:
+        die(f"--mp {mp} does not divide --nodes {nodes}")
+    if nodes // mp < 2 or mp < 2:
+        die(f"--mp {mp}: wants 2 or more groups of 2 or more ranks on --nodes {nodes}")
+    tokens = args.tokens
+    act_bytes = tokens * d * 2  # FP16 activations
+    blocks = []
+    for i in range(6):
+        blocks += [(f"enc{i + 1}.attn", 4 * d * d + 4 * d), (f"enc{i + 1}.ffn", 2 * d * ff + d + ff)]
+    for i in range(6):
+        blocks += [(f"dec{i + 1}.self", 4 * d * d + 4 * d), (f"dec{i + 1}.cross", 4 * d * d + 4 * d),
+                   (f"dec{i + 1}.ffn", 2 * d * ff + d + ff)]
+    scale, cscale = args.scale, args.scale * args.compute_scale
+    ops, prev = [], None
+
+    def mp_allreduce(name, dep):
+        nbytes = max(1, round(act_bytes / scale))
+        if args.mp_on == "fabric":
+            ops.append({"name": name, "kind": "allreduce", "group": "mp", "bytes": nbytes,
+                        "deps": [dep]})
+        else:
+            ns = 2 * (mp - 1) / mp * nbytes * 8 / args.scaleup_gbps
+            ops.append({"name": name, "kind": "compute", "ns": round(ns), "deps": [dep]})
+
+    for name, params in blocks:  # forward: compute, then the MP AllReduce
+        fwd_ns = 2 * params * tokens / mp / (args.tflops * 1e12) * 1e9
+        ops.append({"name": "fwd." + name, "kind": "compute",
+                    "ns": max(0, round(fwd_ns / cscale)), **({"deps": [prev]} if prev else {})})
+        mp_allreduce("fwd.mp." + name, "fwd." + name)
+        prev = "fwd.mp." + name
+    for name, params in reversed(blocks):
+        bwd_ns = 4 * params * tokens / mp / (args.tflops * 1e12) * 1e9
+        ops.append({"name": "bwd." + name, "kind": "compute",
+                    "ns": max(0, round(bwd_ns / cscale)), "deps": [prev]})
+        mp_allreduce("bwd.mp." + name, "bwd." + name)
+        ops.append({"name": "dp." + name, "kind": "allreduce", "group": "dp",
+                    "bytes": max(1, round(params // mp * 4 / scale)), "deps": ["bwd." + name]})
+        prev = "bwd.mp." + name
+    # MP groups: --mp consecutive ranks (a server's GPUs); DP rings: the
+    # ranks of one shard index across the groups, each ring its own job
+    # ID on the wire so that Symphony compares steps of one ring
+    groups = [{"name": "dp", "rings": [list(range(s, nodes, mp)) for s in range(mp)],
+               "wire_job": args.job, "wire_job_per_ring": True}]
+    if args.mp_on == "fabric":
+        groups.append({"name": "mp",
+                       "rings": [list(range(g * mp, (g + 1) * mp)) for g in range(nodes // mp)],
+                       "wire_job": args.job + mp, "wire_job_per_ring": True})
+    return groups, ops
+
+
+def main():
+    ap = argparse.ArgumentParser(prog=PROG, description=__doc__.split("\n")[0])
+    ap.add_argument("model", choices=["dp", "resnet50", "vgg16", "transformer"])
+    ap.add_argument("--nodes", type=int, default=128, help="ranks, one a host (default 128)")
+    ap.add_argument("--first-host", type=int, default=0, help="the job's hosts start here (default 0)")
+    ap.add_argument("--order", choices=["host", "rail"], default=None,
+                    help="rank placement: host (rank r on host r) or rail (round-robin over "
+                         "the ToRs; default for the data-parallel models; transformer: host)")
+    ap.add_argument("--hosts-per-tor", type=int, default=16,
+                    help="hosts a ToR, for --order rail (default 16: sim_symphony.sh's 128 nodes)")
+    ap.add_argument("--iterations", type=int, default=1, help="training iterations (default 1)")
+    ap.add_argument("--job", type=int, default=1, help="job ID (default 1)")
+    ap.add_argument("--batch", type=int, default=32, help="samples a rank and iteration (default 32)")
+    ap.add_argument("--tokens", type=int, default=65536,
+                    help="transformer: tokens a data-parallel rank and iteration (default 65536: "
+                         "128 sequences of 512)")
+    ap.add_argument("--mp-on", choices=["scaleup", "fabric"], default="scaleup",
+                    help="transformer: the tensor-parallel AllReduces inside the server "
+                         "(default) or over the fabric")
+    ap.add_argument("--scaleup-gbps", type=float, default=2400,
+                    help="transformer --mp-on scaleup: the server's GPU-to-GPU bandwidth, "
+                         "Gbit/s (default 2400: NVLink's 300 GB/s)")
+    ap.add_argument("--mp", type=int, default=8,
+                    help="transformer: ranks a tensor-parallel group (default 8)")
+    ap.add_argument("--tflops", type=float, default=15.0,
+                    help="sustained compute, TFLOP/s a rank (default 15: a V100's FP32 "
+                         "tensor-core rate)")
+    ap.add_argument("--bytes-per-param", type=int, default=4,
+                    help="gradient bytes a parameter (default 4: FP32)")
+    ap.add_argument("--bucket-mb", type=float, default=0,
+                    help="data parallel: AllReduce buckets of at least this many MiB, as DDP's "
+                         "(default 0: a layer each, as Astra-Sim's DATA workloads)")
+    ap.add_argument("--compute-scale", type=float, default=1,
+                    help="divide every compute time by this (Fig. 6: 1 to 64; default 1)")
+    ap.add_argument("--scale", type=float, default=1,
+                    help="divide compute times and bytes alike (default 1)")
+    ap.add_argument("--layers", default="",
+                    help="dp: FWD_US:BWD_US:GRAD_BYTES per layer, first to last, comma-separated")
+    ap.add_argument("--out", default="-", help="the workload file (default stdout)")
+    args = ap.parse_args()
+
+    nodes = args.nodes
+    if nodes < 2 or nodes > 100000:
+        die(f"--nodes {nodes}: wants 2..100000")
+    for opt in ("iterations", "batch", "tokens", "hosts_per_tor", "job"):
+        if getattr(args, opt) < 1:
+            die(f"--{opt.replace('_', '-')} {getattr(args, opt)}: wants 1 or more")
+    for opt in ("tflops", "compute_scale", "scale", "scaleup_gbps"):
+        if not getattr(args, opt) > 0:
+            die(f"--{opt.replace('_', '-')} {getattr(args, opt)}: wants more than 0")
+    if args.bucket_mb < 0:
+        die(f"--bucket-mb {args.bucket_mb}: wants 0 or more")
+    if args.first_host < 0:
+        die(f"--first-host {args.first_host}: wants 0 or more")
+    if (args.model == "dp") != bool(args.layers):
+        die("--layers is for the dp model, which needs it")
+
+    if args.model == "transformer":
+        order = args.order or "host"
+        groups, ops = transformer(args, nodes)
+        source = ("the original Transformer (big) from its architecture; "
+                  f"{args.tokens} tokens a data-parallel rank at {args.tflops:g} TFLOP/s, "
+                  f"tensor parallel over {args.mp} ({args.mp_on})")
+    else:
+        order = args.order or "rail"
+        if args.model == "dp":
+            layers = parse_layers(args.layers)
+            source = "hand-given layers"
+        else:
+            layers = with_times(resnet50() if args.model == "resnet50" else vgg16(), args)
+            params = sum(layer["params"] for layer in layers)
+            source = (f"{args.model} from its architecture: {params} parameters, "
+                      f"{sum(layer['flops'] for layer in layers) / 2e9:.2f} GMACs a sample; "
+                      f"batch {args.batch} a rank at {args.tflops:g} TFLOP/s")
+        groups = [{"name": "dp", "rings": [list(range(nodes))]}]
+        ops = data_parallel(args, layers, args.bytes_per_param)
+    args.order = order
+    hosts = [args.first_host + h for h in placement(args, nodes)]
+    if args.compute_scale != 1 or args.scale != 1:
+        source += f"; compute / {args.compute_scale * args.scale:g}, bytes / {args.scale:g}"
+    doc = {
+        "format": "symofan-workload", "version": 1,
+        "name": f"{args.model}-{nodes}",
+        "source": source,
+        "jobs": [{"job": args.job, "hosts": hosts, "iterations": args.iterations,
+                  "groups": groups, "ops": ops}],
+    }
+    text = json.dumps(doc, separators=(",", ":")) + "\n"
+    if args.out == "-":
+        sys.stdout.write(text)
+    else:
+        with open(args.out, "w") as f:
+            f.write(text)
+
+
+if __name__ == "__main__":
+    main()
