@@ -168,10 +168,19 @@ static const char kUsage[] =
     "Permutation (permsend's options):\n"
     "  --packets M           data packets per host and destination (default 64)\n"
     "  --pattern P           permutation (default: each host to its partner in the\n"
-    "                        seed's derangement) or all-to-all (each host M packets\n"
+    "                        seed's derangement), all-to-all (each host M packets\n"
     "                        to every other, a queue pair each, host h's in the order\n"
     "                        h+1, h+2, ... and interleaved round-robin at the pace;\n"
-    "                        without --cca and failures)\n"
+    "                        without --cca and failures) or server-ring (servers of\n"
+    "                        --server-hosts hosts in the seed's random cyclic order,\n"
+    "                        each host to its slot in the next server: the Ofan\n"
+    "                        paper's FSDP2 scale-out rings, GPU i to GPU i + 8)\n"
+    "  --server-hosts G      server-ring: hosts a server (default 8; the hosts a\n"
+    "                        multiple of G, 2 servers or more)\n"
+    "  --phases P            the pattern P times on the same queue pairs, each\n"
+    "                        phase starting once every host has the previous one's\n"
+    "                        last ACK (1..100000; default 1): a layer's collective\n"
+    "                        phase after another's; each phase's CCT in the JSON\n"
     "  --load PCT|max        each host's pace, % of --rate (default 100); max: the\n"
     "                        highest every host can keep over the live links when\n"
     "                        switches split each destination's traffic evenly\n"
@@ -353,7 +362,7 @@ main(int argc, char** argv)
         O_RTO, O_LOSEACK, O_CNP, O_DALPHA, O_DTIMER, O_DBYTES, O_DRAI, O_DRHAI, O_DG, O_DF, O_DMIN, O_PFC, O_SEED, O_STOP, O_OUT, O_BG, O_LINKS, O_BURST, O_PACKETS, O_LOAD, O_GRID, O_FAILP, O_JOBSIZE, O_JOBITER, O_RINGJOBS,
         O_CC, O_FLOWS, O_SYMAT, O_DDEC, O_DCLAMP, O_FLOW, O_OFANSTART, O_ARBUF,
         O_REPSN, O_REPSFREEZE, O_REPSTMIN, O_PAPER, O_CCA, O_DUPTHR, O_SUBFLOWS, O_LOSSRTO, O_CWNDINIT, O_CWNDMAX, O_LBMIX,
-        O_PATTERN, O_WORKLOAD,
+        O_PATTERN, O_WORKLOAD, O_SERVERHOSTS, O_PHASES,
     };
     static const struct option opts[] = {
         {"topology", required_argument, nullptr, O_TOPOLOGY},
@@ -430,6 +439,8 @@ main(int argc, char** argv)
         {"lb-mix", required_argument, nullptr, O_LBMIX},
         {"cwnd-max-pct", required_argument, nullptr, O_CWNDMAX},
         {"workload", required_argument, nullptr, O_WORKLOAD},
+        {"server-hosts", required_argument, nullptr, O_SERVERHOSTS},
+        {"phases", required_argument, nullptr, O_PHASES},
         {"help", no_argument, nullptr, 'h'},
         {nullptr, 0, nullptr, 0},
     };
@@ -459,6 +470,8 @@ main(int argc, char** argv)
     std::vector<FlowSpec> flowSpecs;
     bool isPerm, isFlows, isWorkload, loadMax = false, patternSet = false;
     std::string workloadFile;
+    bool serverRing = false, serverHostsSet = false;
+    uint32_t serverHosts = 8;
     Workload workload;
 
     /* --paper-ofan runs at ps resolution (its 41.78 ns frames), set
@@ -723,12 +736,19 @@ main(int argc, char** argv)
             break;
         case O_PACKETS: perm.packets = ArgU64("--packets", optarg, 1, 1000000); break;
         case O_PATTERN:
-            if (strcmp(optarg, "permutation") && strcmp(optarg, "all-to-all"))
+            if (strcmp(optarg, "permutation") && strcmp(optarg, "all-to-all") &&
+                strcmp(optarg, "server-ring"))
                 Usage(std::string("--pattern: '") + optarg +
-                      "' is not permutation or all-to-all");
+                      "' is not permutation, all-to-all or server-ring");
             perm.allToAll = !strcmp(optarg, "all-to-all");
+            serverRing = !strcmp(optarg, "server-ring");
             patternSet = true;
             break;
+        case O_SERVERHOSTS:
+            serverHosts = ArgU64("--server-hosts", optarg, 1, 1000000);
+            serverHostsSet = true;
+            break;
+        case O_PHASES: perm.phases = ArgU64("--phases", optarg, 1, 100000); break;
         case O_LOAD:
             if (!strcmp(optarg, "max"))
                 loadMax = true;
@@ -802,8 +822,15 @@ main(int argc, char** argv)
               "port, where ring and flows carry Symphony's step)");
     if (roce.wcc.algo != WCC_NONE && !isPerm)
         Usage("--cca is for the perm command (ring and flows run DCQCN: --cc)");
-    if (patternSet && !isPerm)
-        Usage("--pattern is for the perm command");
+    if ((patternSet || perm.phases > 1) && !isPerm)
+        Usage("--pattern and --phases are for the perm command");
+    if (serverHostsSet && !serverRing)
+        Usage("--server-hosts is for --pattern server-ring");
+    if (serverRing)
+        perm.serverRing = serverHosts;
+    if (perm.phases > 1 && Partition::Distributed())
+        Usage("--phases: not for distributed runs (a phase ends when every process's hosts "
+              "have their ACKs)");
     /* all-to-all: the NIC's round-robin over a queue pair per destination,
      * open loop; a window per queue pair and the failures' feasible pace
      * (a permutation's) are not built for it
@@ -1055,6 +1082,10 @@ main(int argc, char** argv)
     double feasible = 0;
     if (isPerm)
     {
+        if (serverRing && (fabric.NumHosts() % serverHosts || fabric.NumHosts() / serverHosts < 2))
+            Usage("--pattern server-ring: the fabric's " + std::to_string(fabric.NumHosts()) +
+                  " hosts are not 2 or more servers of --server-hosts " +
+                  std::to_string(serverHosts));
         perm.seed = topo.seed;
         permDriver = std::make_unique<PermDriver>(perm, fabric.Hosts());
         permDriver->SetLocalHosts(localHosts);
@@ -1263,7 +1294,11 @@ main(int argc, char** argv)
            << "\"}";
     }
     if (isPerm)
-        os << ",\"perm\":{\"load_pct\":" << perm.loadPpm / 1e4
+        os << ",\"perm\":{\"pattern\":\""
+           << (perm.allToAll ? "all-to-all" : serverRing ? "server-ring" : "permutation") << "\""
+           << ",\"server_hosts\":" << (serverRing ? std::to_string(serverHosts) : "null")
+           << ",\"phases\":" << perm.phases << ",\"phase_times\":" << permDriver->PhasesJson()
+           << ",\"load_pct\":" << perm.loadPpm / 1e4
            << ",\"feasible_rate\":" << feasible << ",\"payload_bytes\":" << roce.mtuBytes
            << ",\"data_frame_bytes\":" << roce.framingBytes + ipData
            << ",\"ifg_bytes\":" << roce.ifgBytes << "}";

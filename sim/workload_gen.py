@@ -240,9 +240,9 @@ def main():
     ap.add_argument("--iterations", type=int, default=1, help="training iterations (default 1)")
     ap.add_argument("--job", type=int, default=1, help="job ID (default 1)")
     ap.add_argument("--batch", type=int, default=32, help="samples a rank and iteration (default 32)")
-    ap.add_argument("--tokens", type=int, default=65536,
-                    help="transformer: tokens a data-parallel rank and iteration (default 65536: "
-                         "128 sequences of 512)")
+    ap.add_argument("--tokens", type=int, default=262144,
+                    help="transformer: tokens a data-parallel rank and iteration (default 262144: "
+                         "512 sequences of 512)")
     ap.add_argument("--mp-on", choices=["scaleup", "fabric"], default="scaleup",
                     help="transformer: the tensor-parallel AllReduces inside the server "
                          "(default) or over the fabric")

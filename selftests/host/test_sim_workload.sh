@@ -9,8 +9,11 @@
 # counts; a transformer of two groups (tensor parallel in the server,
 # data parallel over the fabric) and the generated ResNet-50 and VGG16
 # run to the end; the generator's models have the published parameter
-# counts; the same seed gives the same run; bad workload files and
-# options exit 2, naming the place and the value.
+# counts; the same seed gives the same run; the Ofan paper's FSDP2
+# scale-out rings (perm --pattern server-ring) send each host to its
+# slot in the next server of a random cyclic order, phase after phase,
+# each at its bound where nothing queues; bad workload files and options
+# exit 2, naming the place and the value.
 . "$(dirname "$0")/../lib.sh"
 
 require_cmd jq python3
@@ -21,7 +24,7 @@ require_built "$sim"
 tmp=$(mktemp -d /tmp/test_sim_workload.XXXXXX)
 on_exit rm -rf "$tmp"
 
-ktap_plan 10
+ktap_plan 12
 
 # One switch of 10 Gbit/s links, 1 us each, senders at the line rate.
 rate=10000000000 delay=1000 mtu=4096
@@ -134,7 +137,24 @@ check "--compute-scale 4 quarters the compute, not the bytes; --scale 4 both" \
 		ok = b2 == b1 && (c2 * 4 - c1) ^ 2 < 100 && (c3 * 4 - c1) ^ 2 < 100 && (b3 * 4 - b1) ^ 2 < 100
 		exit !ok }'
 
-# 5. Bad files and options: exit 2, naming the place and the value.
+# 5. The Ofan paper's FSDP2 rings (perm --pattern server-ring --phases):
+# servers of 2 in a random cyclic order, each host to its slot in the
+# next server; three phases back to back, each after the last ACK of the
+# one before, each at its bound on an unloaded k=4 fat tree under Ofan.
+"$sim" perm --k 4 --packets 32 --lb ofan --pattern server-ring --server-hosts 2 --phases 3 \
+	--seed 7 --out "$tmp/ring.json"
+check_jq "server ring: each host to its own slot of another server, one cycle through the 8 servers" \
+	'[.hosts[] | {h: .index, d: .dests[0]}] as $p |
+	 ($p | all((.h % 2) == (.d % 2) and ((.h / 2 | floor) != (.d / 2 | floor)))) and
+	 ([limit(8; 0 | recurse($p[.].d) | . / 2 | floor)] | unique | length) == 8' \
+	"$(cat "$tmp/ring.json")"
+check_jq "three phases, each starting as the one before ends, each within 10% of its bound" \
+	'.perm.phase_times as $t | ($t | length) == 3 and
+	 $t[1].start_ns == $t[0].end_ns and $t[2].start_ns == $t[1].end_ns and
+	 ($t | all(.cct_over_bound >= 1 and .cct_over_bound < 1.1)) and
+	 (.hosts | all(.acked == 96 and .lost == 0))' "$(cat "$tmp/ring.json")"
+
+# 6. Bad files and options: exit 2, naming the place and the value.
 bad() { # bad FILE_TEXT: the simulator's exit status and first line
 	printf '%s' "$1" >"$tmp/bad.json"
 	local out rc

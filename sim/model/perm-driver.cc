@@ -36,7 +36,26 @@ PermDriver::PermDriver(const PermSpec& spec, std::vector<Ptr<RoceHost>> hosts)
     uint32_t n = m_hosts.size();
 
     m_partner.resize(n);
-    derangement(m_partner.data(), n, spec.seed);
+    if (spec.serverRing)
+    {
+        /* servers in a random cyclic order (the seed's Fisher-Yates
+         * shuffle); each host to its slot in the next server
+         */
+        uint32_t g = spec.serverRing, servers = n / g;
+        std::vector<uint32_t> order(servers), next(servers);
+        __u64 state = spec.seed;
+
+        for (uint32_t i = 0; i < servers; i++)
+            order[i] = i;
+        for (uint32_t i = servers - 1; i > 0; i--)
+            std::swap(order[i], order[derangement_next_random(&state) % (i + 1)]);
+        for (uint32_t i = 0; i < servers; i++)
+            next[order[i]] = order[(i + 1) % servers];
+        for (uint32_t h = 0; h < n; h++)
+            m_partner[h] = next[h / g] * g + h % g;
+    }
+    else
+        derangement(m_partner.data(), n, spec.seed);
     m_acked.assign(n, 0);
     m_lastAckNs.assign(n, 0);
     for (uint32_t h = 0; h < n; h++)
@@ -92,6 +111,7 @@ PermDriver::Start(const std::function<uint32_t(uint32_t, uint32_t)>& hops, uint6
                    ROCE_ICRC_LEN + roce.ifgBytes;
 
     m_windowed = roce.wcc.algo != WCC_NONE;
+    m_qps.resize(m_hosts.size());
     for (uint32_t h = 0; h < m_hosts.size(); h++)
     {
         struct permutation_lb_params lb = {};
@@ -114,6 +134,13 @@ PermDriver::Start(const std::function<uint32_t(uint32_t, uint32_t)>& hops, uint6
         m_fullRateBoundNs.push_back(permutation_lb_ns(&lb));
         lb.load = m_spec.loadPpm / 1e6;
         m_boundNs.push_back(permutation_lb_ns(&lb));
+        m_phaseBoundNs = std::max(m_phaseBoundNs, m_boundNs.back());
+        if (m_spec.phases > 1)
+        {
+            /* the whole run's bound: every phase's, back to back */
+            m_boundNs.back() *= m_spec.phases;
+            m_fullRateBoundNs.back() *= m_spec.phases;
+        }
         if (!m_local[h])
             continue;
         for (uint32_t i = 0; i < dests.size(); i++)
@@ -125,11 +152,21 @@ PermDriver::Start(const std::function<uint32_t(uint32_t, uint32_t)>& hops, uint6
              */
             m_hosts[h]->SetPath(qp, path,
                                 (uint64_t)((lb.t_data_ns + lb.t_ack_ns + 2.0 * delayNs) * path));
-            Simulator::Schedule(NanoSeconds(m_startNs), [this, h, qp]() {
-                m_hosts[h]->PostWrite(qp, 49152, m_spec.packets * m_hosts[h]->MtuBytes());
-            });
+            m_qps[h].push_back(qp);
         }
     }
+    Simulator::Schedule(NanoSeconds(m_startNs), &PermDriver::StartPhase, this);
+}
+
+/* Every local host posts this phase's message on each of its pairs. */
+void
+PermDriver::StartPhase()
+{
+    m_phaseStartNs.push_back(Simulator::Now().GetNanoSeconds());
+    m_phaseHostsDone = 0;
+    for (uint32_t h = 0; h < m_hosts.size(); h++)
+        for (uint32_t qp : m_qps[h])
+            m_hosts[h]->PostWrite(qp, 49152, m_spec.packets * m_hosts[h]->MtuBytes());
 }
 
 void
@@ -137,9 +174,42 @@ PermDriver::OnAcked(uint32_t host, uint32_t qp, uint32_t psn)
 {
     (void)qp;
     (void)psn;
+    uint64_t per = (uint64_t)m_spec.packets * (m_spec.allToAll ? m_hosts.size() - 1 : 1);
+
     m_lastAckNs[host] = Simulator::Now().GetNanoSeconds();
-    if (++m_acked[host] == m_spec.packets * (m_spec.allToAll ? m_hosts.size() - 1 : 1))
+    if (++m_acked[host] != per * (m_phase + 1))
+        return;
+    if (m_spec.phases == 1)
+    {
         m_done++;
+        return;
+    }
+    /* a barrier: the next phase starts once every host has its ACKs */
+    if (++m_phaseHostsDone < m_hosts.size())
+        return;
+    m_phaseEndNs.push_back(Simulator::Now().GetNanoSeconds());
+    if (++m_phase < m_spec.phases)
+        StartPhase();
+    else
+        m_done = m_hosts.size();
+}
+
+std::string
+PermDriver::PhasesJson() const
+{
+    std::ostringstream os;
+
+    os << "[";
+    for (uint32_t p = 0; p < m_phaseEndNs.size(); p++)
+    {
+        uint64_t cct = m_phaseEndNs[p] - m_phaseStartNs[p];
+        os << (p ? "," : "") << "{\"start_ns\":" << m_phaseStartNs[p]
+           << ",\"end_ns\":" << m_phaseEndNs[p] << ",\"cct_ns\":" << cct
+           << ",\"lower_bound_ns\":" << (uint64_t)m_phaseBoundNs
+           << ",\"cct_over_bound\":" << (m_phaseBoundNs > 0 ? cct / m_phaseBoundNs : 0) << "}";
+    }
+    os << "]";
+    return os.str();
 }
 
 bool
@@ -163,10 +233,11 @@ PermDriver::HostItems() const
         uint64_t received = c.packetsReceived;
         uint64_t cct = m_acked[h] ? m_lastAckNs[h] - m_startNs : 0;
         std::vector<uint32_t> dests = Dests(h);
-        uint64_t expected = (uint64_t)m_spec.packets * dests.size();
+        uint64_t expected = (uint64_t)m_spec.packets * dests.size() * m_spec.phases;
 
         os << "{\"tool\":\"symofan-sim\",\"index\":" << h << ",\"pattern\":\""
-           << (m_spec.allToAll ? "all-to-all" : "permutation") << "\",\"seed\":" << m_spec.seed
+           << (m_spec.allToAll ? "all-to-all" : m_spec.serverRing ? "server-ring" : "permutation")
+           << "\",\"seed\":" << m_spec.seed << ",\"phases\":" << m_spec.phases
            << ",\"hosts\":" << m_hosts.size() << ",\"dests\":[";
         for (size_t i = 0; i < dests.size(); i++)
             os << (i ? "," : "") << dests[i];

@@ -14,6 +14,14 @@
  * path of its last destination (a permutation's one path; all-to-all, an
  * approximation: the appendix derives it for a permutation), at the pace
  * and at the line rate (what the Ofan paper's failure runs compare with).
+ * The server ring (the Ofan paper's FSDP2 scale-out rings, its section
+ * 6.7): servers of G hosts placed at random, logical GPU i sending to
+ * GPU i + G, so each host sends to the host of its own slot in the next
+ * server of a random cyclic order.  With P phases, the pattern runs P
+ * times on the same queue pairs, each phase starting on every host when
+ * the previous one's last ACK is back everywhere (a layer's collective
+ * phase ending before the next layer's starts); each phase's CCT and
+ * bound are recorded.
  */
 #ifndef SYMOFAN_SIM_PERM_DRIVER_H
 #define SYMOFAN_SIM_PERM_DRIVER_H
@@ -32,6 +40,8 @@ struct PermSpec
 {
     uint32_t packets = 64;  /* m: data packets per destination */
     bool allToAll = false;  /* every other host a destination, not a partner */
+    uint32_t serverRing = 0; /* G: the server ring of G-host servers; 0: not */
+    uint32_t phases = 1;
     uint32_t loadPpm = 1000000; /* of the line rate, parts per million */
     uint64_t seed = 1;
 };
@@ -57,6 +67,8 @@ class PermDriver
                const RoceConfig& roce);
     /* every host of this process's has its ACKs */
     bool Done() const;
+    /* each phase's start, end, CCT and bound, JSON (a list) */
+    std::string PhasesJson() const;
     /* each host's result, permsend's names, with whether it is this
      * process's (the others' texts are not results)
      */
@@ -64,6 +76,7 @@ class PermDriver
 
   private:
     void OnAcked(uint32_t host, uint32_t qp, uint32_t psn);
+    void StartPhase();
 
     PermSpec m_spec;
     std::vector<Ptr<RoceHost>> m_hosts;
@@ -75,6 +88,13 @@ class PermDriver
     uint64_t m_startNs;
     bool m_windowed = false; /* --cca */
     uint32_t m_done;
+    /* phases: each host's queue pairs, the current phase, the hosts
+     * through it, each phase's start and end
+     */
+    std::vector<std::vector<uint32_t>> m_qps;
+    uint32_t m_phase = 0, m_phaseHostsDone = 0;
+    std::vector<uint64_t> m_phaseStartNs, m_phaseEndNs;
+    double m_phaseBoundNs = 0; /* the largest host's bound of one phase */
 };
 
 } // namespace ns3
