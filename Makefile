@@ -21,6 +21,8 @@
 #                        build/results/
 #   make eval-sim        the simulator against the testbed, then the papers'
 #                        figures at their scale (EVALUATION.md section 4)
+#   make eval-workloads  the papers' training workloads in the simulator:
+#                        Symphony's Table 2 and Fig. 6, Ofan's Fig. 14 (hours)
 #   make publish         summaries and plots of build/results/ into results/
 #   make install         install module, tc plugin and tools (DESTDIR, PREFIX)
 #   make uninstall       remove what install put in place
@@ -64,7 +66,7 @@ TOOL_BINS	:= $(patsubst %,$(BUILD)/%,$(TOOLS))
 PLUGIN_SOS	:= $(patsubst %,$(BUILD)/tc/%.so,$(TC_PLUGINS))
 BENCH_BINS	:= $(patsubst %,$(BUILD)/%,$(BENCH_TOOLS)) $(BUILD)/tcg_insns.so
 
-.PHONY: all module bpf userspace sim sim-mpi deps check check-debug check-matrix debug-kernel demo bench eval eval-symphony eval-ofan eval-sim publish install uninstall \
+.PHONY: all module bpf userspace sim sim-mpi deps check check-debug check-matrix debug-kernel demo bench eval eval-symphony eval-ofan eval-sim eval-workloads publish install uninstall \
 	dkms-src dkms-install clean
 
 all: module bpf userspace
@@ -277,6 +279,23 @@ eval-symphony: deps
 	eval/symphony_fig9.sh --engine host
 	eval/symphony_fig9.sh --engine vm
 	eval/ecmp_collision_model.py --out $(RESULTS)/ecmp_collision_model.json
+
+# The papers' training workloads in the simulator (EVALUATION.md section
+# 4, "Training workloads"): Symphony's Table 2 (128 and 512 nodes) and
+# Fig. 6, Ofan's Fig. 14 (Llama-3 8B, 70B, 405B under NSCC and MSwift).
+eval-workloads: deps
+	$(MAKE) sim
+	mkdir -p $(RESULTS)
+	eval/sim_workloads.sh --figure table2 --nodes 128 --seeds 5 --scale 1 \
+		--out $(RESULTS)/sim_workloads_table2_128.json
+	eval/sim_workloads.sh --figure table2 --models "vgg16 resnet50" --nodes 512 --seeds 5 --scale 4 \
+		--out $(RESULTS)/sim_workloads_table2_512.json
+	eval/sim_workloads.sh --figure fig6 --seeds 5 --scale 1 --out $(RESULTS)/sim_workloads_fig6.json
+	for m in 8b 70b 405b; do \
+		eval/sim_ofan_cca.sh --workload llama3-$$m --phases 8 --ccas "nscc mswift" \
+			--modes "ofan 4ofan ar reps ecmp" --seeds 5 \
+			--out $(RESULTS)/sim_ofan_fsdp_llama3-$$m.json || exit 1; \
+	done
 
 # The simulator (EVALUATION.md section 4): checked against the testbed's
 # controls, then the papers' figures at their scale.

@@ -14,16 +14,30 @@
 # collective, the largest queue of any switch port in data frames, and
 # losses.  Then the headline: per algorithm, AR's and REPS's CCT increase
 # over Ofan's, against the paper's "at least 16x with NSCC and 39x with
-# MSwift" (which the paper measures on its Fig. 14's FSDP2 workload; here
-# on Fig. 12's permutation).  Writes JSON and a gnuplot PNG of the CCT
+# MSwift" (which the paper measures on its Fig. 14's FSDP2 workload).
+# --workload llama3-8b|70b|405b runs Fig. 14 itself: the backward pass of
+# FSDP2 on 1,024 GPUs (k=16), 8 scale-out rings over servers of 8 placed
+# at random (symofan-sim --pattern server-ring), each layer a phase of
+# 119, 418 or 1,533 packets a flow (one 1/1,024 shard of the layer's
+# gradients and one of its weights, FP8, 4 KB payloads), the next layer's
+# phase after the last ACK of this one; a run's CCT increase is the mean
+# over its phases of each phase's CCT over its bound, and its utilization
+# and queue are the phases'.  Writes JSON and a gnuplot PNG of the CCT
 # increase.
 #
 # Usage: eval/sim_ofan_cca.sh [options]       (after "make sim")
 #   --ccas "A ..."     congestion control (default "dctcp nscc mswift")
 #   --modes "L ..."    load balancing (default "ofan 4ofan ar reps ecmp")
-#   --packets M        packets per host (default 1024: 4 MB)
+#   --workload W       permutation (Fig. 12; default), llama3-8b, llama3-70b
+#                      or llama3-405b (Fig. 14: 119, 418 or 1,533 packets a
+#                      flow and layer, 32, 80 or 126 layers)
+#   --phases N         llama3-*: layers simulated (default all; fewer for a
+#                      cheaper run: every layer's phase is the same traffic)
+#   --packets M        packets per host (default 1024: 4 MB; llama3-*: the
+#                      model's)
 #   --seeds N          seeds per point (default 10, the paper's)
-#   --k K              fat-tree arity (default 12, the paper's; smaller
+#   --k K              fat-tree arity (default 12, the paper's; llama3-*:
+#                      16, the paper's 1,024 GPUs; smaller
 #                      runs keep the paper's other settings)
 #   --dupack-threshold N  a loss after N duplicate ACKs (default: the
 #                      simulator's, 3 + (k/2)^2; a large N leaves losses
@@ -42,9 +56,11 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 prog=sim_ofan_cca.sh
 ccas="dctcp nscc mswift"
 modes="ofan 4ofan ar reps ecmp"
-packets=1024
+packets=
 seeds=10
-k=12
+k=
+workload=permutation
+phases=
 jobs=$(nproc)
 out=$top/build/results/sim_ofan_cca.json
 sim_args=()
@@ -58,6 +74,8 @@ while [ $# -gt 0 ]; do
 	--ccas) ccas=$2 ;;
 	--modes) modes=$2 ;;
 	--packets) packets=$2 ;;
+	--workload) workload=$2 ;;
+	--phases) phases=$2 ;;
 	--seeds) seeds=$2 ;;
 	--k) k=$2 ;;
 	--dupack-threshold|--cwnd-init-pct|--cwnd-max-pct)
@@ -73,6 +91,23 @@ sim=$top/build/symofan-sim
 [ -x "$sim" ] || die "no $sim: run 'make sim'"
 [[ $seeds =~ ^[1-9][0-9]*$ ]] || die "--seeds '$seeds': wants a count"
 [[ $jobs =~ ^[1-9][0-9]*$ ]] || die "--jobs '$jobs': wants a count"
+# the Fig. 14 models: packets a flow and layer, layers (the paper's 6.7)
+case $workload in
+permutation) wl_packets=1024 wl_layers= wl_k=12 ;;
+llama3-8b) wl_packets=119 wl_layers=32 wl_k=16 ;;
+llama3-70b) wl_packets=418 wl_layers=80 wl_k=16 ;;
+llama3-405b) wl_packets=1533 wl_layers=126 wl_k=16 ;;
+*) die "--workload '$workload': permutation, llama3-8b, llama3-70b or llama3-405b" ;;
+esac
+packets=${packets:-$wl_packets} k=${k:-$wl_k}
+if [ -n "$wl_layers" ]; then
+	phases=${phases:-$wl_layers}
+	[[ $phases =~ ^[1-9][0-9]*$ ]] && [ "$phases" -le "$wl_layers" ] ||
+		die "--phases '$phases': wants 1..$wl_layers (the model's layers)"
+	sim_args+=(--pattern server-ring --server-hosts 8 --phases "$phases")
+else
+	[ -z "$phases" ] || die "--phases is for --workload llama3-*"
+fi
 [[ $packets =~ ^[1-9][0-9]*$ ]] || die "--packets '$packets': wants a packet count"
 [[ $k =~ ^([4-9]|[1-9][0-9]+)$ ]] && [ $((k % 2)) -eq 0 ] || die "--k '$k': an even arity, 4 or more"
 for c in $ccas; do
@@ -101,14 +136,23 @@ run_one() {	# run_one CCA MODE SEED: the run's summary line on stdout
 	  | .cca.dupack_threshold as $dup
 	  | .paper_ofan.frame_bytes as $frame
 	  | ($frame + .paper_ofan.ifg_bytes) as $wire
-	  | ([.hosts[].cct_ns] | max) as $cct
-	  | ([.hosts[].lower_bound_full_rate_ns] | max) as $lb
+	  | .perm.phase_times as $ph
+	  # phases (Fig. 14): each phase against its bound, their mean
+	  | (if .perm.phases > 1 then ($ph | map(.cct_ns) | add / length)
+	     else ([.hosts[].cct_ns] | max) end) as $cct
+	  | (if .perm.phases > 1 then $ph[0].lower_bound_ns
+	     else ([.hosts[].lower_bound_full_rate_ns] | max) end) as $lb
 	  | {cca: $cca, mode: $mode, seed: $seed, complete: .sim.complete, dupack_threshold: $dup,
 	     cwnd_init_pct: $cc.cwnd_init_pct, cwnd_max_pct: $cc.cwnd_max_pct,
-	     cct_ns: $cct, lower_bound_ns: $lb, cct_increase: ($cct / $lb - 1),
+	     phases: .perm.phases,
+	     cct_ns: $cct, lower_bound_ns: $lb,
+	     cct_increase: (if .perm.phases > 1 then ($ph | map(.cct_over_bound - 1) | add / length)
+			    else $cct / $lb - 1 end),
+	     phase_cct_increase_max: (if .perm.phases > 1 then ($ph | map(.cct_over_bound - 1) | max)
+				      else null end),
 	     # a host link busy with the data for its line-rate time, over
-	     # the collective
-	     utilization: ((.hosts[0].expected * $wire * 8 / .topology.rate_bps * 1e9) / $cct),
+	     # the collective (or a phase)
+	     utilization: ((.hosts[0].expected / .perm.phases * $wire * 8 / .topology.rate_bps * 1e9) / $cct),
 	     max_queue_frames: ([.ports[].max_backlog_bytes] | max / $frame),
 	     drops: ([.ports[].limit_drops] | add), marks: ([.ports[].red_marks] | add),
 	     lost_dupack: ([.hosts[].cc.lost_dupack] | add),
@@ -131,7 +175,8 @@ done <"$work/plan"
 wait
 progress_done
 
-jq -s --argjson k "$k" --argjson packets "$packets" --arg date "$(date -u +%FT%TZ)" '
+jq -s --argjson k "$k" --argjson packets "$packets" --arg date "$(date -u +%FT%TZ)" \
+	--arg workload "$workload" --argjson phases "${phases:-1}" --argjson layers "${wl_layers:-null}" '
   def mean: add / length;
   def sem: if length < 2 then null
 	   else (mean as $m | (map((. - $m) * (. - $m)) | add / (length - 1)) | sqrt) / (length | sqrt) end;
@@ -150,6 +195,8 @@ jq -s --argjson k "$k" --argjson packets "$packets" --arg date "$(date -u +%FT%T
     engine: "sim",
     method: "symofan-sim perm --paper-ofan --cca: every host sends its partner in the seed derangement the packets, one window per host (window_cc.h), each packet ACKed with its CE echo, losses by 3 + paths duplicate ACKs or a timeout and resent; 800 KB ports marking at 80 KB; CCT increase = the slowest host over the longest path bound - 1; utilization = a host link busy with the data over the collective; largest queue in 4,158-byte frames; mean and standard error over seeds",
     fabric: {k: $k, hosts: ($k * $k * $k / 4), rate: "800gbit", preset: "paper-ofan", packets: $packets},
+    workload: {name: $workload, phases: $phases, model_layers: $layers,
+	       pattern: (if $workload == "permutation" then "permutation" else "server-ring of 8-host servers" end)},
     summary: $summary,
     # the paper (abstract, section 6.7): Ofan cuts the CCT increase by at
     # least 16x with NSCC and 39x with MSwift against AR and REPS,
@@ -160,7 +207,8 @@ jq -s --argjson k "$k" --argjson packets "$packets" --arg date "$(date -u +%FT%T
       | {cca: .[0].cca, ofan: $inc.ofan, ar: $inc.ar, reps: $inc.reps,
 	 ar_over_ofan: (if $inc.ofan and $inc.ofan > 0 and $inc.ar then $inc.ar / $inc.ofan else null end),
 	 reps_over_ofan: (if $inc.ofan and $inc.ofan > 0 and $inc.reps then $inc.reps / $inc.ofan else null end),
-	 paper_claim: ({nscc: 16, mswift: 39}[.[0].cca])}
+	 paper_claim: (if $workload == "llama3-405b" or $workload == "permutation"
+		       then {nscc: 16, mswift: 39}[.[0].cca] else null end)}
       | . + {reproduces: (if .paper_claim == null or .ar_over_ofan == null or .reps_over_ofan == null then null
 			   else ([.ar_over_ofan, .reps_over_ofan] | min) >= .paper_claim end)})),
     runs: .
@@ -177,7 +225,11 @@ if command -v gnuplot >/dev/null; then
 	{
 		echo "set terminal pngcairo size 900,500 noenhanced"
 		echo "set output '$base.png'"
-		echo "set title '4 MB permutation, k=$k fat tree at 800 Gbit/s: CCT increase over the bound (mean of the seeds)'"
+		if [ "$workload" = permutation ]; then
+			echo "set title '4 MB permutation, k=$k fat tree at 800 Gbit/s: CCT increase over the bound (mean of the seeds)'"
+		else
+			echo "set title '$workload FSDP2 backward pass ($phases of ${wl_layers} layers), k=$k at 800 Gbit/s: CCT increase a phase over its bound'"
+		fi
 		echo "set ylabel 'CCT over the bound - 1 (%)'"
 		echo "set style data histograms"
 		echo "set style histogram clustered gap 1"

@@ -174,7 +174,14 @@ static const char kUsage[] =
     "                        without --cca and failures) or server-ring (servers of\n"
     "                        --server-hosts hosts in the seed's random cyclic order,\n"
     "                        each host to its slot in the next server: the Ofan\n"
-    "                        paper's FSDP2 scale-out rings, GPU i to GPU i + 8)\n"
+    "                        paper's FSDP2 scale-out rings, GPU i to GPU i + 8) or\n"
+    "                        matrix (--matrix: each host its bytes to each other,\n"
+    "                        a queue pair each in all-to-all's order, the NIC\n"
+    "                        round-robin at the line rate; without --cca and\n"
+    "                        failures)\n"
+    "  --matrix FILE         matrix: the bytes (format symofan-matrix, version 1:\n"
+    "                        {\"hosts\": N, \"bytes\": [[N bytes] x N]}, the\n"
+    "                        fabric's hosts; sim/workload_gen.py moe writes one)\n"
     "  --server-hosts G      server-ring: hosts a server (default 8; the hosts a\n"
     "                        multiple of G, 2 servers or more)\n"
     "  --phases P            the pattern P times on the same queue pairs, each\n"
@@ -351,6 +358,72 @@ SplitJob(const char* opt, const std::string& arg, std::string* rest)
     return ArgU64(opt, arg.substr(0, eq).c_str(), 1, (1U << ROCE_JOB_BITS) - 1);
 }
 
+/* A traffic matrix (--matrix): @hosts x @hosts bytes, none to itself,
+ * each at most 4 GiB - 1 (one RDMA WRITE), not all zero.
+ */
+static bool
+LoadMatrix(const std::string& path, uint32_t hosts, std::vector<std::vector<uint64_t>>* matrix,
+           std::string* err)
+{
+    std::ifstream file(path);
+    nlohmann::json doc;
+    uint64_t total = 0;
+
+    if (!file)
+    {
+        *err = path + ": " + strerror(errno);
+        return false;
+    }
+    try
+    {
+        doc = nlohmann::json::parse(file);
+    }
+    catch (const nlohmann::json::parse_error& e)
+    {
+        *err = path + ": not JSON: " + e.what();
+        return false;
+    }
+    auto bad = [&](const std::string& what) {
+        *err = path + ": " + what;
+        return false;
+    };
+    if (!doc.is_object() || doc.value("format", "") != "symofan-matrix" ||
+        doc.value("version", 0) != 1)
+        return bad("not format \"symofan-matrix\", version 1");
+    for (const auto& item : doc.items())
+        if (item.key() != "format" && item.key() != "version" && item.key() != "hosts" &&
+            item.key() != "bytes" && item.key() != "source" && item.key() != "stats")
+            return bad("unknown key \"" + item.key() +
+                       "\" (known: format, version, hosts, bytes, source, stats)");
+    if (!doc.contains("hosts") || !doc["hosts"].is_number_unsigned() || doc["hosts"] != hosts)
+        return bad("hosts " + (doc.contains("hosts") ? doc["hosts"].dump() : std::string("missing")) +
+                   " is not the fabric's " + std::to_string(hosts));
+    const nlohmann::json& rows = doc.contains("bytes") ? doc["bytes"] : nlohmann::json();
+    if (!rows.is_array() || rows.size() != hosts)
+        return bad("bytes is not a list of " + std::to_string(hosts) + " rows");
+    matrix->assign(hosts, std::vector<uint64_t>(hosts, 0));
+    for (uint32_t s = 0; s < hosts; s++)
+    {
+        if (!rows[s].is_array() || rows[s].size() != hosts)
+            return bad("bytes[" + std::to_string(s) + "] is not a row of " +
+                       std::to_string(hosts) + " numbers");
+        for (uint32_t d = 0; d < hosts; d++)
+        {
+            const nlohmann::json& v = rows[s][d];
+            if (!v.is_number_unsigned() || v.get<uint64_t>() > 0xffffffffULL ||
+                (s == d && v.get<uint64_t>()))
+                return bad("bytes[" + std::to_string(s) + "][" + std::to_string(d) + "]: " +
+                           v.dump() + (s == d ? " is not 0 (a host to itself)"
+                                              : " is not a byte count 0..4294967295"));
+            (*matrix)[s][d] = v.get<uint64_t>();
+            total += (*matrix)[s][d];
+        }
+    }
+    if (!total)
+        return bad("every entry of bytes is 0");
+    return true;
+}
+
 int
 main(int argc, char** argv)
 {
@@ -362,7 +435,7 @@ main(int argc, char** argv)
         O_RTO, O_LOSEACK, O_CNP, O_DALPHA, O_DTIMER, O_DBYTES, O_DRAI, O_DRHAI, O_DG, O_DF, O_DMIN, O_PFC, O_SEED, O_STOP, O_OUT, O_BG, O_LINKS, O_BURST, O_PACKETS, O_LOAD, O_GRID, O_FAILP, O_JOBSIZE, O_JOBITER, O_RINGJOBS,
         O_CC, O_FLOWS, O_SYMAT, O_DDEC, O_DCLAMP, O_FLOW, O_OFANSTART, O_ARBUF,
         O_REPSN, O_REPSFREEZE, O_REPSTMIN, O_PAPER, O_CCA, O_DUPTHR, O_SUBFLOWS, O_LOSSRTO, O_CWNDINIT, O_CWNDMAX, O_LBMIX,
-        O_PATTERN, O_WORKLOAD, O_SERVERHOSTS, O_PHASES,
+        O_PATTERN, O_WORKLOAD, O_SERVERHOSTS, O_PHASES, O_MATRIX,
     };
     static const struct option opts[] = {
         {"topology", required_argument, nullptr, O_TOPOLOGY},
@@ -441,6 +514,7 @@ main(int argc, char** argv)
         {"workload", required_argument, nullptr, O_WORKLOAD},
         {"server-hosts", required_argument, nullptr, O_SERVERHOSTS},
         {"phases", required_argument, nullptr, O_PHASES},
+        {"matrix", required_argument, nullptr, O_MATRIX},
         {"help", no_argument, nullptr, 'h'},
         {nullptr, 0, nullptr, 0},
     };
@@ -470,7 +544,8 @@ main(int argc, char** argv)
     std::vector<FlowSpec> flowSpecs;
     bool isPerm, isFlows, isWorkload, loadMax = false, patternSet = false;
     std::string workloadFile;
-    bool serverRing = false, serverHostsSet = false;
+    bool serverRing = false, serverHostsSet = false, matrixPattern = false;
+    std::string matrixFile;
     uint32_t serverHosts = 8;
     Workload workload;
 
@@ -737,11 +812,12 @@ main(int argc, char** argv)
         case O_PACKETS: perm.packets = ArgU64("--packets", optarg, 1, 1000000); break;
         case O_PATTERN:
             if (strcmp(optarg, "permutation") && strcmp(optarg, "all-to-all") &&
-                strcmp(optarg, "server-ring"))
+                strcmp(optarg, "server-ring") && strcmp(optarg, "matrix"))
                 Usage(std::string("--pattern: '") + optarg +
-                      "' is not permutation, all-to-all or server-ring");
+                      "' is not permutation, all-to-all, server-ring or matrix");
             perm.allToAll = !strcmp(optarg, "all-to-all");
             serverRing = !strcmp(optarg, "server-ring");
+            matrixPattern = !strcmp(optarg, "matrix");
             patternSet = true;
             break;
         case O_SERVERHOSTS:
@@ -749,6 +825,7 @@ main(int argc, char** argv)
             serverHostsSet = true;
             break;
         case O_PHASES: perm.phases = ArgU64("--phases", optarg, 1, 100000); break;
+        case O_MATRIX: matrixFile = optarg; break;
         case O_LOAD:
             if (!strcmp(optarg, "max"))
                 loadMax = true;
@@ -828,6 +905,11 @@ main(int argc, char** argv)
         Usage("--server-hosts is for --pattern server-ring");
     if (serverRing)
         perm.serverRing = serverHosts;
+    if (matrixPattern != !matrixFile.empty())
+        Usage(matrixPattern ? "--pattern matrix: no --matrix" : "--matrix is for --pattern matrix");
+    if (matrixPattern && (roce.wcc.algo != WCC_NONE || loadMax || !topo.failedLinks.empty() ||
+                          topo.failPpm))
+        Usage("--pattern matrix: not with --cca, --load max, --fail or --fail-prob");
     if (perm.phases > 1 && Partition::Distributed())
         Usage("--phases: not for distributed runs (a phase ends when every process's hosts "
               "have their ACKs)");
@@ -1082,6 +1164,15 @@ main(int argc, char** argv)
     double feasible = 0;
     if (isPerm)
     {
+        if (matrixPattern)
+        {
+            std::string err;
+            if (!LoadMatrix(matrixFile, fabric.NumHosts(), &perm.matrix, &err))
+            {
+                std::cerr << "symofan-sim: --matrix " << err << "\n";
+                exit(2);
+            }
+        }
         if (serverRing && (fabric.NumHosts() % serverHosts || fabric.NumHosts() / serverHosts < 2))
             Usage("--pattern server-ring: the fabric's " + std::to_string(fabric.NumHosts()) +
                   " hosts are not 2 or more servers of --server-hosts " +
@@ -1298,6 +1389,11 @@ main(int argc, char** argv)
            << (perm.allToAll ? "all-to-all" : serverRing ? "server-ring" : "permutation") << "\""
            << ",\"server_hosts\":" << (serverRing ? std::to_string(serverHosts) : "null")
            << ",\"phases\":" << perm.phases << ",\"phase_times\":" << permDriver->PhasesJson()
+           << ",\"matrix\":"
+           << (matrixPattern ? "{\"file\":" + nlohmann::json(matrixFile).dump() +
+                                   ",\"bound_ns\":" +
+                                   std::to_string((uint64_t)permDriver->MatrixBoundNs()) + "}"
+                             : std::string("null"))
            << ",\"load_pct\":" << perm.loadPpm / 1e4
            << ",\"feasible_rate\":" << feasible << ",\"payload_bytes\":" << roce.mtuBytes
            << ",\"data_frame_bytes\":" << roce.framingBytes + ipData

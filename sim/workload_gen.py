@@ -11,6 +11,9 @@ architecture (not read from any trace):
   transformer  the original Transformer (big: d 1024, 16 heads, FFN
                4096, 6+6 layers), tensor (model) parallel inside groups
                of --mp ranks and data parallel across them
+  moe          an MoE layer's token dispatch as a traffic matrix (format
+               symofan-matrix, for symofan-sim perm --pattern matrix):
+               the Ofan paper's Fig. 13 (see moe_matrix())
 
 Compute: a layer's forward pass takes its FLOPs x the per-rank batch over
 --tflops (the accelerator's sustained rate), the backward pass twice the
@@ -227,9 +230,102 @@ def transformer(args, nodes):
     return groups, ops
 
 
+def moe_matrix(args, nodes):
+    """The Ofan paper's MoE dispatch (its Fig. 13, a Qwen3-235B layer: 128
+    experts, 8 active a token, 8,192 B a token copy) from a stated
+    popularity model, the trace itself not being available: expert e's
+    popularity is (e + 1)^-s (Zipf), s found by bisection so that the
+    busiest GPU receives --skew (1.48) times the mean over the fabric;
+    each token picks --topk distinct experts by popularity; experts map
+    one a GPU at random (the seed).  --eplb gives each GPU two expert
+    slots: the most loaded experts get a replica each (greedy on load a
+    replica), slots packed onto GPUs by load, a token going to one
+    replica of its expert at random.  DeepEP's hierarchical dispatch:
+    a token's copies for the experts of a remote server go once, to the
+    GPU of the sender's own slot there, which forwards them over NVLink;
+    only those cross the fabric.  --tokens per GPU are sampled and the
+    counts scaled to --mean-mb a GPU over the fabric (492)."""
+    import random
+    g, experts, topk = args.server_gpus, args.experts, args.topk
+    if nodes % g or nodes // g < 2:
+        die(f"--nodes {nodes}: not 2 or more servers of --server-gpus {g}")
+    if experts != nodes:
+        die(f"--experts {experts}: one expert a GPU wants {nodes}")
+    if not 1 <= topk <= experts:
+        die(f"--topk {topk}: wants 1..{experts}")
+    servers = nodes // g
+
+    def draw(s_exp, eplb, seed):
+        rng = random.Random(seed)
+        pop = [(e + 1) ** -s_exp for e in range(experts)]
+        gpu_of = list(range(nodes))
+        rng.shuffle(gpu_of)  # expert e on GPU gpu_of[e]
+        replicas = [[gpu_of[e]] for e in range(experts)]
+        if eplb:
+            # one more slot a GPU: replicas for the most loaded experts
+            count = [1] * experts
+            for _ in range(nodes):
+                e = max(range(experts), key=lambda x: pop[x] / count[x])
+                count[e] += 1
+            slots = sorted(((pop[e] / count[e], e) for e in range(experts)
+                            for _ in range(count[e])), reverse=True)
+            load, used = [0.0] * nodes, [0] * nodes
+            replicas = [[] for _ in range(experts)]
+            for w, e in slots:
+                gpu = min((x for x in range(nodes) if used[x] < 2), key=lambda x: load[x])
+                load[gpu] += w
+                used[gpu] += 1
+                replicas[e].append(gpu)
+        tokens = args.sample_tokens
+        copies = [[0] * nodes for _ in range(nodes)]  # [src][fabric dst]: token copies
+        idx = list(range(experts))
+        for src in range(nodes):
+            ssrv, slot = src // g, src % g
+            for _ in range(tokens):
+                chosen = set()
+                while len(chosen) < topk:
+                    chosen.update(rng.choices(idx, weights=pop, k=topk - len(chosen)))
+                remote = set()
+                for e in chosen:
+                    gpu = replicas[e][rng.randrange(len(replicas[e]))]
+                    if gpu // g != ssrv:
+                        remote.add(gpu // g)
+                for dsrv in remote:
+                    copies[src][dsrv * g + slot] += 1
+        return copies
+
+    def skew_of(copies):
+        rx = [sum(copies[s][d] for s in range(nodes)) for d in range(nodes)]
+        return max(rx) / (sum(rx) / nodes)
+
+    lo, hi = 0.0, 3.0
+    for _ in range(args.bisect_steps):
+        mid = (lo + hi) / 2
+        if skew_of(draw(mid, False, args.seed)) < args.skew:
+            lo = mid
+        else:
+            hi = mid
+    s_exp = (lo + hi) / 2
+    copies = draw(s_exp, args.eplb, args.seed)
+    total = sum(map(sum, copies))
+    scale = args.mean_mb * 1e6 * nodes / (total * args.token_bytes)
+    matrix = [[round(c * scale) * args.token_bytes for c in row] for row in copies]
+    skew = skew_of(copies)
+    mean_mb = sum(map(sum, matrix)) / nodes / 1e6
+    source = (f"MoE dispatch, Zipf popularity exponent {s_exp:.3f} (busiest GPU {args.skew:g}x "
+              f"the mean without EPLB), {'EPLB two slots a GPU, ' if args.eplb else ''}"
+              f"{experts} experts, top-{topk}, {args.token_bytes} B a token copy, hierarchical "
+              f"over servers of {g}: {mean_mb:.0f} MB a GPU over the fabric, the busiest "
+              f"receiving {skew:.2f}x the mean; seed {args.seed}")
+    return {"format": "symofan-matrix", "version": 1, "hosts": nodes, "source": source,
+            "stats": {"zipf_exponent": round(s_exp, 4), "busiest_over_mean": round(skew, 4),
+                      "mean_mb": round(mean_mb, 1), "eplb": args.eplb},
+            "bytes": matrix}
+
+
 def main():
     ap = argparse.ArgumentParser(prog=PROG, description=__doc__.split("\n")[0])
-    ap.add_argument("model", choices=["dp", "resnet50", "vgg16", "transformer"])
+    ap.add_argument("model", choices=["dp", "resnet50", "vgg16", "transformer", "moe"])
     ap.add_argument("--nodes", type=int, default=128, help="ranks, one a host (default 128)")
     ap.add_argument("--first-host", type=int, default=0, help="the job's hosts start here (default 0)")
     ap.add_argument("--order", choices=["host", "rail"], default=None,
@@ -265,6 +361,22 @@ def main():
                     help="divide compute times and bytes alike (default 1)")
     ap.add_argument("--layers", default="",
                     help="dp: FWD_US:BWD_US:GRAD_BYTES per layer, first to last, comma-separated")
+    ap.add_argument("--server-gpus", type=int, default=8, help="moe: GPUs a server (default 8)")
+    ap.add_argument("--experts", type=int, default=128, help="moe: experts, one a GPU (default 128)")
+    ap.add_argument("--topk", type=int, default=8, help="moe: experts a token (default 8)")
+    ap.add_argument("--token-bytes", type=int, default=8192,
+                    help="moe: bytes a token copy (default 8192: hidden 4096 in BF16)")
+    ap.add_argument("--skew", type=float, default=1.48,
+                    help="moe: the busiest GPU's fabric bytes over the mean without EPLB "
+                         "(default 1.48, the paper's trace)")
+    ap.add_argument("--mean-mb", type=float, default=492,
+                    help="moe: MB a GPU sends over the fabric (default 492, the paper's)")
+    ap.add_argument("--eplb", action="store_true", help="moe: two expert slots a GPU (EPLB)")
+    ap.add_argument("--sample-tokens", type=int, default=1000,
+                    help="moe: tokens sampled a GPU, scaled to --mean-mb (default 1000)")
+    ap.add_argument("--bisect-steps", type=int, default=12,
+                    help="moe: bisection steps for the popularity exponent (default 12)")
+    ap.add_argument("--seed", type=int, default=1, help="moe: the draws' seed (default 1)")
     ap.add_argument("--out", default="-", help="the workload file (default stdout)")
     args = ap.parse_args()
 
@@ -284,6 +396,17 @@ def main():
     if (args.model == "dp") != bool(args.layers):
         die("--layers is for the dp model, which needs it")
 
+    if args.model == "moe":
+        if args.skew < 1 or args.mean_mb <= 0 or args.sample_tokens < 1 or args.token_bytes < 1:
+            die("--skew wants 1 or more; --mean-mb, --sample-tokens and --token-bytes more than 0")
+        doc = moe_matrix(args, nodes)
+        text = json.dumps(doc, separators=(",", ":")) + "\n"
+        if args.out == "-":
+            sys.stdout.write(text)
+        else:
+            with open(args.out, "w") as f:
+                f.write(text)
+        return
     if args.model == "transformer":
         order = args.order or "host"
         groups, ops = transformer(args, nodes)

@@ -12,7 +12,9 @@
 # counts; the same seed gives the same run; the Ofan paper's FSDP2
 # scale-out rings (perm --pattern server-ring) send each host to its
 # slot in the next server of a random cyclic order, phase after phase,
-# each at its bound where nothing queues; bad workload files and options
+# each at its bound where nothing queues; a traffic matrix's bound counts
+# its incast, and the MoE generator's dispatch crosses the fabric slot to
+# slot between servers at the skew asked; bad workload files and options
 # exit 2, naming the place and the value.
 . "$(dirname "$0")/../lib.sh"
 
@@ -24,7 +26,7 @@ require_built "$sim"
 tmp=$(mktemp -d /tmp/test_sim_workload.XXXXXX)
 on_exit rm -rf "$tmp"
 
-ktap_plan 12
+ktap_plan 14
 
 # One switch of 10 Gbit/s links, 1 us each, senders at the line rate.
 rate=10000000000 delay=1000 mtu=4096
@@ -154,7 +156,29 @@ check_jq "three phases, each starting as the one before ends, each within 10% of
 	 ($t | all(.cct_over_bound >= 1 and .cct_over_bound < 1.1)) and
 	 (.hosts | all(.acked == 96 and .lost == 0))' "$(cat "$tmp/ring.json")"
 
-# 6. Bad files and options: exit 2, naming the place and the value.
+# 6. A traffic matrix (perm --pattern matrix): hosts 1-3 send 8 packets
+# each to host 0, host 4 sends 16 to host 5: everything arrives, and the
+# run's bound is host 0's 24 packets (the incast), not a sender's 8.
+jq -n '[range(16) as $s | [range(16) as $d |
+	if ($s >= 1 and $s <= 3 and $d == 0) then 8 * 4096 elif ($s == 4 and $d == 5) then 16 * 4096
+	else 0 end]] | {format: "symofan-matrix", version: 1, hosts: 16, bytes: .}' >"$tmp/m.json"
+"$sim" perm --k 4 --lb ofan --pattern matrix --matrix "$tmp/m.json" --out "$tmp/m.out.json"
+check_jq "a matrix delivers every packet; its bound is the incast's, and the CCT within 5% of it" \
+	'(.hosts | map(.lost) | add) == 0 and .hosts[0].received == 24 and .hosts[5].received == 16 and
+	 ([.hosts[].cct_ns] | max) as $c | .perm.matrix.bound_ns as $b |
+	 $c >= $b and $c < 1.05 * $b and $b > 24 * 4142 * 8 * 1e9 / 20000000' "$(cat "$tmp/m.out.json")"
+
+# The MoE generator: only inter-server traffic, each GPU to its own slot
+# in the other servers (DeepEP), the busiest receiver near --skew.
+"$gen" moe --nodes 16 --experts 16 --server-gpus 4 --topk 2 --sample-tokens 200 \
+	--bisect-steps 8 --skew 1.5 --mean-mb 1 --out "$tmp/moe.json"
+check_jq "MoE dispatch: inter-server, slot to slot, skew within 10% of 1.5, 1 MB a GPU" \
+	'.bytes as $b | ([range(16) as $s | range(16) as $d | select($b[$s][$d] > 0) |
+	  (($s / 4 | floor) != ($d / 4 | floor)) and ($s % 4 == $d % 4)] | all) and
+	 (.stats.busiest_over_mean - 1.5 | fabs) < 0.15 and
+	 ((.bytes | map(add) | add) / 16 / 1e6 - 1 | fabs) < 0.01' "$(cat "$tmp/moe.json")"
+
+# 7. Bad files and options: exit 2, naming the place and the value.
 bad() { # bad FILE_TEXT: the simulator's exit status and first line
 	printf '%s' "$1" >"$tmp/bad.json"
 	local out rc

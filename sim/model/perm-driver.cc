@@ -73,6 +73,14 @@ PermDriver::Dests(uint32_t h) const
 {
     std::vector<uint32_t> dests;
 
+    if (!m_spec.matrix.empty())
+    {
+        /* a matrix's destinations, staggered as all-to-all's */
+        for (uint32_t i = 1; i < m_hosts.size(); i++)
+            if (m_spec.matrix[h][(h + i) % m_hosts.size()])
+                dests.push_back((h + i) % m_hosts.size());
+        return dests;
+    }
     if (!m_spec.allToAll)
         return {m_partner[h]};
     /* staggered, as collective libraries order an all-to-all: the NIC's
@@ -112,10 +120,59 @@ PermDriver::Start(const std::function<uint32_t(uint32_t, uint32_t)>& hops, uint6
 
     m_windowed = roce.wcc.algo != WCC_NONE;
     m_qps.resize(m_hosts.size());
+    m_txPackets.assign(m_hosts.size(), 0);
+    m_rxPackets.assign(m_hosts.size(), 0);
+    uint32_t mtu = roce.mtuBytes, longest = 0;
+    std::vector<uint32_t> nearest(m_hosts.size(), UINT32_MAX); /* a receiver's nearest sender */
+    for (uint32_t h = 0; h < m_hosts.size(); h++)
+        for (uint32_t d : Dests(h))
+        {
+            uint64_t n = m_spec.matrix.empty() ? m_spec.packets
+                                               : (m_spec.matrix[h][d] + mtu - 1) / mtu;
+            uint32_t path = hops(h, d);
+
+            m_txPackets[h] += n;
+            m_rxPackets[d] += n;
+            longest = std::max(longest, path);
+            nearest[d] = std::min(nearest[d], path);
+        }
+    /* a matrix: the busiest end; a sender by Appendix A's permutation
+     * bound over the longest path, a receiver (an incast) by the first
+     * packet's arrival from its nearest sender, the others back to back
+     * on its link, and the last one's ACK back
+     */
+    for (uint32_t h = 0; h < m_hosts.size() && !m_spec.matrix.empty(); h++)
+    {
+        struct permutation_lb_params lb = {};
+        double tData = data * 8 * bitNs, tAck = ack * 8 * bitNs, prop = (double)delayNs * longest;
+
+        lb.m = m_txPackets[h];
+        lb.hops = longest;
+        lb.t_data_ns = tData;
+        lb.t_ack_ns = tAck;
+        lb.t_prop_ns = prop;
+        lb.load = 1.0;
+        m_matrixBoundNs = std::max(m_matrixBoundNs, permutation_lb_ns(&lb));
+        if (m_rxPackets[h])
+        {
+            double near = (double)delayNs * nearest[h];
+
+            m_matrixBoundNs = std::max(m_matrixBoundNs, near + nearest[h] * tData +
+                                                            (m_rxPackets[h] - 1) * tData + near +
+                                                            nearest[h] * tAck);
+        }
+    }
     for (uint32_t h = 0; h < m_hosts.size(); h++)
     {
         struct permutation_lb_params lb = {};
         std::vector<uint32_t> dests = Dests(h);
+        if (dests.empty())
+        {
+            m_hops.push_back(0);
+            m_boundNs.push_back(0);
+            m_fullRateBoundNs.push_back(0);
+            continue;
+        }
         uint32_t path = hops(h, dests.back());
 
         m_hops.push_back(path);
@@ -124,7 +181,7 @@ PermDriver::Start(const std::function<uint32_t(uint32_t, uint32_t)>& hops, uint6
          * (all-to-all: the appendix's permutation bound over the path of
          * the last destination, an approximation)
          */
-        lb.m = m_spec.packets * dests.size();
+        lb.m = m_txPackets[h];
         lb.hops = path;
         lb.t_data_ns = data * 8 * bitNs;
         lb.t_ack_ns = ack * 8 * bitNs;
@@ -155,6 +212,10 @@ PermDriver::Start(const std::function<uint32_t(uint32_t, uint32_t)>& hops, uint6
             m_qps[h].push_back(qp);
         }
     }
+    /* a matrix's hosts with nothing to send are done from the start */
+    for (uint32_t h = 0; h < m_hosts.size(); h++)
+        if (!m_txPackets[h] && m_local[h] && m_spec.phases == 1)
+            m_done++;
     Simulator::Schedule(NanoSeconds(m_startNs), &PermDriver::StartPhase, this);
 }
 
@@ -163,10 +224,24 @@ void
 PermDriver::StartPhase()
 {
     m_phaseStartNs.push_back(Simulator::Now().GetNanoSeconds());
-    m_phaseHostsDone = 0;
+    m_phaseHostsDone = std::count(m_txPackets.begin(), m_txPackets.end(), 0);
     for (uint32_t h = 0; h < m_hosts.size(); h++)
-        for (uint32_t qp : m_qps[h])
-            m_hosts[h]->PostWrite(qp, 49152, m_spec.packets * m_hosts[h]->MtuBytes());
+    {
+        std::vector<uint32_t> dests = Dests(h);
+
+        for (uint32_t i = 0; i < m_qps[h].size(); i++)
+        {
+            uint64_t bytes = m_spec.matrix.empty() ? (uint64_t)m_spec.packets * m_hosts[h]->MtuBytes()
+                                                   : m_spec.matrix[h][dests[i]];
+            m_hosts[h]->PostWrite(m_qps[h][i], 49152, bytes);
+        }
+    }
+}
+
+double
+PermDriver::MatrixBoundNs() const
+{
+    return m_matrixBoundNs;
 }
 
 void
@@ -174,7 +249,7 @@ PermDriver::OnAcked(uint32_t host, uint32_t qp, uint32_t psn)
 {
     (void)qp;
     (void)psn;
-    uint64_t per = (uint64_t)m_spec.packets * (m_spec.allToAll ? m_hosts.size() - 1 : 1);
+    uint64_t per = m_txPackets[host];
 
     m_lastAckNs[host] = Simulator::Now().GetNanoSeconds();
     if (++m_acked[host] != per * (m_phase + 1))
@@ -233,7 +308,7 @@ PermDriver::HostItems() const
         uint64_t received = c.packetsReceived;
         uint64_t cct = m_acked[h] ? m_lastAckNs[h] - m_startNs : 0;
         std::vector<uint32_t> dests = Dests(h);
-        uint64_t expected = (uint64_t)m_spec.packets * dests.size() * m_spec.phases;
+        uint64_t expected = m_rxPackets[h] * m_spec.phases;
 
         os << "{\"tool\":\"symofan-sim\",\"index\":" << h << ",\"pattern\":\""
            << (m_spec.allToAll ? "all-to-all" : m_spec.serverRing ? "server-ring" : "permutation")

@@ -21,7 +21,10 @@
  * times on the same queue pairs, each phase starting on every host when
  * the previous one's last ACK is back everywhere (a layer's collective
  * phase ending before the next layer's starts); each phase's CCT and
- * bound are recorded.
+ * bound are recorded.  A traffic matrix (the Ofan paper's MoE dispatch,
+ * its Fig. 13) gives each host its bytes to each other host, a queue pair
+ * each in the staggered order, the NIC sending round-robin at the line
+ * rate; its bound also counts the busiest receiver's bytes (an incast).
  */
 #ifndef SYMOFAN_SIM_PERM_DRIVER_H
 #define SYMOFAN_SIM_PERM_DRIVER_H
@@ -42,6 +45,8 @@ struct PermSpec
     bool allToAll = false;  /* every other host a destination, not a partner */
     uint32_t serverRing = 0; /* G: the server ring of G-host servers; 0: not */
     uint32_t phases = 1;
+    /* [src][dst]: bytes; empty: the pattern's m packets */
+    std::vector<std::vector<uint64_t>> matrix;
     uint32_t loadPpm = 1000000; /* of the line rate, parts per million */
     uint64_t seed = 1;
 };
@@ -69,6 +74,10 @@ class PermDriver
     bool Done() const;
     /* each phase's start, end, CCT and bound, JSON (a list) */
     std::string PhasesJson() const;
+    /* a matrix: the busiest sender's and receiver's line-rate time with
+     * the longest path, ns (0 without a matrix)
+     */
+    double MatrixBoundNs() const;
     /* each host's result, permsend's names, with whether it is this
      * process's (the others' texts are not results)
      */
@@ -95,6 +104,9 @@ class PermDriver
     uint32_t m_phase = 0, m_phaseHostsDone = 0;
     std::vector<uint64_t> m_phaseStartNs, m_phaseEndNs;
     double m_phaseBoundNs = 0; /* the largest host's bound of one phase */
+    /* per host: data packets it sends and receives in a phase */
+    std::vector<uint64_t> m_txPackets, m_rxPackets;
+    double m_matrixBoundNs = 0;
 };
 
 } // namespace ns3

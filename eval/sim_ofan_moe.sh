@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# sim_ofan_moe.sh - the Ofan paper's MoE workload (its Fig. 13) in the
+# ns-3 simulator: an MoE layer's token dispatch over 128 GPUs on a k=8
+# fat tree at the paper's settings (--paper-ofan: 800 Gbit/s, 0.5 us
+# links), 64 KiB frames (65,474-byte payloads), without congestion
+# control, sources sending at the line rate into buffers that do not
+# drop (the paper's "infinite buffers and no losses"); the dispatch is
+# DeepEP's hierarchical all-to-all, only inter-server traffic on the
+# fabric, as sim/workload_gen.py moe draws it from a Zipf popularity
+# fitted to the paper's skew (the busiest GPU 1.48x the mean; with EPLB's
+# two expert slots a GPU, less).  Per mode and EPLB setting over the
+# seeds (each seed its own expert placement and tokens): the CCT over
+# the matrix's bound (the busiest sender's or receiver's bytes at the
+# line rate over the longest path) and the largest queue.  Writes JSON.
+#
+# Usage: eval/sim_ofan_moe.sh [options]       (after "make sim")
+#   --modes "L ..."    load balancing (default "ofan ar reps ecmp"; at k=8
+#                      Ofan and 4Ofan are the same, w = k/2 = 4)
+#   --eplb "no yes"    without and/or with EPLB (default both)
+#   --seeds N          (default 3)
+#   --jobs N           runs at once (default: the cores)
+#   --out FILE         JSON (default build/results/sim_ofan_moe.json)
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+prog=sim_ofan_moe.sh
+modes="ofan ar reps ecmp"
+eplbs="no yes"
+seeds=3
+jobs=$(nproc)
+out=$top/build/results/sim_ofan_moe.json
+
+die() { echo "$prog: $*" >&2; exit 1; }
+usage() { sed -n '/^# Usage:/,/^[^#]/s/^# \{0,1\}//p' "$0" >&2; exit 2; }
+while [ $# -gt 0 ]; do
+	case "$1" in -h|--help) usage ;; esac
+	[ $# -ge 2 ] || usage
+	case "$1" in
+	--modes) modes=$2 ;;
+	--eplb) eplbs=$2 ;;
+	--seeds) seeds=$2 ;;
+	--jobs) jobs=$2 ;;
+	--out) out=$2 ;;
+	*) echo "$prog: unknown option '$1'" >&2; usage ;;
+	esac
+	shift 2
+done
+sim=$top/build/symofan-sim
+[ -x "$sim" ] || die "no $sim: run 'make sim'"
+[[ $seeds =~ ^[1-9][0-9]*$ ]] || die "--seeds '$seeds': wants a count"
+[[ $jobs =~ ^[1-9][0-9]*$ ]] || die "--jobs '$jobs': wants a count"
+for e in $eplbs; do [[ $e =~ ^(no|yes)$ ]] || die "--eplb: '$e' is not no or yes"; done
+for m in $modes; do
+	[[ $m =~ ^(ofan|[1-9]ofan|ar|reps|ecmp|rps|drb)$ ]] || die "--modes: '$m' is not ofan, Nofan, ar, reps, ecmp, rps or drb"
+done
+work=$(mktemp -d /tmp/sim_ofan_moe.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$(dirname "$out")"
+
+# the matrices, one per seed and EPLB setting
+for e in $eplbs; do
+	for ((seed = 1; seed <= seeds; seed++)); do
+		"$top/sim/workload_gen.py" moe --nodes 128 --seed "$seed" \
+			$([ "$e" = no ] || echo --eplb) --out "$work/moe-$e-$seed.json" &
+		while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
+	done
+done
+wait
+
+run_one() {	# run_one EPLB MODE SEED: the run's line
+	local f=$work/$1-$2-$3.out.json m=$work/moe-$1-$3.json
+	"$sim" perm --paper-ofan --k 8 --mtu 65474 --pattern matrix --matrix "$m" --lb "$2" \
+		--seed "$3" --qdisc "limit 1000000 kmin 800kb kmax 800kb pmax 0.01" --out "$f" ||
+		echo "$prog: eplb $1 $2 seed $3 did not complete" >&2
+	jq -c --arg eplb "$1" --arg mode "$2" --argjson seed "$3" --slurpfile m "$m" '
+	  ([.hosts[].cct_ns] | max) as $cct | .perm.matrix.bound_ns as $lb
+	  | {eplb: ($eplb == "yes"), mode: $mode, seed: $seed, complete: .sim.complete,
+	     busiest_over_mean: $m[0].stats.busiest_over_mean, cct_ns: $cct, bound_ns: $lb,
+	     cct_increase: ($cct / $lb - 1),
+	     max_queue_mb: ([.ports[].max_backlog_bytes] | max / 1e6),
+	     lost: ([.hosts[].lost] | add), drops: ([.ports[].limit_drops] | add),
+	     events: .sim.events, wall_s: .sim.wall_s}' "$f"
+	rm -f "$f"
+}
+: >"$work/runs.jsonl"
+for e in $eplbs; do
+	for mode in $modes; do
+		for ((seed = 1; seed <= seeds; seed++)); do
+			run_one "$e" "$mode" "$seed" >>"$work/runs.jsonl" &
+			while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
+		done
+	done
+done
+wait
+
+jq -s --arg date "$(date -u +%FT%TZ)" '
+  def mean: add / length;
+  def sem: if length < 2 then null
+	   else (mean as $m | (map((. - $m) * (. - $m)) | add / (length - 1)) | sqrt) / (length | sqrt) end;
+  def stat(f): [.[] | f] | {mean: mean, sem: sem};
+  {benchmark: "sim_ofan_moe", date: $date, engine: "sim",
+   method: "symofan-sim perm --paper-ofan --k 8 --pattern matrix: each GPU sends its bytes of the MoE dispatch (sim/workload_gen.py moe) to each other, a queue pair each, open loop at 800 Gbit/s, 64 KiB frames, buffers that do not drop; CCT = the last ACK; bound = the busiest sender or receiver at the line rate over the longest path",
+   summary: (group_by([.eplb, .mode]) | map({eplb: .[0].eplb, mode: .[0].mode, runs: length,
+     complete: ([.[].complete] | all), busiest_over_mean: stat(.busiest_over_mean),
+     cct_increase: stat(.cct_increase), max_queue_mb: stat(.max_queue_mb), lost: stat(.lost),
+     events_per_s: ([.[] | .events / .wall_s] | mean | round), wall_s: stat(.wall_s)})),
+   runs: .}' "$work/runs.jsonl" >"$out"
+jq -r '"eplb   mode   runs  busiest/mean  CCT increase % (mean +- sem)  largest queue MB",
+  (.summary[] | "\(.eplb)\t\(.mode)\t\(.runs)\t\(.busiest_over_mean.mean * 100 | round / 100)\t\(.cct_increase.mean * 10000 | round / 100) +- \((.cct_increase.sem // 0) * 10000 | round / 100)\t\(.max_queue_mb.mean | round)")' "$out"
+echo "$prog: $out"
