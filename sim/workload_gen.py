@@ -11,6 +11,9 @@ architecture (not read from any trace):
   transformer  the original Transformer (big: d 1024, 16 heads, FFN
                4096, 6+6 layers), tensor (model) parallel inside groups
                of --mp ranks and data parallel across them
+  astra1       an Astra-Sim 1.0 text workload (--file: DATA, MODEL and the
+               HYBRID_* kinds, the format the Symphony paper's Table 2 ran),
+               its compute cycles at --cycle-ns each (see astra1())
   moe          an MoE layer's token dispatch as a traffic matrix (format
                symofan-matrix, for symofan-sim perm --pattern matrix):
                the Ofan paper's Fig. 13 (see moe_matrix())
@@ -323,9 +326,114 @@ def moe_matrix(args, nodes):
             "bytes": matrix}
 
 
+ASTRA_KINDS = {"ALLREDUCE": "allreduce", "ALLGATHER": "allgather",
+               "REDUCESCATTER": "reducescatter"}
+
+
+def astra1(args, nodes):
+    """An Astra-Sim 1.0 text workload: a first line naming the
+    parallelism (DATA, MODEL, HYBRID_DATA_MODEL, HYBRID_MODEL_DATA,
+    HYBRID_TRANSFORMER, ... with "model_parallel_NPU_group: M"), the
+    layer count, then per layer: name, a reserved field, and for the
+    forward pass, the input gradient and the weight gradient each a
+    compute time (cycles), a collective (ALLREDUCE, ALLGATHER,
+    REDUCESCATTER or NONE) and its bytes, then an update time.  DATA
+    runs every collective over all ranks; MODEL over all ranks too; a
+    hybrid runs the forward and input-gradient collectives in the model
+    group (--mp or the file's M consecutive ranks) and the weight
+    gradients' across the groups.  The forward pass blocks on its
+    collectives; the weight gradients' overlap the rest of the backward
+    pass, and a layer's update follows its weight gradient's collective.
+    ALLTOALL is not one of this simulator's collectives: refused."""
+    try:
+        with open(args.file) as f:
+            lines = [ln.split() for ln in f.read().splitlines() if ln.strip()]
+    except OSError as e:
+        die(f"--file {args.file}: {e.strerror}")
+    if len(lines) < 3:
+        die(f"--file {args.file}: not an Astra-Sim 1.0 workload (a kind, a layer count, layers)")
+    kind = lines[0][0]
+    mp = args.mp
+    if "model_parallel_NPU_group:" in lines[0]:
+        i = lines[0].index("model_parallel_NPU_group:")
+        try:
+            mp = int(lines[0][i + 1])
+        except (IndexError, ValueError):
+            die(f"--file {args.file}: line 1: model_parallel_NPU_group wants a number")
+    hybrid = kind.startswith("HYBRID")
+    if kind not in ("DATA", "MODEL") and not hybrid:
+        die(f"--file {args.file}: line 1: '{kind}' is not DATA, MODEL or HYBRID_*")
+    try:
+        count = int(lines[1][0])
+    except ValueError:
+        die(f"--file {args.file}: line 2: '{lines[1][0]}' is not the layer count")
+    if len(lines) - 2 != count:
+        die(f"--file {args.file}: {count} layers announced, {len(lines) - 2} given")
+    cyc = args.cycle_ns / args.scale / args.compute_scale
+    layers = []
+    for n, f in enumerate(lines[2:], start=3):
+        if len(f) != 12:
+            die(f"--file {args.file}: line {n}: {len(f)} fields, not 12")
+        try:
+            times = [int(f[i]) for i in (2, 5, 8, 11)]
+            sizes = [int(f[i]) for i in (4, 7, 10)]
+        except ValueError:
+            die(f"--file {args.file}: line {n}: a compute time or size is not a number")
+        comms = [f[3], f[6], f[9]]
+        for c, size in zip(comms, sizes):
+            if c != "NONE" and c not in ASTRA_KINDS:
+                die(f"--file {args.file}: line {n}: collective '{c}' is not ALLREDUCE, "
+                    f"ALLGATHER, REDUCESCATTER or NONE")
+            if c != "NONE" and size < 1:
+                die(f"--file {args.file}: line {n}: {c} of {size} bytes")
+        layers.append({"name": f[0], "ns": [round(t * cyc) for t in times],
+                       "comm": comms, "bytes": [max(1, round(x / args.scale)) for x in sizes]})
+    if hybrid:
+        if mp < 2 or nodes % mp or nodes // mp < 2:
+            die(f"--mp {mp}: wants 2 or more groups of 2 or more ranks on --nodes {nodes}")
+        groups = [{"name": "mp", "rings": [list(range(g * mp, (g + 1) * mp))
+                                           for g in range(nodes // mp)],
+                   "wire_job": args.job, "wire_job_per_ring": True},
+                  {"name": "dp", "rings": [list(range(s, nodes, mp)) for s in range(mp)],
+                   "wire_job": args.job + nodes // mp, "wire_job_per_ring": True}]
+        fwd_group, wg_group = "mp", "dp"
+    else:
+        groups = [{"name": "all", "rings": [list(range(nodes))]}]
+        fwd_group = wg_group = "all"
+    ops, prev = [], None
+    for layer in layers:
+        name = layer["name"]
+        ops.append({"name": "fwd." + name, "kind": "compute", "ns": layer["ns"][0],
+                    **({"deps": [prev]} if prev else {})})
+        prev = "fwd." + name
+        if layer["comm"][0] != "NONE":
+            ops.append({"name": "fwd.comm." + name, "kind": ASTRA_KINDS[layer["comm"][0]],
+                        "group": fwd_group, "bytes": layer["bytes"][0], "deps": [prev]})
+            prev = "fwd.comm." + name
+    updates = []
+    for layer in reversed(layers):
+        name = layer["name"]
+        ops.append({"name": "ig." + name, "kind": "compute", "ns": layer["ns"][1], "deps": [prev]})
+        prev = "ig." + name
+        if layer["comm"][1] != "NONE":
+            ops.append({"name": "ig.comm." + name, "kind": ASTRA_KINDS[layer["comm"][1]],
+                        "group": fwd_group, "bytes": layer["bytes"][1], "deps": [prev]})
+            prev = "ig.comm." + name
+        ops.append({"name": "wg." + name, "kind": "compute", "ns": layer["ns"][2], "deps": [prev]})
+        prev = "wg." + name
+        last = prev
+        if layer["comm"][2] != "NONE":
+            ops.append({"name": "wg.comm." + name, "kind": ASTRA_KINDS[layer["comm"][2]],
+                        "group": wg_group, "bytes": layer["bytes"][2], "deps": [prev]})
+            last = "wg.comm." + name
+        updates.append({"name": "update." + name, "kind": "compute", "ns": layer["ns"][3],
+                        "deps": [last]})
+    return groups, ops + updates, f"Astra-Sim 1.0 workload {args.file} ({kind}), {args.cycle_ns:g} ns a cycle"
+
+
 def main():
     ap = argparse.ArgumentParser(prog=PROG, description=__doc__.split("\n")[0])
-    ap.add_argument("model", choices=["dp", "resnet50", "vgg16", "transformer", "moe"])
+    ap.add_argument("model", choices=["dp", "resnet50", "vgg16", "transformer", "astra1", "moe"])
     ap.add_argument("--nodes", type=int, default=128, help="ranks, one a host (default 128)")
     ap.add_argument("--first-host", type=int, default=0, help="the job's hosts start here (default 0)")
     ap.add_argument("--order", choices=["host", "rail"], default=None,
@@ -361,6 +469,9 @@ def main():
                     help="divide compute times and bytes alike (default 1)")
     ap.add_argument("--layers", default="",
                     help="dp: FWD_US:BWD_US:GRAD_BYTES per layer, first to last, comma-separated")
+    ap.add_argument("--file", default="", help="astra1: the Astra-Sim 1.0 workload file")
+    ap.add_argument("--cycle-ns", type=float, default=1.0,
+                    help="astra1: nanoseconds a compute cycle (default 1: a 1 GHz clock)")
     ap.add_argument("--server-gpus", type=int, default=8, help="moe: GPUs a server (default 8)")
     ap.add_argument("--experts", type=int, default=128, help="moe: experts, one a GPU (default 128)")
     ap.add_argument("--topk", type=int, default=8, help="moe: experts a token (default 8)")
@@ -407,7 +518,14 @@ def main():
             with open(args.out, "w") as f:
                 f.write(text)
         return
-    if args.model == "transformer":
+    if (args.model == "astra1") != bool(args.file):
+        die("--file is for the astra1 model, which needs it")
+    if args.cycle_ns <= 0:
+        die(f"--cycle-ns {args.cycle_ns}: wants more than 0")
+    if args.model == "astra1":
+        order = args.order or "host"
+        groups, ops, source = astra1(args, nodes)
+    elif args.model == "transformer":
         order = args.order or "host"
         groups, ops = transformer(args, nodes)
         source = ("the original Transformer (big) from its architecture; "

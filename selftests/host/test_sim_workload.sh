@@ -26,7 +26,7 @@ require_built "$sim"
 tmp=$(mktemp -d /tmp/test_sim_workload.XXXXXX)
 on_exit rm -rf "$tmp"
 
-ktap_plan 14
+ktap_plan 15
 
 # One switch of 10 Gbit/s links, 1 us each, senders at the line rate.
 rate=10000000000 delay=1000 mtu=4096
@@ -109,6 +109,24 @@ check_jq "a transformer's two data-parallel rings of 4 complete, each op timed, 
 	'.sim.complete and (.workload.jobs[0].jct_ns > 0) and
 	  (.workload.jobs[0].op_times | all(.iterations[0] != null)) and
 	  ([.ports[].collective_packets] | add) > 0' "$(cat "$tmp/tf.out.json")"
+
+# An Astra-Sim 1.0 text workload (the Symphony paper's format), three
+# layers of DATA parallelism at 1 ns a cycle: it runs to its end, each
+# weight gradient's collective starting as its compute and the group's
+# collective before it have ended, each update after its collective.
+printf '%s\n' DATA 3 \
+	"first -1 2000 NONE 0 1000 NONE 0 1000 ALLREDUCE 65536 10" \
+	"second -1 4000 NONE 0 2000 NONE 0 2000 ALLREDUCE 262144 10" \
+	"third -1 1000 NONE 0 500 NONE 0 500 ALLGATHER 32768 10" >"$tmp/astra.txt"
+"$gen" astra1 --file "$tmp/astra.txt" --nodes 4 --out "$tmp/astra.json"
+"$sim" workload --workload "$tmp/astra.json" "${fabric[@]}" --out "$tmp/astra.out.json"
+check_jq "an Astra-Sim 1.0 DATA workload: every op ran, collectives after their compute, updates after them" \
+	'.sim.complete and (.workload.jobs[0].op_times | map({(.name): .iterations[0]}) | add) as $t |
+	 $t["wg.comm.second"].start_ns == ([$t["wg.second"].end_ns, $t["wg.comm.third"].end_ns] | max) and
+	 $t["wg.comm.third"].start_ns == $t["wg.third"].end_ns and
+	 $t["update.first"].start_ns >= $t["wg.comm.first"].end_ns and
+	 $t["fwd.second"].start_ns == $t["fwd.first"].end_ns and
+	 (.workload.jobs[0].op_times | length) == 15' "$(cat "$tmp/astra.out.json")"
 
 # 4. A generated data-parallel ResNet-50 (a small one: 8 ranks, rails
 # over two ToRs, bytes and compute / 256) under Symphony, twice.

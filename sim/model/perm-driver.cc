@@ -216,26 +216,35 @@ PermDriver::Start(const std::function<uint32_t(uint32_t, uint32_t)>& hops, uint6
     for (uint32_t h = 0; h < m_hosts.size(); h++)
         if (!m_txPackets[h] && m_local[h] && m_spec.phases == 1)
             m_done++;
-    Simulator::Schedule(NanoSeconds(m_startNs), &PermDriver::StartPhase, this);
+    /* the first phase: an event a queue pair, as before phases */
+    m_phaseStartNs.push_back(m_startNs);
+    m_phaseHostsDone = std::count(m_txPackets.begin(), m_txPackets.end(), 0);
+    for (uint32_t h = 0; h < m_hosts.size(); h++)
+        for (uint32_t i = 0; i < m_qps[h].size(); i++)
+            Simulator::Schedule(NanoSeconds(m_startNs), &PermDriver::PostPhase, this, h, i);
 }
 
-/* Every local host posts this phase's message on each of its pairs. */
+/* Host @h's message of this phase on its @i-th queue pair. */
+void
+PermDriver::PostPhase(uint32_t h, uint32_t i)
+{
+    uint64_t bytes = m_spec.matrix.empty() ? (uint64_t)m_spec.packets * m_hosts[h]->MtuBytes()
+                                           : m_spec.matrix[h][Dests(h)[i]];
+
+    m_hosts[h]->PostWrite(m_qps[h][i], 49152, bytes);
+}
+
+/* A later phase: every local host posts its message on each of its
+ * pairs.
+ */
 void
 PermDriver::StartPhase()
 {
     m_phaseStartNs.push_back(Simulator::Now().GetNanoSeconds());
     m_phaseHostsDone = std::count(m_txPackets.begin(), m_txPackets.end(), 0);
     for (uint32_t h = 0; h < m_hosts.size(); h++)
-    {
-        std::vector<uint32_t> dests = Dests(h);
-
         for (uint32_t i = 0; i < m_qps[h].size(); i++)
-        {
-            uint64_t bytes = m_spec.matrix.empty() ? (uint64_t)m_spec.packets * m_hosts[h]->MtuBytes()
-                                                   : m_spec.matrix[h][dests[i]];
-            m_hosts[h]->PostWrite(m_qps[h][i], 49152, bytes);
-        }
-    }
+            PostPhase(h, i);
 }
 
 double

@@ -86,6 +86,7 @@ class PermDriver
   private:
     void OnAcked(uint32_t host, uint32_t qp, uint32_t psn);
     void StartPhase();
+    void PostPhase(uint32_t h, uint32_t i);
 
     PermSpec m_spec;
     std::vector<Ptr<RoceHost>> m_hosts;
