@@ -510,13 +510,7 @@ def main():
     if args.model == "moe":
         if args.skew < 1 or args.mean_mb <= 0 or args.sample_tokens < 1 or args.token_bytes < 1:
             die("--skew wants 1 or more; --mean-mb, --sample-tokens and --token-bytes more than 0")
-        doc = moe_matrix(args, nodes)
-        text = json.dumps(doc, separators=(",", ":")) + "\n"
-        if args.out == "-":
-            sys.stdout.write(text)
-        else:
-            with open(args.out, "w") as f:
-                f.write(text)
+        write_doc(moe_matrix(args, nodes), args.out)
         return
     if (args.model == "astra1") != bool(args.file):
         die("--file is for the astra1 model, which needs it")
@@ -555,12 +549,20 @@ def main():
         "jobs": [{"job": args.job, "hosts": hosts, "iterations": args.iterations,
                   "groups": groups, "ops": ops}],
     }
+    write_doc(doc, args.out)
+
+
+def write_doc(doc, path):
+    """One line of JSON to @path, or stdout for "-"."""
     text = json.dumps(doc, separators=(",", ":")) + "\n"
-    if args.out == "-":
+    if path == "-":
         sys.stdout.write(text)
-    else:
-        with open(args.out, "w") as f:
+        return
+    try:
+        with open(path, "w") as f:
             f.write(text)
+    except OSError as e:
+        die(f"--out {path}: {e.strerror}")
 
 
 if __name__ == "__main__":
