@@ -31,7 +31,9 @@
 #   --gen "ARGS"       more workload_gen.py options (e.g. "--tflops 30")
 #   --jobs N           simulations at once (default: the cores)
 #   --out FILE         (default build/results/sim_workloads_FIGURE.json);
-#                      the plot next to it (.png)
+#                      the plot next to it (.png), and seed 1's timeline of
+#                      each point and marking (-timeline-MODEL-NODES-xX-
+#                      MARKING.png, eval/workload_timeline.sh)
 #   --summary          no runs: the summary and plot of the runs in FILE
 set -euo pipefail
 
@@ -170,6 +172,10 @@ run_one() {
 	   drops: ([.ports[] | .limit_drops + .red_drops] | add),
 	   max_backlog_bytes: ([.ports[].max_backlog_bytes] | max),
 	   sim: {events: .sim.events, wall_s: .sim.wall_s, events_per_s: .sim.events_per_s}}' "$res"
+	if [ "$seed" = 1 ] && command -v gnuplot >/dev/null; then
+		"$top/eval/workload_timeline.sh" "$res" \
+			"${out%.json}-timeline-$m-$n-x$x-$marking.png" 2>/dev/null || true
+	fi
 	rm -f "$res"
 }
 
@@ -194,7 +200,7 @@ if [ "$summary_only" = 0 ]; then
 	total=$(wc -l <"$tasks")
 	echo "$prog: $total runs, $jobs at once" >&2
 	export -f run_one fabric
-	export sim prog state symphony_at cc flows oversub
+	export sim prog state symphony_at cc flows oversub top out
 	i=0
 	while read -r line; do
 		i=$((i + 1))
