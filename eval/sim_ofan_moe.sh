@@ -61,8 +61,10 @@ mkdir -p "$(dirname "$out")"
 # the matrices, one per seed and EPLB setting
 for e in $eplbs; do
 	for ((seed = 1; seed <= seeds; seed++)); do
-		"$top/sim/workload_gen.py" moe --nodes 128 --seed "$seed" \
-			$([ "$e" = no ] || echo --eplb) --out "$work/moe-$e-$seed.json" &
+		eplb_arg=()
+		[ "$e" = no ] || eplb_arg=(--eplb)
+		"$top/sim/workload_gen.py" moe --nodes 128 --seed "$seed" "${eplb_arg[@]}" \
+			--out "$work/moe-$e-$seed.json" &
 		while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
 	done
 done

@@ -209,7 +209,7 @@ if [ "$summary_only" = 0 ]; then
 		while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n || true; done
 	done <"$tasks"
 	wait
-	for f in $(ls "$work"/run.* | sort -t. -k2 -n); do cat "$f"; done >"$runs"
+	for ((j = 1; j <= i; j++)); do cat "$work/run.$j"; done >"$runs"
 fi
 [ -s "$runs" ] || die "no runs in $runs"
 
