@@ -93,7 +93,7 @@ sim=$top/build/symofan-sim
 [[ $jobs =~ ^[1-9][0-9]*$ ]] || die "--jobs '$jobs': wants a count"
 # the Fig. 14 models: packets a flow and layer, layers (the paper's 6.7)
 case $workload in
-permutation) wl_packets=1024 wl_layers= wl_k=12 ;;
+permutation) wl_packets=1024 wl_layers='' wl_k=12 ;;
 llama3-8b) wl_packets=119 wl_layers=32 wl_k=16 ;;
 llama3-70b) wl_packets=418 wl_layers=80 wl_k=16 ;;
 llama3-405b) wl_packets=1533 wl_layers=126 wl_k=16 ;;
