@@ -211,9 +211,14 @@ RingDriver::AddJob(const RingJobSpec& job)
                 it.stepRecvNs.assign(C, std::vector<uint64_t>(steps, 0));
                 it.stepMsg.assign(C, std::vector<uint32_t>(steps, kNoMsg));
             }
-            NS_ABORT_MSG_IF(m_byHost.count({handle, r->host}),
+            /* StartCall() finds an on-demand job's rank by its host (a
+             * workload's group has a host in one ring); a ring run may
+             * put a host in several rings of a job
+             */
+            NS_ABORT_MSG_IF(job.onDemand && m_byHost.count({handle, r->host}),
                             "job " << job.job << ": host " << r->host << " is in two of its rings");
-            m_byHost[{handle, r->host}] = r;
+            if (job.onDemand)
+                m_byHost[{handle, r->host}] = r;
             ranks.push_back(r);
             m_ranks.push_back(r);
         }

@@ -445,8 +445,8 @@ WorkloadDriver::Issue(RankState* r)
         r->iterEndNs.push_back(now);
         if (++r->iter == spec.iterations)
             r->done = true;
-        else
-            StartIteration(r);
+        else /* an event, not a call: an iteration may end within Issue() */
+            Simulator::ScheduleNow(&WorkloadDriver::StartIteration, this, r);
     }
 }
 
