@@ -358,72 +358,6 @@ SplitJob(const char* opt, const std::string& arg, std::string* rest)
     return ArgU64(opt, arg.substr(0, eq).c_str(), 1, (1U << ROCE_JOB_BITS) - 1);
 }
 
-/* A traffic matrix (--matrix): @hosts x @hosts bytes, none to itself,
- * each at most 4 GiB - 1 (one RDMA WRITE), not all zero.
- */
-static bool
-LoadMatrix(const std::string& path, uint32_t hosts, std::vector<std::vector<uint64_t>>* matrix,
-           std::string* err)
-{
-    std::ifstream file(path);
-    nlohmann::json doc;
-    uint64_t total = 0;
-
-    if (!file)
-    {
-        *err = path + ": " + strerror(errno);
-        return false;
-    }
-    try
-    {
-        doc = nlohmann::json::parse(file);
-    }
-    catch (const nlohmann::json::parse_error& e)
-    {
-        *err = path + ": not JSON: " + e.what();
-        return false;
-    }
-    auto bad = [&](const std::string& what) {
-        *err = path + ": " + what;
-        return false;
-    };
-    if (!doc.is_object() || doc.value("format", "") != "symofan-matrix" ||
-        doc.value("version", 0) != 1)
-        return bad("not format \"symofan-matrix\", version 1");
-    for (const auto& item : doc.items())
-        if (item.key() != "format" && item.key() != "version" && item.key() != "hosts" &&
-            item.key() != "bytes" && item.key() != "source" && item.key() != "stats")
-            return bad("unknown key \"" + item.key() +
-                       "\" (known: format, version, hosts, bytes, source, stats)");
-    if (!doc.contains("hosts") || !doc["hosts"].is_number_unsigned() || doc["hosts"] != hosts)
-        return bad("hosts " + (doc.contains("hosts") ? doc["hosts"].dump() : std::string("missing")) +
-                   " is not the fabric's " + std::to_string(hosts));
-    const nlohmann::json& rows = doc.contains("bytes") ? doc["bytes"] : nlohmann::json();
-    if (!rows.is_array() || rows.size() != hosts)
-        return bad("bytes is not a list of " + std::to_string(hosts) + " rows");
-    matrix->assign(hosts, std::vector<uint64_t>(hosts, 0));
-    for (uint32_t s = 0; s < hosts; s++)
-    {
-        if (!rows[s].is_array() || rows[s].size() != hosts)
-            return bad("bytes[" + std::to_string(s) + "] is not a row of " +
-                       std::to_string(hosts) + " numbers");
-        for (uint32_t d = 0; d < hosts; d++)
-        {
-            const nlohmann::json& v = rows[s][d];
-            if (!v.is_number_unsigned() || v.get<uint64_t>() > 0xffffffffULL ||
-                (s == d && v.get<uint64_t>()))
-                return bad("bytes[" + std::to_string(s) + "][" + std::to_string(d) + "]: " +
-                           v.dump() + (s == d ? " is not 0 (a host to itself)"
-                                              : " is not a byte count 0..4294967295"));
-            (*matrix)[s][d] = v.get<uint64_t>();
-            total += (*matrix)[s][d];
-        }
-    }
-    if (!total)
-        return bad("every entry of bytes is 0");
-    return true;
-}
-
 int
 main(int argc, char** argv)
 {
@@ -1167,7 +1101,7 @@ main(int argc, char** argv)
         if (matrixPattern)
         {
             std::string err;
-            if (!LoadMatrix(matrixFile, fabric.NumHosts(), &perm.matrix, &err))
+            if (!LoadTrafficMatrix(matrixFile, fabric.NumHosts(), &perm.matrix, &err))
             {
                 std::cerr << "symofan-sim: --matrix " << err << "\n";
                 exit(2);

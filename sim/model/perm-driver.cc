@@ -120,6 +120,7 @@ PermDriver::Start(const std::function<uint32_t(uint32_t, uint32_t)>& hops, uint6
 
     m_windowed = roce.wcc.algo != WCC_NONE;
     m_qps.resize(m_hosts.size());
+    m_qpDest.resize(m_hosts.size());
     m_txPackets.assign(m_hosts.size(), 0);
     m_rxPackets.assign(m_hosts.size(), 0);
     uint32_t mtu = roce.mtuBytes, longest = 0;
@@ -210,6 +211,7 @@ PermDriver::Start(const std::function<uint32_t(uint32_t, uint32_t)>& hops, uint6
             m_hosts[h]->SetPath(qp, path,
                                 (uint64_t)((lb.t_data_ns + lb.t_ack_ns + 2.0 * delayNs) * path));
             m_qps[h].push_back(qp);
+            m_qpDest[h].push_back(d);
         }
     }
     /* a matrix's hosts with nothing to send are done from the start */
@@ -229,7 +231,7 @@ void
 PermDriver::PostPhase(uint32_t h, uint32_t i)
 {
     uint64_t bytes = m_spec.matrix.empty() ? (uint64_t)m_spec.packets * m_hosts[h]->MtuBytes()
-                                           : m_spec.matrix[h][Dests(h)[i]];
+                                           : m_spec.matrix[h][m_qpDest[h][i]];
 
     m_hosts[h]->PostWrite(m_qps[h][i], 49152, bytes);
 }

@@ -101,7 +101,7 @@ class PermDriver
     /* phases: each host's queue pairs, the current phase, the hosts
      * through it, each phase's start and end
      */
-    std::vector<std::vector<uint32_t>> m_qps;
+    std::vector<std::vector<uint32_t>> m_qps, m_qpDest; /* [h][i]: queue pair, its destination */
     uint32_t m_phase = 0, m_phaseHostsDone = 0;
     std::vector<uint64_t> m_phaseStartNs, m_phaseEndNs;
     double m_phaseBoundNs = 0; /* the largest host's bound of one phase */

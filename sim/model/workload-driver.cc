@@ -247,13 +247,11 @@ ReadJob(const json& j, const std::string& where)
     return job;
 }
 
-} // namespace
-
+/* @path's JSON document; false with *err naming the file. */
 bool
-LoadWorkload(const std::string& path, Workload* w, std::string* err)
+ReadJsonFile(const std::string& path, json* doc, std::string* err)
 {
     std::ifstream file(path);
-    json doc;
 
     if (!file)
     {
@@ -262,13 +260,25 @@ LoadWorkload(const std::string& path, Workload* w, std::string* err)
     }
     try
     {
-        doc = json::parse(file);
+        *doc = json::parse(file);
     }
     catch (const json::parse_error& e)
     {
         *err = path + ": not JSON: " + e.what();
         return false;
     }
+    return true;
+}
+
+} // namespace
+
+bool
+LoadWorkload(const std::string& path, Workload* w, std::string* err)
+{
+    json doc;
+
+    if (!ReadJsonFile(path, &doc, err))
+        return false;
     try
     {
         std::set<uint32_t> jobIds, hosts;
@@ -291,6 +301,54 @@ LoadWorkload(const std::string& path, Workload* w, std::string* err)
                 if (!hosts.insert(h).second)
                     throw Bad{at + ".hosts", "host " + std::to_string(h) + " is an earlier job's too"};
         }
+    }
+    catch (const Bad& bad)
+    {
+        *err = path + ": " + bad.where + ": " + bad.what;
+        return false;
+    }
+    return true;
+}
+
+bool
+LoadTrafficMatrix(const std::string& path, uint32_t hosts,
+                  std::vector<std::vector<uint64_t>>* matrix, std::string* err)
+{
+    json doc;
+    uint64_t total = 0;
+
+    if (!ReadJsonFile(path, &doc, err))
+        return false;
+    try
+    {
+        CheckKeys(doc, "the file", {"format", "version", "hosts", "bytes", "source", "stats"});
+        if (GetString(doc, "the file", "format", true) != "symofan-matrix")
+            throw Bad{"format", doc.at("format").dump() + " is not \"symofan-matrix\""};
+        GetU64(doc, "the file", "version", 1, 1, nullptr);
+        GetU64(doc, "the file", "hosts", hosts, hosts, nullptr);
+        const json& rows = doc.contains("bytes") ? doc.at("bytes") : json();
+        if (!rows.is_array() || rows.size() != hosts)
+            throw Bad{"bytes", "is not a list of " + std::to_string(hosts) + " rows"};
+        matrix->assign(hosts, std::vector<uint64_t>(hosts, 0));
+        for (uint32_t s = 0; s < hosts; s++)
+        {
+            std::string at = "bytes[" + std::to_string(s) + "]";
+            if (!rows[s].is_array() || rows[s].size() != hosts)
+                throw Bad{at, "is not a row of " + std::to_string(hosts) + " numbers"};
+            for (uint32_t d = 0; d < hosts; d++)
+            {
+                const json& v = rows[s][d];
+                if (!v.is_number_unsigned() || v.get<uint64_t>() > 0xffffffffULL ||
+                    (s == d && v.get<uint64_t>()))
+                    throw Bad{at + "[" + std::to_string(d) + "]",
+                              v.dump() + (s == d ? " is not 0 (a host to itself)"
+                                                 : " is not a byte count 0..4294967295")};
+                (*matrix)[s][d] = v.get<uint64_t>();
+                total += (*matrix)[s][d];
+            }
+        }
+        if (!total)
+            throw Bad{"bytes", "every entry is 0"};
     }
     catch (const Bad& bad)
     {

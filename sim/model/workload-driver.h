@@ -63,6 +63,12 @@ struct Workload
  * place and the bad value.
  */
 bool LoadWorkload(const std::string& path, Workload* w, std::string* err);
+/* Reads a traffic matrix (perm --matrix; format symofan-matrix, version
+ * 1): @hosts x @hosts bytes, none to itself, each at most 4 GiB - 1 (one
+ * RDMA WRITE), not all zero; false with *err as LoadWorkload()'s.
+ */
+bool LoadTrafficMatrix(const std::string& path, uint32_t hosts,
+                       std::vector<std::vector<uint64_t>>* matrix, std::string* err);
 
 class WorkloadDriver
 {
