@@ -176,9 +176,14 @@ $(BUILD)/sim/%.o: sim/%.cc $(wildcard sim/model/*.h) $(ALL_HDRS)
 	@mkdir -p $(dir $@)
 	$(CXX) $(SIM_CXXFLAGS) -c $< -o $@
 
+# gperftools' tcmalloc where installed: ns-3 allocates a packet, its tags
+# and an event per hop, and glibc's malloc was a seventh of a large run's
+# time (1,024 hosts: 214 k events/s against 193 k, the same events)
+SIM_MALLOC	:= $(shell pkg-config --libs libtcmalloc_minimal 2>/dev/null)
+
 $(SIM_BIN): $(SIM_OBJS) $(SIM_LIB_OBJS)
 	$(CXX) $(SIM_CXXFLAGS) $(SIM_OBJS) $(SIM_LIB_OBJS) -o $@ \
-		$(shell pkg-config --libs $(NS3_MODULES) 2>/dev/null)
+		$(shell pkg-config --libs $(NS3_MODULES) 2>/dev/null) $(SIM_MALLOC)
 
 # The same simulator over ns-3's distributed engine (partition.h), against
 # the ns-3 with MPI that scripts/build-ns3-mpi.sh caches: run it with

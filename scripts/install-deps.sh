@@ -73,6 +73,7 @@ bsdextrautils
 util-linux
 libns3-dev
 nlohmann-json3-dev
+libgoogle-perftools-dev
 libgsl-dev
 libsqlite3-dev
 rdma-core

@@ -36,20 +36,36 @@ SymphonyJobs::GetTypeId()
 }
 
 SymphonyJobs::SymphonyJobs(uint32_t slots)
-    : m_jobs(slots)
+    : m_slots(slots),
+      m_pages((slots + kJobsPerPage - 1) / kJobsPerPage)
 {
 }
 
 struct symphony_job*
 SymphonyJobs::Lookup(uint32_t job)
 {
-    return job < m_jobs.size() ? &m_jobs[job] : nullptr;
+    if (job >= m_slots)
+        return nullptr;
+    std::unique_ptr<struct symphony_job[]>& page = m_pages[job / kJobsPerPage];
+    if (!page)
+        page.reset(new struct symphony_job[kJobsPerPage]()); /* zeroed */
+    return &page[job % kJobsPerPage];
 }
 
 uint32_t
 SymphonyJobs::Slots() const
 {
-    return m_jobs.size();
+    return m_slots;
+}
+
+uint32_t
+SymphonyJobs::PagesAllocated() const
+{
+    uint32_t n = 0;
+
+    for (const auto& page : m_pages)
+        n += page != nullptr;
+    return n;
 }
 
 TypeId
