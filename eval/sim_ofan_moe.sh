@@ -5,7 +5,9 @@
 # fat tree at the paper's settings (--paper-ofan: 800 Gbit/s, 0.5 us
 # links), 64 KiB frames (65,474-byte payloads), without congestion
 # control, sources sending at the line rate into buffers that do not
-# drop (the paper's "infinite buffers and no losses"); the dispatch is
+# drop (the paper's "infinite buffers and no losses"), or with NSCC, a
+# window a queue pair, on ports of 800 KB that mark past 80 KB and drop
+# past 800 KB (the simulator's --cca defaults); the dispatch is
 # DeepEP's hierarchical all-to-all, only inter-server traffic on the
 # fabric, as sim/workload_gen.py moe draws it from a Zipf popularity
 # fitted to the paper's skew (the busiest GPU 1.48x the mean; with EPLB's
@@ -18,6 +20,8 @@
 #   --modes "L ..."    load balancing (default "ofan ar reps ecmp"; at k=8
 #                      Ofan and 4Ofan are the same, w = k/2 = 4)
 #   --eplb "no yes"    without and/or with EPLB (default both)
+#   --ccas "none nscc" without congestion control (Fig. 13a-b) and/or with
+#                      NSCC (13c-d) (default both)
 #   --seeds N          (default 3)
 #   --jobs N           runs at once (default: the cores)
 #   --out FILE         JSON (default build/results/sim_ofan_moe.json)
@@ -27,6 +31,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 prog=sim_ofan_moe.sh
 modes="ofan ar reps ecmp"
 eplbs="no yes"
+ccas="none nscc"
 seeds=3
 jobs=$(nproc)
 out=$top/build/results/sim_ofan_moe.json
@@ -39,6 +44,7 @@ while [ $# -gt 0 ]; do
 	case "$1" in
 	--modes) modes=$2 ;;
 	--eplb) eplbs=$2 ;;
+	--ccas) ccas=$2 ;;
 	--seeds) seeds=$2 ;;
 	--jobs) jobs=$2 ;;
 	--out) out=$2 ;;
@@ -51,6 +57,7 @@ sim=$top/build/symofan-sim
 [[ $seeds =~ ^[1-9][0-9]*$ ]] || die "--seeds '$seeds': wants a count"
 [[ $jobs =~ ^[1-9][0-9]*$ ]] || die "--jobs '$jobs': wants a count"
 for e in $eplbs; do [[ $e =~ ^(no|yes)$ ]] || die "--eplb: '$e' is not no or yes"; done
+for c in $ccas; do [[ $c =~ ^(none|nscc)$ ]] || die "--ccas: '$c' is not none or nscc"; done
 for m in $modes; do
 	[[ $m =~ ^(ofan|[1-9]ofan|ar|reps|ecmp|rps|drb)$ ]] || die "--modes: '$m' is not ofan, Nofan, ar, reps, ecmp, rps or drb"
 done
@@ -70,27 +77,37 @@ for e in $eplbs; do
 done
 wait
 
-run_one() {	# run_one EPLB MODE SEED: the run's line
-	local f=$work/$1-$2-$3.out.json m=$work/moe-$1-$3.json
-	"$sim" perm --paper-ofan --k 8 --mtu 65474 --pattern matrix --matrix "$m" --lb "$2" \
-		--seed "$3" --qdisc "limit 1000000 kmin 800kb kmax 800kb pmax 0.01" --out "$f" ||
-		echo "$prog: eplb $1 $2 seed $3 did not complete" >&2
-	jq -c --arg eplb "$1" --arg mode "$2" --argjson seed "$3" --slurpfile m "$m" '
+run_one() {	# run_one CCA EPLB MODE SEED: the run's line
+	local f=$work/$1-$2-$3-$4.out.json m=$work/moe-$2-$4.json cc_args
+	# no CCA: buffers that never drop, a mark past 800 KB (none in
+	# practice: no sender reacts); NSCC: the simulator's --cca ports
+	if [ "$1" = none ]; then
+		cc_args=(--qdisc "limit 1000000 kmin 800kb kmax 800kb pmax 0.01")
+	else
+		cc_args=(--cca "$1")
+	fi
+	"$sim" perm --paper-ofan --k 8 --mtu 65474 --pattern matrix --matrix "$m" --lb "$3" \
+		--seed "$4" "${cc_args[@]}" --out "$f" ||
+		echo "$prog: $1 eplb $2 $3 seed $4 did not complete" >&2
+	jq -c --arg cca "$1" --arg eplb "$2" --arg mode "$3" --argjson seed "$4" --slurpfile m "$m" '
 	  ([.hosts[].cct_ns] | max) as $cct | .perm.matrix.bound_ns as $lb
-	  | {eplb: ($eplb == "yes"), mode: $mode, seed: $seed, complete: .sim.complete,
+	  | {cca: $cca, eplb: ($eplb == "yes"), mode: $mode, seed: $seed, complete: .sim.complete,
 	     busiest_over_mean: $m[0].stats.busiest_over_mean, cct_ns: $cct, bound_ns: $lb,
 	     cct_increase: ($cct / $lb - 1),
 	     max_queue_mb: ([.ports[].max_backlog_bytes] | max / 1e6),
 	     lost: ([.hosts[].lost] | add), drops: ([.ports[].limit_drops] | add),
+	     retransmitted: ([.hosts[].cc.retransmitted // 0] | add),
 	     events: .sim.events, wall_s: .sim.wall_s}' "$f"
 	rm -f "$f"
 }
 : >"$work/runs.jsonl"
-for e in $eplbs; do
-	for mode in $modes; do
-		for ((seed = 1; seed <= seeds; seed++)); do
-			run_one "$e" "$mode" "$seed" >>"$work/runs.jsonl" &
-			while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
+for c in $ccas; do
+	for e in $eplbs; do
+		for mode in $modes; do
+			for ((seed = 1; seed <= seeds; seed++)); do
+				run_one "$c" "$e" "$mode" "$seed" >>"$work/runs.jsonl" &
+				while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
+			done
 		done
 	done
 done
@@ -102,12 +119,12 @@ jq -s --arg date "$(date -u +%FT%TZ)" '
 	   else (mean as $m | (map((. - $m) * (. - $m)) | add / (length - 1)) | sqrt) / (length | sqrt) end;
   def stat(f): [.[] | f] | {mean: mean, sem: sem};
   {benchmark: "sim_ofan_moe", date: $date, engine: "sim",
-   method: "symofan-sim perm --paper-ofan --k 8 --pattern matrix: each GPU sends its bytes of the MoE dispatch (sim/workload_gen.py moe) to each other, a queue pair each, open loop at 800 Gbit/s, 64 KiB frames, buffers that do not drop; CCT = the last ACK; bound = the busiest sender or receiver at the line rate over the longest path",
-   summary: (group_by([.eplb, .mode]) | map({eplb: .[0].eplb, mode: .[0].mode, runs: length,
+   method: "symofan-sim perm --paper-ofan --k 8 --pattern matrix: each GPU sends its bytes of the MoE dispatch (sim/workload_gen.py moe) to each other, a queue pair each, 64 KiB frames; cca none: open loop at 800 Gbit/s into buffers that do not drop; cca nscc: a window a queue pair, ports of 800 KB marking past 80 KB and dropping past 800 KB, lost packets sent again; CCT = the last ACK; bound = the busiest sender or receiver at the line rate over the longest path",
+   summary: (group_by([.cca, .eplb, .mode]) | map({cca: .[0].cca, eplb: .[0].eplb, mode: .[0].mode, runs: length,
      complete: ([.[].complete] | all), busiest_over_mean: stat(.busiest_over_mean),
      cct_increase: stat(.cct_increase), max_queue_mb: stat(.max_queue_mb), lost: stat(.lost),
-     events_per_s: ([.[] | .events / .wall_s] | mean | round), wall_s: stat(.wall_s)})),
+     retransmitted: stat(.retransmitted), events_per_s: ([.[] | .events / .wall_s] | mean | round), wall_s: stat(.wall_s)})),
    runs: .}' "$work/runs.jsonl" >"$out"
-jq -r '"eplb   mode   runs  busiest/mean  CCT increase % (mean +- sem)  largest queue MB",
-  (.summary[] | "\(.eplb)\t\(.mode)\t\(.runs)\t\(.busiest_over_mean.mean * 100 | round / 100)\t\(.cct_increase.mean * 10000 | round / 100) +- \((.cct_increase.sem // 0) * 10000 | round / 100)\t\(.max_queue_mb.mean | round)")' "$out"
+jq -r '"cca   eplb   mode   runs  busiest/mean  CCT increase % (mean +- sem)  largest queue MB",
+  (.summary[] | "\(.cca)\t\(.eplb)\t\(.mode)\t\(.runs)\t\(.busiest_over_mean.mean * 100 | round / 100)\t\(.cct_increase.mean * 10000 | round / 100) +- \((.cct_increase.sem // 0) * 10000 | round / 100)\t\(.max_queue_mb.mean | round)")' "$out"
 echo "$prog: $out"

@@ -177,8 +177,8 @@ static const char kUsage[] =
     "                        paper's FSDP2 scale-out rings, GPU i to GPU i + 8) or\n"
     "                        matrix (--matrix: each host its bytes to each other,\n"
     "                        a queue pair each in all-to-all's order, the NIC\n"
-    "                        round-robin at the line rate; without --cca and\n"
-    "                        failures)\n"
+    "                        round-robin at the line rate, or with --cca a window\n"
+    "                        a queue pair; without failures)\n"
     "  --matrix FILE         matrix: the bytes (format symofan-matrix, version 1:\n"
     "                        {\"hosts\": N, \"bytes\": [[N bytes] x N]}, the\n"
     "                        fabric's hosts; sim/workload_gen.py moe writes one)\n"
@@ -841,9 +841,8 @@ main(int argc, char** argv)
         perm.serverRing = serverHosts;
     if (matrixPattern != !matrixFile.empty())
         Usage(matrixPattern ? "--pattern matrix: no --matrix" : "--matrix is for --pattern matrix");
-    if (matrixPattern && (roce.wcc.algo != WCC_NONE || loadMax || !topo.failedLinks.empty() ||
-                          topo.failPpm))
-        Usage("--pattern matrix: not with --cca, --load max, --fail or --fail-prob");
+    if (matrixPattern && (loadMax || !topo.failedLinks.empty() || topo.failPpm))
+        Usage("--pattern matrix: not with --load max, --fail or --fail-prob");
     if (perm.phases > 1 && Partition::Distributed())
         Usage("--phases: not for distributed runs (a phase ends when every process's hosts "
               "have their ACKs)");

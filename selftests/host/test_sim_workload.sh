@@ -26,7 +26,7 @@ require_built "$sim"
 tmp=$(mktemp -d /tmp/test_sim_workload.XXXXXX)
 on_exit rm -rf "$tmp"
 
-ktap_plan 15
+ktap_plan 16
 
 # One switch of 10 Gbit/s links, 1 us each, senders at the line rate.
 rate=10000000000 delay=1000 mtu=4096
@@ -185,6 +185,20 @@ check_jq "a matrix delivers every packet; its bound is the incast's, and the CCT
 	'(.hosts | map(.lost) | add) == 0 and .hosts[0].received == 24 and .hosts[5].received == 16 and
 	 ([.hosts[].cct_ns] | max) as $c | .perm.matrix.bound_ns as $b |
 	 $c >= $b and $c < 1.05 * $b and $b > 24 * 4142 * 8 * 1e9 / 20000000' "$(cat "$tmp/m.out.json")"
+
+# With a window (--cca nscc, Fig. 13's second half) on ports of 4 frames,
+# an incast of 3 x 64 packets overflows host 0's port: the drops are sent
+# again, the windows cut, and every packet still arrives.
+jq -n '[range(16) as $s | [range(16) as $d |
+	if ($s >= 1 and $s <= 3 and $d == 0) then 64 * 4096 else 0 end]] |
+	{format: "symofan-matrix", version: 1, hosts: 16, bytes: .}' >"$tmp/mi.json"
+"$sim" perm --k 4 --lb ofan --pattern matrix --matrix "$tmp/mi.json" --cca nscc \
+	--ar-buffer 20000 --out "$tmp/mi.out.json"
+check_jq "NSCC on a matrix: an incast into 4-frame ports drops, resends and cuts, and delivers all" \
+	'.cca.port_limit_packets == 4 and (.hosts | map(.lost) | add) == 0 and
+	 .hosts[0].received == 192 and ([.ports[].limit_drops] | add) as $d | $d > 0 and
+	 ([.hosts[].cc.retransmitted] | add) >= $d and ([.hosts[].cc.decreases] | add) > 0' \
+	"$(cat "$tmp/mi.out.json")"
 
 # The MoE generator: only inter-server traffic, each GPU to its own slot
 # in the other servers (DeepEP), the busiest receiver near --skew.
