@@ -203,7 +203,8 @@ $(BUILD)/sim-mpi/%.o: sim/%.cc $(wildcard sim/model/*.h) $(ALL_HDRS)
 
 $(SIM_MPI_BIN): $(SIM_MPI_OBJS) $(SIM_LIB_OBJS)
 	mpicxx $(SIM_CXXFLAGS) $(SIM_MPI_OBJS) $(SIM_LIB_OBJS) -o $@ \
-		-L$(NS3_MPI_DIR)/lib $(NS3_MPI_LIBS) -Wl,-rpath,$$(readlink -f $(NS3_MPI_DIR)/lib)
+		-L$(NS3_MPI_DIR)/lib $(NS3_MPI_LIBS) -Wl,-rpath,$$(readlink -f $(NS3_MPI_DIR)/lib) \
+		$(SIM_MALLOC)
 
 deps:
 	scripts/install-deps.sh

@@ -843,9 +843,6 @@ main(int argc, char** argv)
         Usage(matrixPattern ? "--pattern matrix: no --matrix" : "--matrix is for --pattern matrix");
     if (matrixPattern && (loadMax || !topo.failedLinks.empty() || topo.failPpm))
         Usage("--pattern matrix: not with --load max, --fail or --fail-prob");
-    if (perm.phases > 1 && Partition::Distributed())
-        Usage("--phases: not for distributed runs (a phase ends when every process's hosts "
-              "have their ACKs)");
     /* all-to-all: the NIC's round-robin over a queue pair per destination,
      * open loop; a window per queue pair and the failures' feasible pace
      * (a permutation's) are not built for it

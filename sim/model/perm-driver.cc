@@ -11,6 +11,7 @@
 #include "ns3/simulator.h"
 
 #include "cores.h"
+#include "partition.h"
 
 extern "C" {
 #include "workload/derangement.h"
@@ -21,6 +22,11 @@ namespace ns3
 
 /* the hosts start together, 1 ms in */
 static constexpr uint64_t kStartNs = 1000000;
+/* distributed phases: how often the processes agree whether a phase has
+ * ended everywhere (the next one starts at the first such check after
+ * the phase's last ACK; one process starts it at that ACK)
+ */
+static constexpr uint64_t kBarrierCheckNs = 100;
 /* a data packet's and an ACK's bytes past the IP header: UDP, BTH,
  * payload or AETH, ICRC
  */
@@ -215,15 +221,30 @@ PermDriver::Start(const std::function<uint32_t(uint32_t, uint32_t)>& hops, uint6
         }
     }
     /* a matrix's hosts with nothing to send are done from the start */
+    m_localHosts = std::count(m_local.begin(), m_local.end(), true);
     for (uint32_t h = 0; h < m_hosts.size(); h++)
         if (!m_txPackets[h] && m_local[h] && m_spec.phases == 1)
             m_done++;
     /* the first phase: an event a queue pair, as before phases */
     m_phaseStartNs.push_back(m_startNs);
-    m_phaseHostsDone = std::count(m_txPackets.begin(), m_txPackets.end(), 0);
+    m_phaseHostsDone = IdleLocalHosts();
     for (uint32_t h = 0; h < m_hosts.size(); h++)
         for (uint32_t i = 0; i < m_qps[h].size(); i++)
             Simulator::Schedule(NanoSeconds(m_startNs), &PermDriver::PostPhase, this, h, i);
+    if (m_spec.phases > 1 && Partition::Distributed())
+        Simulator::Schedule(NanoSeconds(m_startNs + kBarrierCheckNs), &PermDriver::CheckBarrier,
+                            this);
+}
+
+/* This process's hosts with nothing to send in a phase (a matrix's). */
+uint32_t
+PermDriver::IdleLocalHosts() const
+{
+    uint32_t n = 0;
+
+    for (uint32_t h = 0; h < m_hosts.size(); h++)
+        n += m_local[h] && !m_txPackets[h];
+    return n;
 }
 
 /* Host @h's message of this phase on its @i-th queue pair. */
@@ -243,10 +264,41 @@ void
 PermDriver::StartPhase()
 {
     m_phaseStartNs.push_back(Simulator::Now().GetNanoSeconds());
-    m_phaseHostsDone = std::count(m_txPackets.begin(), m_txPackets.end(), 0);
+    m_phaseHostsDone = IdleLocalHosts();
     for (uint32_t h = 0; h < m_hosts.size(); h++)
         for (uint32_t i = 0; i < m_qps[h].size(); i++)
             PostPhase(h, i);
+}
+
+/* The phase ended at @endNs on every host: the next one starts now. */
+void
+PermDriver::EndPhase(uint64_t endNs)
+{
+    m_phaseEndNs.push_back(endNs);
+    if (++m_phase < m_spec.phases)
+        StartPhase();
+    else
+        m_done = m_localHosts;
+}
+
+/*
+ * A distributed run's barrier: every process calls this at the same
+ * simulated times (from the common start, every kBarrierCheckNs), so the
+ * collectives pair up, and all processes of a window reach it before the
+ * window's end.  The phase ended at the latest process's last ACK.
+ */
+void
+PermDriver::CheckBarrier()
+{
+    bool here = m_phaseHostsDone >= m_localHosts;
+
+    if (Partition::All(here))
+    {
+        EndPhase((uint64_t)Partition::Max((double)(m_localHosts ? m_phaseLocalEndNs : 0)));
+        if (m_phase == m_spec.phases)
+            return;
+    }
+    Simulator::Schedule(NanoSeconds(kBarrierCheckNs), &PermDriver::CheckBarrier, this);
 }
 
 double
@@ -270,14 +322,14 @@ PermDriver::OnAcked(uint32_t host, uint32_t qp, uint32_t psn)
         m_done++;
         return;
     }
-    /* a barrier: the next phase starts once every host has its ACKs */
-    if (++m_phaseHostsDone < m_hosts.size())
+    /* a barrier: the next phase starts once every host has its ACKs;
+     * distributed, once every process's have (CheckBarrier())
+     */
+    if (++m_phaseHostsDone < m_localHosts)
         return;
-    m_phaseEndNs.push_back(Simulator::Now().GetNanoSeconds());
-    if (++m_phase < m_spec.phases)
-        StartPhase();
-    else
-        m_done = m_hosts.size();
+    m_phaseLocalEndNs = Simulator::Now().GetNanoSeconds();
+    if (!Partition::Distributed())
+        EndPhase(m_phaseLocalEndNs);
 }
 
 std::string

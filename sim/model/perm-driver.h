@@ -20,8 +20,9 @@
  * server of a random cyclic order.  With P phases, the pattern runs P
  * times on the same queue pairs, each phase starting on every host when
  * the previous one's last ACK is back everywhere (a layer's collective
- * phase ending before the next layer's starts); each phase's CCT and
- * bound are recorded.  A traffic matrix (the Ofan paper's MoE dispatch,
+ * phase ending before the next layer's starts; over MPI, at the
+ * processes' first common check after it, one every 100 ns); each
+ * phase's CCT and bound are recorded.  A traffic matrix (the Ofan paper's MoE dispatch,
  * its Fig. 13) gives each host its bytes to each other host, a queue pair
  * each in the staggered order, the NIC sending round-robin at the line
  * rate; its bound also counts the busiest receiver's bytes (an incast).
@@ -87,6 +88,9 @@ class PermDriver
     void OnAcked(uint32_t host, uint32_t qp, uint32_t psn);
     void StartPhase();
     void PostPhase(uint32_t h, uint32_t i);
+    void EndPhase(uint64_t endNs);
+    void CheckBarrier();
+    uint32_t IdleLocalHosts() const;
 
     PermSpec m_spec;
     std::vector<Ptr<RoceHost>> m_hosts;
@@ -98,11 +102,13 @@ class PermDriver
     uint64_t m_startNs;
     bool m_windowed = false; /* --cca */
     uint32_t m_done;
+    uint32_t m_localHosts = 0;
     /* phases: each host's queue pairs, the current phase, the hosts
      * through it, each phase's start and end
      */
     std::vector<std::vector<uint32_t>> m_qps, m_qpDest; /* [h][i]: queue pair, its destination */
-    uint32_t m_phase = 0, m_phaseHostsDone = 0;
+    uint32_t m_phase = 0, m_phaseHostsDone = 0; /* this process's hosts through it */
+    uint64_t m_phaseLocalEndNs = 0;             /* their last ACK */
     std::vector<uint64_t> m_phaseStartNs, m_phaseEndNs;
     double m_phaseBoundNs = 0; /* the largest host's bound of one phase */
     /* per host: data packets it sends and receives in a phase */
