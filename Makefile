@@ -22,7 +22,7 @@
 #   make eval-sim        the simulator against the testbed, then the papers'
 #                        figures at their scale (EVALUATION.md section 4)
 #   make eval-workloads  the papers' training workloads in the simulator:
-#                        Symphony's Table 2 and Fig. 6, Ofan's Fig. 14 (hours)
+#                        Symphony's Table 2 and Fig. 6, Ofan's Fig. 13 and 14 (hours)
 #   make publish         summaries and plots of build/results/ into results/
 #   make install         install module, tc plugin and tools (DESTDIR, PREFIX)
 #   make uninstall       remove what install put in place
@@ -297,6 +297,7 @@ eval-workloads: deps
 	eval/sim_workloads.sh --figure table2 --models "vgg16 resnet50" --nodes 512 --seeds 5 --scale 4 \
 		--out $(RESULTS)/sim_workloads_table2_512.json
 	eval/sim_workloads.sh --figure fig6 --seeds 5 --scale 1 --out $(RESULTS)/sim_workloads_fig6.json
+	eval/sim_ofan_moe.sh --seeds 5 --out $(RESULTS)/sim_ofan_moe.json
 	for m in 8b 70b 405b; do \
 		eval/sim_ofan_cca.sh --workload llama3-$$m --phases 8 --ccas "nscc mswift" \
 			--modes "ofan 4ofan ar reps ecmp" --seeds 5 \

@@ -46,6 +46,10 @@
 #                      the path's bandwidth-delay product (default: the
 #                      simulator's, 100 and 150)
 #   --jobs N           runs at once (default: the cores)
+#   --procs N          processes a run, over MPI (build/symofan-sim-mpi:
+#                      scripts/build-ns3-mpi.sh, then make sim-mpi;
+#                      default 1: build/symofan-sim); with N > 1, --jobs
+#                      defaults to 1
 #   --out FILE         JSON (default build/results/sim_ofan_cca.json); the
 #                      plot next to it (FILE without .json, .png)
 set -euo pipefail
@@ -61,7 +65,8 @@ seeds=10
 k=
 workload=permutation
 phases=
-jobs=$(nproc)
+jobs=
+procs=1
 out=$top/build/results/sim_ofan_cca.json
 sim_args=()
 
@@ -82,13 +87,27 @@ while [ $# -gt 0 ]; do
 		[[ $2 =~ ^[1-9][0-9]*$ ]] || die "$1 '$2': wants a positive number"
 		sim_args+=("$1" "$2") ;;
 	--jobs) jobs=$2 ;;
+	--procs) procs=$2 ;;
 	--out) out=$2 ;;
 	*) echo "$prog: unknown option '$1'" >&2; usage ;;
 	esac
 	shift 2
 done
-sim=$top/build/symofan-sim
-[ -x "$sim" ] || die "no $sim: run 'make sim'"
+[[ $procs =~ ^[1-9][0-9]*$ ]] || die "--procs '$procs': wants a count"
+if [ "$procs" -gt 1 ]; then
+	sim=$top/build/symofan-sim-mpi
+	[ -x "$sim" ] || die "no $sim: run scripts/build-ns3-mpi.sh, then 'make sim-mpi'"
+	command -v mpirun >/dev/null || die "no mpirun (scripts/build-ns3-mpi.sh installs Open MPI)"
+	# Open MPI refuses root unless told
+	export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+	sim_cmd=(mpirun --oversubscribe -np "$procs" "$sim")
+	jobs=${jobs:-1}
+else
+	sim=$top/build/symofan-sim
+	[ -x "$sim" ] || die "no $sim: run 'make sim'"
+	sim_cmd=("$sim")
+	jobs=${jobs:-$(nproc)}
+fi
 [[ $seeds =~ ^[1-9][0-9]*$ ]] || die "--seeds '$seeds': wants a count"
 [[ $jobs =~ ^[1-9][0-9]*$ ]] || die "--jobs '$jobs': wants a count"
 # the Fig. 14 models: packets a flow and layer, layers (the paper's 6.7)
@@ -129,8 +148,9 @@ total=$(wc -l <"$work/plan")
 
 run_one() {	# run_one CCA MODE SEED: the run's summary line on stdout
 	local f=$work/$1-$2-$3.json
-	"$sim" perm --paper-ofan --k "$k" --packets "$packets" --cca "$1" --lb "$2" --seed "$3" \
-		"${sim_args[@]}" --out "$f" || echo "$prog: $1 $2 seed $3 did not complete" >&2
+	"${sim_cmd[@]}" perm --paper-ofan --k "$k" --packets "$packets" --cca "$1" --lb "$2" \
+		--seed "$3" "${sim_args[@]}" --out "$f" >"$f.log" 2>&1 ||
+		{ cat "$f.log" >&2; echo "$prog: $1 $2 seed $3 did not complete" >&2; }
 	jq -c --arg cca "$1" --arg mode "$2" --argjson seed "$3" '
 	  .cca as $cc
 	  | .cca.dupack_threshold as $dup
@@ -158,8 +178,8 @@ run_one() {	# run_one CCA MODE SEED: the run's summary line on stdout
 	     lost_dupack: ([.hosts[].cc.lost_dupack] | add),
 	     lost_timeout: ([.hosts[].cc.lost_timeout] | add),
 	     resent: ([.hosts[].cc.retransmitted] | add),
-	     events: .sim.events, wall_s: .sim.wall_s}' "$f"
-	rm -f "$f"
+	     processes: .sim.processes, events: .sim.events, wall_s: .sim.wall_s}' "$f"
+	rm -f "$f" "$f.log"
 }
 progress_start "$prog"
 n=0
