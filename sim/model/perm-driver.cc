@@ -223,28 +223,18 @@ PermDriver::Start(const std::function<uint32_t(uint32_t, uint32_t)>& hops, uint6
     /* a matrix's hosts with nothing to send are done from the start */
     m_localHosts = std::count(m_local.begin(), m_local.end(), true);
     for (uint32_t h = 0; h < m_hosts.size(); h++)
-        if (!m_txPackets[h] && m_local[h] && m_spec.phases == 1)
-            m_done++;
+        m_idleLocalHosts += m_local[h] && !m_txPackets[h];
+    if (m_spec.phases == 1)
+        m_done += m_idleLocalHosts;
     /* the first phase: an event a queue pair, as before phases */
     m_phaseStartNs.push_back(m_startNs);
-    m_phaseHostsDone = IdleLocalHosts();
+    m_phaseHostsDone = m_idleLocalHosts;
     for (uint32_t h = 0; h < m_hosts.size(); h++)
         for (uint32_t i = 0; i < m_qps[h].size(); i++)
             Simulator::Schedule(NanoSeconds(m_startNs), &PermDriver::PostPhase, this, h, i);
     if (m_spec.phases > 1 && Partition::Distributed())
         Simulator::Schedule(NanoSeconds(m_startNs + kBarrierCheckNs), &PermDriver::CheckBarrier,
                             this);
-}
-
-/* This process's hosts with nothing to send in a phase (a matrix's). */
-uint32_t
-PermDriver::IdleLocalHosts() const
-{
-    uint32_t n = 0;
-
-    for (uint32_t h = 0; h < m_hosts.size(); h++)
-        n += m_local[h] && !m_txPackets[h];
-    return n;
 }
 
 /* Host @h's message of this phase on its @i-th queue pair. */
@@ -264,7 +254,7 @@ void
 PermDriver::StartPhase()
 {
     m_phaseStartNs.push_back(Simulator::Now().GetNanoSeconds());
-    m_phaseHostsDone = IdleLocalHosts();
+    m_phaseHostsDone = m_idleLocalHosts;
     for (uint32_t h = 0; h < m_hosts.size(); h++)
         for (uint32_t i = 0; i < m_qps[h].size(); i++)
             PostPhase(h, i);

@@ -90,7 +90,6 @@ class PermDriver
     void PostPhase(uint32_t h, uint32_t i);
     void EndPhase(uint64_t endNs);
     void CheckBarrier();
-    uint32_t IdleLocalHosts() const;
 
     PermSpec m_spec;
     std::vector<Ptr<RoceHost>> m_hosts;
@@ -103,6 +102,7 @@ class PermDriver
     bool m_windowed = false; /* --cca */
     uint32_t m_done;
     uint32_t m_localHosts = 0;
+    uint32_t m_idleLocalHosts = 0; /* of them, with nothing to send (a matrix's) */
     /* phases: each host's queue pairs, the current phase, the hosts
      * through it, each phase's start and end
      */

@@ -58,16 +58,6 @@ SymphonyJobs::Slots() const
     return m_slots;
 }
 
-uint32_t
-SymphonyJobs::PagesAllocated() const
-{
-    uint32_t n = 0;
-
-    for (const auto& page : m_pages)
-        n += page != nullptr;
-    return n;
-}
-
 TypeId
 SymphonyQueueDisc::GetTypeId()
 {

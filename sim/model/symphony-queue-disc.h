@@ -48,8 +48,6 @@ class SymphonyJobs : public Object
     /* The job's state block, or nullptr beyond the table. */
     struct symphony_job* Lookup(uint32_t job);
     uint32_t Slots() const;
-    /* Pages allocated so far (each kJobsPerPage blocks). */
-    uint32_t PagesAllocated() const;
 
     static constexpr uint32_t kJobsPerPage = 64;
 
