@@ -24,6 +24,10 @@
 #                      NSCC (13c-d) (default both)
 #   --seeds N          (default 3)
 #   --jobs N           runs at once (default: the cores)
+#   --resume FILE      reuse the runs of FILE, an earlier JSON of this script
+#                      made the same way (the same method, and the same
+#                      simulator: the runs are not checked again), and run
+#                      only those it lacks, e.g. seeds 3-5 after --seeds 2
 #   --out FILE         JSON (default build/results/sim_ofan_moe.json)
 set -euo pipefail
 
@@ -34,6 +38,7 @@ eplbs="no yes"
 ccas="none nscc"
 seeds=3
 jobs=$(nproc)
+resume=
 out=$top/build/results/sim_ofan_moe.json
 
 die() { echo "$prog: $*" >&2; exit 1; }
@@ -47,6 +52,7 @@ while [ $# -gt 0 ]; do
 	--ccas) ccas=$2 ;;
 	--seeds) seeds=$2 ;;
 	--jobs) jobs=$2 ;;
+	--resume) resume=$2 ;;
 	--out) out=$2 ;;
 	*) echo "$prog: unknown option '$1'" >&2; usage ;;
 	esac
@@ -61,9 +67,25 @@ for c in $ccas; do [[ $c =~ ^(none|nscc)$ ]] || die "--ccas: '$c' is not none or
 for m in $modes; do
 	[[ $m =~ ^(ofan|[1-9]ofan|ar|reps|ecmp|rps|drb)$ ]] || die "--modes: '$m' is not ofan, Nofan, ar, reps, ecmp, rps or drb"
 done
+method="symofan-sim perm --paper-ofan --k 8 --pattern matrix: each GPU sends its bytes of the MoE dispatch (sim/workload_gen.py moe) to each other, a queue pair each, 64 KiB frames; cca none: open loop at 800 Gbit/s into buffers that do not drop; cca nscc: a window a queue pair, ports of 800 KB marking past 80 KB and dropping past 800 KB, lost packets sent again; CCT = the last ACK; bound = the busiest sender or receiver at the line rate over the longest path"
 work=$(mktemp -d /tmp/sim_ofan_moe.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$(dirname "$out")"
+
+# --resume: the earlier runs, checked to be this script's, made the same way
+: >"$work/prior.jsonl"
+if [ -n "$resume" ]; then
+	[ -r "$resume" ] || die "--resume '$resume': cannot read it"
+	jq -e --arg method "$method" '.benchmark == "sim_ofan_moe" and .method == $method' \
+		"$resume" >/dev/null 2>&1 ||
+		die "--resume '$resume': not a sim_ofan_moe.sh JSON made with this method"
+	jq -c '.runs[]' "$resume" >"$work/prior.jsonl"
+fi
+prior_run() {	# prior_run CCA EPLB MODE SEED: the earlier run's line, if any
+	jq -c --arg cca "$1" --arg eplb "$2" --arg mode "$3" --argjson seed "$4" '
+	  select(.cca == $cca and .eplb == ($eplb == "yes") and .mode == $mode and .seed == $seed)' \
+		"$work/prior.jsonl" | head -n 1
+}
 
 # the matrices, one per seed and EPLB setting
 for e in $eplbs; do
@@ -101,10 +123,17 @@ run_one() {	# run_one CCA EPLB MODE SEED: the run's line
 	rm -f "$f"
 }
 : >"$work/runs.jsonl"
+reused=0
 for c in $ccas; do
 	for e in $eplbs; do
 		for mode in $modes; do
 			for ((seed = 1; seed <= seeds; seed++)); do
+				line=$(prior_run "$c" "$e" "$mode" "$seed")
+				if [ -n "$line" ]; then
+					echo "$line" >>"$work/runs.jsonl"
+					reused=$((reused + 1))
+					continue
+				fi
 				run_one "$c" "$e" "$mode" "$seed" >>"$work/runs.jsonl" &
 				while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
 			done
@@ -112,14 +141,15 @@ for c in $ccas; do
 	done
 done
 wait
+[ "$reused" = 0 ] || echo "$prog: $reused runs from $resume" >&2
 
-jq -s --arg date "$(date -u +%FT%TZ)" '
+jq -s --arg date "$(date -u +%FT%TZ)" --arg method "$method" '
   def mean: add / length;
   def sem: if length < 2 then null
 	   else (mean as $m | (map((. - $m) * (. - $m)) | add / (length - 1)) | sqrt) / (length | sqrt) end;
   def stat(f): [.[] | f] | {mean: mean, sem: sem};
   {benchmark: "sim_ofan_moe", date: $date, engine: "sim",
-   method: "symofan-sim perm --paper-ofan --k 8 --pattern matrix: each GPU sends its bytes of the MoE dispatch (sim/workload_gen.py moe) to each other, a queue pair each, 64 KiB frames; cca none: open loop at 800 Gbit/s into buffers that do not drop; cca nscc: a window a queue pair, ports of 800 KB marking past 80 KB and dropping past 800 KB, lost packets sent again; CCT = the last ACK; bound = the busiest sender or receiver at the line rate over the longest path",
+   method: $method,
    summary: (group_by([.cca, .eplb, .mode]) | map({cca: .[0].cca, eplb: .[0].eplb, mode: .[0].mode, runs: length,
      complete: ([.[].complete] | all), busiest_over_mean: stat(.busiest_over_mean),
      cct_increase: stat(.cct_increase), max_queue_mb: stat(.max_queue_mb), lost: stat(.lost),

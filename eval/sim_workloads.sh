@@ -30,6 +30,11 @@
 #                      cores, 1, 2, 4 or 8 (default 2)
 #   --gen "ARGS"       more workload_gen.py options (e.g. "--tflops 30")
 #   --jobs N           simulations at once (default: the cores)
+#   --resume FILE      reuse the runs of FILE, an earlier JSON of this script
+#                      made the same way (stack, scale, iterations, oversub
+#                      and --gen alike, and the same simulator: the runs are
+#                      not checked again), and run only those it lacks, e.g.
+#                      seeds 3-5 after --seeds 2
 #   --out FILE         (default build/results/sim_workloads_FIGURE.json);
 #                      the plot next to it (.png), and seed 1's timeline of
 #                      each point and marking (-timeline-MODEL-NODES-xX-
@@ -51,6 +56,7 @@ oversub=2
 gen_args=
 jobs=$(nproc)
 out=
+resume=
 summary_only=0
 
 die() { echo "$prog: $*" >&2; exit 1; }
@@ -73,6 +79,7 @@ while [ $# -gt 0 ]; do
 	--oversub) oversub=$2 ;;
 	--gen) gen_args=$2 ;;
 	--jobs) jobs=$2 ;;
+	--resume) resume=$2 ;;
 	--out) out=$2 ;;
 	*) echo "$prog: unknown option '$1'" >&2; usage ;;
 	esac
@@ -109,6 +116,7 @@ esac
 sim=$top/build/symofan-sim
 gen=$top/sim/workload_gen.py
 [ -x "$sim" ] || die "no $sim: run 'make sim'"
+[ -z "$resume" ] || [ "$summary_only" = 0 ] || die "--resume and --summary: one or the other"
 mkdir -p "$(dirname "$out")"
 runs=${out%.json}.runs.jsonl
 
@@ -120,13 +128,16 @@ fabric() {
 	esac
 }
 
-# The paper's numbers: Table 2's JCT cut, Fig. 6's normalized JCT read
-# off its plot at 1x and 64x (about 1.0 and 0.7; between, not printed).
+# The paper's numbers: Table 2's JCT cut (MODEL:NODES:1), and Fig. 6's
+# for the Transformer as its computation shrinks, read off its plot at
+# 1x and 64x (a normalized JCT of about 1.0 and 0.7: "nearly 30%"; the
+# points between are not printed).
 paper_cut() {
 	case $1 in
-	vgg16:128) echo 50.2 ;; vgg16:512) echo 54.4 ;;
-	resnet50:128) echo 24.3 ;; resnet50:512) echo 20.8 ;;
-	transformer:*) echo 0.068 ;;
+	vgg16:128:1) echo 50.2 ;; vgg16:512:1) echo 54.4 ;;
+	resnet50:128:1) echo 24.3 ;; resnet50:512:1) echo 20.8 ;;
+	transformer:*:1) echo 0.068 ;;
+	transformer:*:64) echo 30 ;;
 	*) echo null ;;
 	esac
 }
@@ -182,6 +193,19 @@ run_one() {
 if [ "$summary_only" = 0 ]; then
 	work=$(mktemp -d /tmp/sim_workloads.XXXXXX)
 	trap 'rm -rf "$work"' EXIT
+	# --resume: the earlier runs, checked to be made the same way (files
+	# written before oversub and gen were recorded: their defaults)
+	: >"$work/prior.jsonl"
+	if [ -n "$resume" ]; then
+		[ -r "$resume" ] || die "--resume '$resume': cannot read it"
+		jq -e --arg stack "$stack" --argjson scale "$scale" --argjson iterations "$iterations" \
+			--argjson oversub "$oversub" --arg gen "$gen_args" '
+		  .stack == $stack and .scale == $scale and .iterations == $iterations and
+		  (.oversub // 2) == $oversub and (.gen // "") == $gen and (.runs | type) == "array"' \
+			"$resume" >/dev/null 2>&1 ||
+			die "--resume '$resume': not a $prog JSON made with this stack, scale, iterations, oversub and --gen"
+		jq -c '.runs[]' "$resume" >"$work/prior.jsonl"
+	fi
 	: >"$runs"
 	tasks=$work/tasks
 	: >"$tasks"
@@ -201,28 +225,40 @@ if [ "$summary_only" = 0 ]; then
 	echo "$prog: $total runs, $jobs at once" >&2
 	export -f run_one fabric
 	export sim prog state symphony_at cc flows oversub top out
-	i=0
+	i=0 reused=0
 	while read -r line; do
 		i=$((i + 1))
+		read -r m n x seed marking _ <<<"$line"
+		jq -c --arg m "$m" --argjson n "$n" --argjson x "$x" --argjson seed "$seed" \
+			--arg marking "$marking" 'select(.model == $m and .nodes == $n and
+			  .compute_scale == $x and .seed == $seed and .marking == $marking)' \
+			"$work/prior.jsonl" | head -n 1 >"$work/run.$i"
+		if [ -s "$work/run.$i" ]; then
+			reused=$((reused + 1))
+			continue
+		fi
 		# shellcheck disable=SC2086
 		run_one $line >"$work/run.$i" &
 		while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n || true; done
 	done <"$tasks"
 	wait
+	[ "$reused" = 0 ] || echo "$prog: $reused of the $total runs from $resume" >&2
 	for ((j = 1; j <= i; j++)); do cat "$work/run.$j"; done >"$runs"
 fi
 [ -s "$runs" ] || die "no runs in $runs"
 
 # The summary: per point, each marking's mean JCT (and its standard
 # error), Symphony's JCT over the baseline's seed for seed, the cut.
-paper_json=$(for p in vgg16:128 vgg16:512 resnet50:128 resnet50:512 transformer:128 transformer:512; do
-	echo "{\"key\":\"$p\",\"cut_pct\":$(paper_cut "$p")}"; done | jq -s 'map({(.key): .cut_pct}) | add')
+paper_json=$(jq -r '[.model, .nodes, .compute_scale] | map(tostring) | join(":")' "$runs" |
+	sort -u | while read -r p; do echo "{\"key\":\"$p\",\"cut_pct\":$(paper_cut "$p")}"; done |
+	jq -s 'map({(.key): .cut_pct}) | add')
 jq -s --arg figure "$figure" --arg stack "$stack" --argjson scale "$scale" \
-	--argjson iterations "$iterations" --argjson paper "$paper_json" '
+	--argjson iterations "$iterations" --argjson oversub "$oversub" --arg gen "$gen_args" \
+	--argjson paper "$paper_json" '
   def mean: if length == 0 then null else add / length end;
   def sem: if length < 2 then null else
     (mean as $m | (map((. - $m) * (. - $m)) | add) / (length - 1) | sqrt) / (length | sqrt) end;
-  {figure: $figure, stack: $stack, scale: $scale, iterations: $iterations,
+  {figure: $figure, stack: $stack, scale: $scale, iterations: $iterations, oversub: $oversub, gen: $gen,
    incomplete_runs: map(select(.complete != true)) | length,
    points: (group_by([.model, .nodes, .compute_scale]) | map(
      . as $runs |
@@ -236,7 +272,7 @@ jq -s --arg figure "$figure" --arg stack "$stack" --argjson scale "$scale" \
       symphony_jct_ms: {mean: ([$sym[]] | mean / 1e6), sem: ([$sym[]] | sem | if . then . / 1e6 else null end)},
       normalized_jct: {mean: ($ratio | mean), sem: ($ratio | sem)},
       jct_cut_pct: (if ($ratio | length) > 0 then (1 - ($ratio | mean)) * 100 else null end),
-      paper_cut_pct: $paper["\(.[0].model):\(.[0].nodes)"],
+      paper_cut_pct: $paper["\(.[0].model):\(.[0].nodes):\(.[0].compute_scale)"],
       wall_s: (map(.sim.wall_s) | add)})),
    runs: .}' "$runs" >"$out"
 jq -r '.points[] | "\(.model) \(.nodes) nodes, compute / \(.compute_scale): baseline \(.baseline_jct_ms.mean) ms, Symphony \(.symphony_jct_ms.mean) ms: normalized \(.normalized_jct.mean) (\(.seeds) seeds; paper cut \(.paper_cut_pct)%)"' "$out" >&2

@@ -15,7 +15,9 @@
 # each at its bound where nothing queues; a traffic matrix's bound counts
 # its incast, and the MoE generator's dispatch crosses the fabric slot to
 # slot between servers at the skew asked; bad workload files and options
-# exit 2, naming the place and the value.
+# exit 2, naming the place and the value; the evaluation scripts put the
+# paper's own number beside each point and, with --resume, run only the
+# runs an earlier JSON lacks.
 . "$(dirname "$0")/../lib.sh"
 
 require_cmd jq python3
@@ -26,7 +28,7 @@ require_built "$sim"
 tmp=$(mktemp -d /tmp/test_sim_workload.XXXXXX)
 on_exit rm -rf "$tmp"
 
-ktap_plan 16
+ktap_plan 19
 
 # One switch of 10 Gbit/s links, 1 us each, senders at the line rate.
 rate=10000000000 delay=1000 mtu=4096
@@ -236,5 +238,31 @@ r=$("$gen" vgg16 --nodes 6 --hosts-per-tor 4 2>&1) && rc=0 || rc=$?
 check_eq "the generator refuses a rail placement that does not fill the ToRs, exit 2" \
 	"2 workload_gen.py: error: --order rail: --nodes 6 is not a multiple of --hosts-per-tor 4" \
 	"$rc $r"
+
+# 8. The evaluation scripts.  Fig. 6 at a 1/100,000 scale (seconds a
+# run): the paper's number is its 30% at 64x; --resume keeps seed 1's
+# runs as they were and runs only seed 2's; a file made another way is
+# refused, as is one of another script.
+wl=$TOP_DIR/eval/sim_workloads.sh
+fig6=(--figure fig6 --compute-scales 64 --scale 100000 --jobs 2)
+"$wl" "${fig6[@]}" --seeds 1 --out "$tmp/f6a.json" 2>/dev/null
+check_jq "Fig. 6: the paper's cut at 64x is its 30%, Table 2's 0.068% only at 1x" \
+	'.points[0].compute_scale == 64 and .points[0].paper_cut_pct == 30 and
+	 (.runs | length) == 2 and (.runs | all(.complete))' "$(cat "$tmp/f6a.json")"
+log=$("$wl" "${fig6[@]}" --seeds 2 --resume "$tmp/f6a.json" --out "$tmp/f6b.json" 2>&1 >/dev/null)
+check "--resume: seed 1's two runs reused as they were, seed 2's two run" \
+	bash -c '[[ "$1" == *"2 of the 4 runs from"* ]] &&
+		cmp <(jq -c ".runs[] | select(.seed == 1)" "$2") <(jq -c ".runs[] | select(.seed == 1)" "$3") &&
+		[ "$(jq "[.runs[] | select(.seed == 2 and .complete)] | length" "$3")" = 2 ] &&
+		[ "$(jq ".points[0].seeds" "$3")" = 2 ]' _ "$log" "$tmp/f6a.json" "$tmp/f6b.json"
+r1=$("$wl" --figure fig6 --compute-scales 64 --scale 50000 --seeds 1 --resume "$tmp/f6a.json" \
+	--out "$tmp/f6c.json" 2>&1) && rc1=0 || rc1=$?
+r2=$("$TOP_DIR/eval/sim_ofan_moe.sh" --seeds 1 --resume "$tmp/f6a.json" --out "$tmp/moe.out.json" 2>&1) &&
+	rc2=0 || rc2=$?
+ktap_print "$rc1 $r1 | $rc2 $r2"
+check "--resume refuses another scale's runs and another script's, naming the file" \
+	bash -c '[ "$1" = 1 ] && [[ "$2" == *"--resume '"'"'"*"f6a.json'"'"': not a sim_workloads.sh JSON made with this stack, scale"* ]] &&
+		 [ "$3" = 1 ] && [[ "$4" == *"f6a.json'"'"': not a sim_ofan_moe.sh JSON"* ]] &&
+		 [ ! -e "$5" ]' _ "$rc1" "$r1" "$rc2" "$r2" "$tmp/f6c.json"
 
 ktap_finished
