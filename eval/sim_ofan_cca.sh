@@ -50,6 +50,12 @@
 #                      scripts/build-ns3-mpi.sh, then make sim-mpi;
 #                      default 1: build/symofan-sim); with N > 1, --jobs
 #                      defaults to 1
+#   --resume FILE      reuse the runs of FILE, an earlier JSON of this script
+#                      on the same fabric, packets and workload, with the
+#                      same windows and duplicate-ACK threshold (and the
+#                      same simulator: the runs are not checked again; one
+#                      made over MPI or not is the same run to within its
+#                      tie order), and run only those it lacks
 #   --out FILE         JSON (default build/results/sim_ofan_cca.json); the
 #                      plot next to it (FILE without .json, .png)
 set -euo pipefail
@@ -57,6 +63,8 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=scripts/progress.sh
 . "$top/scripts/progress.sh"
+# shellcheck source=scripts/resume.sh
+. "$top/scripts/resume.sh"
 prog=sim_ofan_cca.sh
 ccas="dctcp nscc mswift"
 modes="ofan 4ofan ar reps ecmp"
@@ -67,8 +75,12 @@ workload=permutation
 phases=
 jobs=
 procs=1
+resume=
 out=$top/build/results/sim_ofan_cca.json
 sim_args=()
+dupack=
+cwnd_init=100
+cwnd_max=150
 
 die() { echo "$prog: $*" >&2; exit 1; }
 usage() { sed -n '/^# Usage:/,/^[^#]/s/^# \{0,1\}//p' "$0" >&2; exit 2; }
@@ -85,9 +97,15 @@ while [ $# -gt 0 ]; do
 	--k) k=$2 ;;
 	--dupack-threshold|--cwnd-init-pct|--cwnd-max-pct)
 		[[ $2 =~ ^[1-9][0-9]*$ ]] || die "$1 '$2': wants a positive number"
+		case $1 in
+		--dupack-threshold) dupack=$2 ;;
+		--cwnd-init-pct) cwnd_init=$2 ;;
+		--cwnd-max-pct) cwnd_max=$2 ;;
+		esac
 		sim_args+=("$1" "$2") ;;
 	--jobs) jobs=$2 ;;
 	--procs) procs=$2 ;;
+	--resume) resume=$2 ;;
 	--out) out=$2 ;;
 	*) echo "$prog: unknown option '$1'" >&2; usage ;;
 	esac
@@ -146,6 +164,17 @@ for c in $ccas; do
 done >"$work/plan"
 total=$(wc -l <"$work/plan")
 
+# --resume: the earlier runs on the same fabric, packets and workload; a
+# run's windows and duplicate-ACK threshold are in its line (the
+# simulator's threshold, 3 + (k/2)^2, unless --dupack-threshold)
+dupack=${dupack:-$((3 + (k / 2) * (k / 2)))}
+# shellcheck disable=SC2016 # a jq expression
+resume_load "$prog" "$resume" "$work" "this k, packets, workload and phases" '
+  .benchmark == "sim_ofan_cca" and .fabric.k == $k and .fabric.packets == $packets and
+  .workload.name == $workload and .workload.phases == $phases' \
+	--argjson k "$k" --argjson packets "$packets" --arg workload "$workload" \
+	--argjson phases "${phases:-1}"
+
 run_one() {	# run_one CCA MODE SEED: the run's summary line on stdout
 	local f=$work/$1-$2-$3.json
 	"${sim_cmd[@]}" perm --paper-ofan --k "$k" --packets "$packets" --cca "$1" --lb "$2" \
@@ -182,9 +211,18 @@ run_one() {	# run_one CCA MODE SEED: the run's summary line on stdout
 	rm -f "$f" "$f.log"
 }
 progress_start "$prog"
-n=0
+n=0 reused=0
 : >"$work/runs.jsonl"
 while read -r c mode seed; do
+	line=$(resume_find "$work" "$(jq -nc --arg cca "$c" --arg mode "$mode" --argjson seed "$seed" \
+		--argjson dup "$dupack" --argjson init "$cwnd_init" --argjson max "$cwnd_max" \
+		'{cca: $cca, mode: $mode, seed: $seed, dupack_threshold: $dup,
+		  cwnd_init_pct: $init, cwnd_max_pct: $max}')")
+	if [ -n "$line" ]; then
+		echo "$line" >>"$work/runs.jsonl"
+		reused=$((reused + 1)) n=$((n + 1))
+		continue
+	fi
 	while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do
 		wait -n
 		n=$((n + 1))
@@ -194,6 +232,7 @@ while read -r c mode seed; do
 done <"$work/plan"
 wait
 progress_done
+[ "$reused" = 0 ] || echo "$prog: $reused of the $total runs from $resume" >&2
 
 jq -s --argjson k "$k" --argjson packets "$packets" --arg date "$(date -u +%FT%TZ)" \
 	--arg workload "$workload" --argjson phases "${phases:-1}" --argjson layers "${wl_layers:-null}" '

@@ -32,6 +32,8 @@
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=scripts/resume.sh
+. "$top/scripts/resume.sh"
 prog=sim_ofan_moe.sh
 modes="ofan ar reps ecmp"
 eplbs="no yes"
@@ -72,20 +74,10 @@ work=$(mktemp -d /tmp/sim_ofan_moe.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$(dirname "$out")"
 
-# --resume: the earlier runs, checked to be this script's, made the same way
-: >"$work/prior.jsonl"
-if [ -n "$resume" ]; then
-	[ -r "$resume" ] || die "--resume '$resume': cannot read it"
-	jq -e --arg method "$method" '.benchmark == "sim_ofan_moe" and .method == $method' \
-		"$resume" >/dev/null 2>&1 ||
-		die "--resume '$resume': not a sim_ofan_moe.sh JSON made with this method"
-	jq -c '.runs[]' "$resume" >"$work/prior.jsonl"
-fi
-prior_run() {	# prior_run CCA EPLB MODE SEED: the earlier run's line, if any
-	jq -c --arg cca "$1" --arg eplb "$2" --arg mode "$3" --argjson seed "$4" '
-	  select(.cca == $cca and .eplb == ($eplb == "yes") and .mode == $mode and .seed == $seed)' \
-		"$work/prior.jsonl" | head -n 1
-}
+# --resume: the earlier runs, made with the same method
+# shellcheck disable=SC2016 # a jq expression
+resume_load "$prog" "$resume" "$work" "the same method" \
+	'.benchmark == "sim_ofan_moe" and .method == $method' --arg method "$method"
 
 # the matrices, one per seed and EPLB setting
 for e in $eplbs; do
@@ -128,7 +120,9 @@ for c in $ccas; do
 	for e in $eplbs; do
 		for mode in $modes; do
 			for ((seed = 1; seed <= seeds; seed++)); do
-				line=$(prior_run "$c" "$e" "$mode" "$seed")
+				line=$(resume_find "$work" "$(jq -nc --arg cca "$c" --arg eplb "$e" \
+					--arg mode "$mode" --argjson seed "$seed" \
+					'{cca: $cca, eplb: ($eplb == "yes"), mode: $mode, seed: $seed}')")
 				if [ -n "$line" ]; then
 					echo "$line" >>"$work/runs.jsonl"
 					reused=$((reused + 1))

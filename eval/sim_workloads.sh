@@ -43,6 +43,8 @@
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=scripts/resume.sh
+. "$top/scripts/resume.sh"
 prog=sim_workloads.sh
 figure=
 models="vgg16 resnet50 transformer"
@@ -193,19 +195,14 @@ run_one() {
 if [ "$summary_only" = 0 ]; then
 	work=$(mktemp -d /tmp/sim_workloads.XXXXXX)
 	trap 'rm -rf "$work"' EXIT
-	# --resume: the earlier runs, checked to be made the same way (files
-	# written before oversub and gen were recorded: their defaults)
-	: >"$work/prior.jsonl"
-	if [ -n "$resume" ]; then
-		[ -r "$resume" ] || die "--resume '$resume': cannot read it"
-		jq -e --arg stack "$stack" --argjson scale "$scale" --argjson iterations "$iterations" \
-			--argjson oversub "$oversub" --arg gen "$gen_args" '
-		  .stack == $stack and .scale == $scale and .iterations == $iterations and
-		  (.oversub // 2) == $oversub and (.gen // "") == $gen and (.runs | type) == "array"' \
-			"$resume" >/dev/null 2>&1 ||
-			die "--resume '$resume': not a $prog JSON made with this stack, scale, iterations, oversub and --gen"
-		jq -c '.runs[]' "$resume" >"$work/prior.jsonl"
-	fi
+	# --resume: the earlier runs, made the same way (files written
+	# before oversub and gen were recorded: their defaults)
+	# shellcheck disable=SC2016 # a jq expression
+	resume_load "$prog" "$resume" "$work" "this stack, scale, iterations, oversub and --gen" '
+	  .stack == $stack and .scale == $scale and .iterations == $iterations and
+	  (.oversub // 2) == $oversub and (.gen // "") == $gen' \
+		--arg stack "$stack" --argjson scale "$scale" --argjson iterations "$iterations" \
+		--argjson oversub "$oversub" --arg gen "$gen_args"
 	: >"$runs"
 	tasks=$work/tasks
 	: >"$tasks"
@@ -229,10 +226,10 @@ if [ "$summary_only" = 0 ]; then
 	while read -r line; do
 		i=$((i + 1))
 		read -r m n x seed marking _ <<<"$line"
-		jq -c --arg m "$m" --argjson n "$n" --argjson x "$x" --argjson seed "$seed" \
-			--arg marking "$marking" 'select(.model == $m and .nodes == $n and
-			  .compute_scale == $x and .seed == $seed and .marking == $marking)' \
-			"$work/prior.jsonl" | head -n 1 >"$work/run.$i"
+		resume_find "$work" "$(jq -nc --arg m "$m" --argjson n "$n" --argjson x "$x" \
+			--argjson seed "$seed" --arg marking "$marking" \
+			'{model: $m, nodes: $n, compute_scale: $x, seed: $seed, marking: $marking}')" \
+			>"$work/run.$i"
 		if [ -s "$work/run.$i" ]; then
 			reused=$((reused + 1))
 			continue

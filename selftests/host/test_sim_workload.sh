@@ -28,7 +28,7 @@ require_built "$sim"
 tmp=$(mktemp -d /tmp/test_sim_workload.XXXXXX)
 on_exit rm -rf "$tmp"
 
-ktap_plan 19
+ktap_plan 20
 
 # One switch of 10 Gbit/s links, 1 us each, senders at the line rate.
 rate=10000000000 delay=1000 mtu=4096
@@ -264,5 +264,20 @@ check "--resume refuses another scale's runs and another script's, naming the fi
 	bash -c '[ "$1" = 1 ] && [[ "$2" == *"--resume '"'"'"*"f6a.json'"'"': not a sim_workloads.sh JSON made with this stack, scale"* ]] &&
 		 [ "$3" = 1 ] && [[ "$4" == *"f6a.json'"'"': not a sim_ofan_moe.sh JSON"* ]] &&
 		 [ ! -e "$5" ]' _ "$rc1" "$r1" "$rc2" "$r2" "$tmp/f6c.json"
+
+# sim_ofan_cca.sh (Figs. 12 and 14) keys a run by its windows and
+# duplicate-ACK threshold too: seed 1 is kept for seed 2's file, not for
+# one with another threshold.
+cca=$TOP_DIR/eval/sim_ofan_cca.sh
+perm=(--k 4 --packets 32 --ccas nscc --modes ofan)
+"$cca" "${perm[@]}" --seeds 1 --out "$tmp/c1.json" >/dev/null 2>&1
+l2=$("$cca" "${perm[@]}" --seeds 2 --resume "$tmp/c1.json" --out "$tmp/c2.json" 2>&1 >/dev/null)
+l3=$("$cca" "${perm[@]}" --seeds 1 --dupack-threshold 50 --resume "$tmp/c1.json" \
+	--out "$tmp/c3.json" 2>&1 >/dev/null)
+check "sim_ofan_cca.sh --resume: seed 1 kept for --seeds 2, run again for another threshold" \
+	bash -c '[[ "$1" == *"1 of the 2 runs from"* && "$2" != *"runs from"* ]] &&
+		cmp <(jq -c ".runs[0]" "$3") <(jq -c ".runs[] | select(.seed == 1)" "$4") &&
+		[ "$(jq ".runs[0].dupack_threshold" "$5")" = 50 ]' \
+	_ "$l2" "$l3" "$tmp/c1.json" "$tmp/c2.json" "$tmp/c3.json"
 
 ktap_finished

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# resume.sh - the --resume FILE of the evaluation scripts: the runs of an
+# earlier JSON of the same script, made the same way, are kept as they
+# are and only the missing ones run, so more seeds (or a run cut short)
+# cost only what they add.  Each script's JSON holds its runs, one
+# object a run, under "runs".  Sourced:
+#
+#   . scripts/resume.sh
+#   resume_load PROG FILE DIR WHAT TEST [JQ_ARGS...]
+#       the runs of FILE into DIR/prior.jsonl (none when FILE is empty),
+#       or exit 1 naming FILE and WHAT (the settings, in words) when TEST,
+#       a jq expression on FILE's top level (with JQ_ARGS, e.g. --arg
+#       method "$method"), is not true
+#   resume_find DIR KEY
+#       the first run of DIR/prior.jsonl whose fields equal all of KEY's
+#       (a JSON object, e.g. {"mode":"ofan","seed":3}), or nothing
+#
+# A simulation is deterministic for its seed, so a rerun with the same
+# simulator would give the same line; which simulator wrote a file is not
+# recorded, so keeping to the same build is the caller's part.
+
+resume_load() {
+	local prog=$1 file=$2 dir=$3 what=$4 test=$5
+	shift 5
+	: >"$dir/prior.jsonl"
+	[ -n "$file" ] || return 0
+	[ -r "$file" ] || { echo "$prog: --resume '$file': cannot read it" >&2; exit 1; }
+	if ! jq -e "$@" "($test) and (.runs | type) == \"array\"" "$file" >/dev/null 2>&1; then
+		echo "$prog: --resume '$file': not a $prog JSON made with $what" >&2
+		exit 1
+	fi
+	jq -c '.runs[]' "$file" >"$dir/prior.jsonl"
+}
+
+resume_find() {
+	jq -c --argjson key "$2" '
+	  select(. as $run | $key | to_entries | all(.value == $run[.key]))' "$1/prior.jsonl" |
+		head -n 1
+}
