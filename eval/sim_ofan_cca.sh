@@ -177,8 +177,10 @@ resume_load "$prog" "$resume" "$work" "this k, packets, workload and phases" '
 
 run_one() {	# run_one CCA MODE SEED: the run's summary line on stdout
 	local f=$work/$1-$2-$3.json
+	# stdin from /dev/null: mpirun forwards its stdin to rank 0, and
+	# would read the plan the loop below takes its runs from
 	"${sim_cmd[@]}" perm --paper-ofan --k "$k" --packets "$packets" --cca "$1" --lb "$2" \
-		--seed "$3" "${sim_args[@]}" --out "$f" >"$f.log" 2>&1 ||
+		--seed "$3" "${sim_args[@]}" --out "$f" </dev/null >"$f.log" 2>&1 ||
 		{ cat "$f.log" >&2; echo "$prog: $1 $2 seed $3 did not complete" >&2; }
 	jq -c --arg cca "$1" --arg mode "$2" --argjson seed "$3" '
 	  .cca as $cc

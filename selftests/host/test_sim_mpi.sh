@@ -14,8 +14,10 @@
 # engine schedules another process's packets when their window is
 # exchanged, so ties break otherwise); and a server ring's phases, each
 # phase's CCT within 1% and each next phase starting within the
-# processes' barrier check (100 ns) of the last ACK.  Skips when the MPI
-# build is absent.
+# processes' barrier check (100 ns) of the last ACK; and
+# eval/sim_ofan_cca.sh --procs 2 runs every run of its plan (mpirun
+# forwards its stdin, and once ate the plan's next lines).  Skips when
+# the MPI build is absent.
 . "$(dirname "$0")/../lib.sh"
 
 require_cmd jq
@@ -29,7 +31,7 @@ require_cmd mpirun
 tmp=$(mktemp -d /tmp/test_sim_mpi.XXXXXX)
 on_exit rm -rf "$tmp"
 
-ktap_plan 5
+ktap_plan 6
 
 # Open MPI refuses root unless told; a machine of 2 cores runs 2 ranks
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -84,5 +86,11 @@ check_jq "three phases over two processes: each CCT within 1% of one process's, 
 	 (.b.perm.phase_times as $t | [range(1; 3) | $t[.].start_ns - $t[. - 1].end_ns] |
 	  all(. >= 0 and . <= 100))' \
 	"$(jq -nc --slurpfile a "$tmp/fseq.json" --slurpfile b "$tmp/fmpi.json" '{a: $a[0], b: $b[0]}' 2>/dev/null)"
+
+"$TOP_DIR/eval/sim_ofan_cca.sh" --k 4 --packets 32 --ccas nscc --modes "ofan ar reps" --seeds 1 \
+	--procs 2 --out "$tmp/cca.json" >/dev/null 2>&1
+check_jq "sim_ofan_cca.sh --procs 2: all three runs of its plan, each on two processes" \
+	'[.runs[] | "\(.mode):\(.processes):\(.complete)"] | sort ==
+	 ["ar:2:true", "ofan:2:true", "reps:2:true"]' "$(cat "$tmp/cca.json")"
 
 ktap_finished
