@@ -74,6 +74,7 @@ util-linux
 libns3-dev
 nlohmann-json3-dev
 libgoogle-perftools-dev
+protobuf-compiler
 libgsl-dev
 libsqlite3-dev
 rdma-core

@@ -14,6 +14,9 @@ architecture (not read from any trace):
   astra1       an Astra-Sim 1.0 text workload (--file: DATA, MODEL and the
                HYBRID_* kinds, the format the Symphony paper's Table 2 ran),
                its compute cycles at --cycle-ns each (see astra1())
+  chakra       a Chakra execution trace (--file: one rank's, MLCommons'
+               et_def schema, the format Astra-Sim 2.0 reads), every rank
+               running it (see chakra())
   moe          an MoE layer's token dispatch as a traffic matrix (format
                symofan-matrix, for symofan-sim perm --pattern matrix):
                the Ofan paper's Fig. 13 (see moe_matrix())
@@ -33,6 +36,7 @@ when its backward compute ends and overlaps the next layers' backward
 compute; the next iteration starts when every AllReduce has ended.
 """
 import argparse
+import heapq
 import json
 import sys
 
@@ -431,9 +435,243 @@ def astra1(args, nodes):
     return groups, ops + updates, f"Astra-Sim 1.0 workload {args.file} ({kind}), {args.cycle_ns:g} ns a cycle"
 
 
+# Chakra execution traces (MLCommons' et_def.proto, the format Astra-Sim
+# 2.0 reads): a file is one rank's trace, a stream of protobuf messages
+# each preceded by its length as a varint; the first is the trace's
+# metadata, every other one a node.  Read with the protobuf wire format's
+# rules, without a protobuf runtime: the Node fields below, the rest
+# skipped.  Node: 1 id, 2 name, 3 type, 4 ctrl_deps, 5 data_deps,
+# 7 duration_micros, 10 attr; an attribute: 1 name, then its value in
+# one field of a oneof (varints 7, 9, 11, 13, 27; zigzag 15, 17; fixed
+# 19-26; 29 a string).
+CHAKRA_COMP, CHAKRA_SEND, CHAKRA_RECV, CHAKRA_COLL = 4, 5, 6, 7
+CHAKRA_DEP_ONLY = {0: "INVALID", 1: "METADATA", 2: "MEM_LOAD", 3: "MEM_STORE"}
+CHAKRA_KINDS = {0: "allreduce", 2: "allgather", 7: "reducescatter"}
+CHAKRA_COLL_NAMES = {0: "ALL_REDUCE", 1: "REDUCE", 2: "ALL_GATHER", 3: "GATHER", 4: "SCATTER",
+                     5: "BROADCAST", 6: "ALL_TO_ALL", 7: "REDUCE_SCATTER",
+                     8: "REDUCE_SCATTER_BLOCK", 9: "BARRIER"}
+
+
+class ChakraError(Exception):
+    """A trace this reader cannot take, with where and why."""
+
+
+def pb_varint(buf, pos):
+    """The varint at @pos of @buf and the position after it."""
+    value = shift = 0
+    while True:
+        if pos >= len(buf):
+            raise ChakraError("a varint runs past its message")
+        byte = buf[pos]
+        pos += 1
+        value |= (byte & 0x7F) << shift
+        if not byte & 0x80:
+            return value, pos
+        shift += 7
+        if shift >= 70:
+            raise ChakraError("a varint of more than 10 bytes")
+
+
+def pb_fields(buf):
+    """(field number, wire type, value) of each field of message @buf: an
+    int for varints and fixed-width values, bytes for length-delimited."""
+    pos = 0
+    while pos < len(buf):
+        key, pos = pb_varint(buf, pos)
+        field, wire = key >> 3, key & 7
+        if wire == 0:
+            value, pos = pb_varint(buf, pos)
+        elif wire in (1, 5):
+            width = 8 if wire == 1 else 4
+            if pos + width > len(buf):
+                raise ChakraError(f"field {field} runs past its message")
+            value = int.from_bytes(buf[pos:pos + width], "little")
+            pos += width
+        elif wire == 2:
+            size, pos = pb_varint(buf, pos)
+            if pos + size > len(buf):
+                raise ChakraError(f"field {field} runs past its message")
+            value = buf[pos:pos + size]
+            pos += size
+        else:
+            raise ChakraError(f"field {field} has wire type {wire} (groups are not read)")
+        yield field, wire, value
+
+
+def pb_uints(wire, value):
+    """A repeated integer field's values, packed (wire type 2) or not."""
+    if wire == 0:
+        return [value]
+    if wire != 2:
+        raise ChakraError("a list of integers that is not varints")
+    out, pos = [], 0
+    while pos < len(value):
+        v, pos = pb_varint(value, pos)
+        out.append(v)
+    return out
+
+
+def chakra_attr(buf):
+    """An attribute's name and scalar value (None for lists and bytes; 0
+    when no value is written, proto3's default; of two, the last, as
+    protobuf's oneof)."""
+    name, value = "", 0
+    for field, wire, v in pb_fields(buf):
+        if field == 1 and wire == 2:
+            name = v.decode("utf-8", "replace")
+        elif field == 2:
+            continue    # doc_string
+        elif field in (7, 9, 11, 13, 27) and wire == 0:
+            value = v - (1 << 64) if field in (7, 9) and v >= 1 << 63 else v
+        elif field in (15, 17) and wire == 0:
+            value = (v >> 1) ^ -(v & 1)
+        elif 19 <= field <= 26 and wire in (1, 5):
+            value = v
+        elif field == 29 and wire == 2:
+            value = v.decode("utf-8", "replace")
+        else:
+            value = None
+    return name, value
+
+
+def chakra_node(buf):
+    """A Node message as a dict: id, name, type, deps, duration_us, attrs."""
+    node = {"id": 0, "name": "", "type": 0, "deps": [], "duration_us": 0, "attrs": {}}
+    for field, wire, v in pb_fields(buf):
+        if field == 1 and wire == 0:
+            node["id"] = v
+        elif field == 2 and wire == 2:
+            node["name"] = v.decode("utf-8", "replace")
+        elif field == 3 and wire == 0:
+            node["type"] = v
+        elif field in (4, 5):
+            node["deps"] += pb_uints(wire, v)
+        elif field == 7 and wire == 0:
+            node["duration_us"] = v
+        elif field == 10 and wire == 2:
+            name, value = chakra_attr(v)
+            node["attrs"][name] = value
+    return node
+
+
+def read_chakra(path):
+    """The nodes of the trace at @path, in file order."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as e:
+        die(f"--file {path}: {e.strerror}")
+    nodes, pos, index = [], 0, 0
+    try:
+        while pos < len(data):
+            size, pos = pb_varint(data, pos)
+            if pos + size > len(data):
+                raise ChakraError(f"message {index} ({size} bytes) runs past the end of the file")
+            if index > 0:
+                nodes.append(chakra_node(data[pos:pos + size]))
+            pos += size
+            index += 1
+    except ChakraError as e:
+        die(f"--file {path}: not a Chakra trace: {e}")
+    if not nodes:
+        die(f"--file {path}: a Chakra trace of no nodes")
+    return nodes
+
+
+def chakra(args, nodes):
+    """A Chakra trace (--file, one rank's: every rank of the job runs the
+    same graph, as in a data-parallel job).  Compute nodes (COMP_NODE, on
+    the GPU or the CPU) are compute ops of their duration_micros, or, at
+    0, their num_ops FLOPs at --tflops; collectives (COMM_COLL_NODE) of
+    comm_type ALL_REDUCE, ALL_GATHER or REDUCE_SCATTER are the job's
+    collectives of comm_size bytes over all its ranks (involved_dim and
+    process groups are not read: one ring of every rank); METADATA,
+    memory and INVALID nodes take no time, their dependents taking their
+    dependencies in their place.  Point-to-point nodes and the other
+    collectives are refused.  The ops follow the graph's dependency order
+    (data and control alike), ties in file order; each rank runs its
+    compute ops one at a time and its collectives one at a time, as
+    Astra-Sim's GPU does."""
+    trace = read_chakra(args.file)
+    where = f"--file {args.file}"
+    by_id = {}
+    for i, n in enumerate(trace):
+        if n["id"] in by_id:
+            die(f"{where}: node {n['id']} appears twice")
+        by_id[n["id"]] = i
+        if n["type"] in (CHAKRA_SEND, CHAKRA_RECV):
+            die(f"{where}: node {n['id']} ('{n['name']}') is a point-to-point "
+                f"{'send' if n['type'] == CHAKRA_SEND else 'receive'}: not read")
+        if n["type"] == CHAKRA_COLL:
+            ctype = n["attrs"].get("comm_type", 0)
+            if ctype not in CHAKRA_KINDS:
+                die(f"{where}: node {n['id']} ('{n['name']}'): comm_type "
+                    f"{CHAKRA_COLL_NAMES.get(ctype, ctype)} is not ALL_REDUCE, ALL_GATHER "
+                    f"or REDUCE_SCATTER")
+            size = n["attrs"].get("comm_size", 0)
+            if not isinstance(size, int) or size < 1:
+                die(f"{where}: node {n['id']} ('{n['name']}'): comm_size {size} is not a "
+                    f"byte count")
+        elif n["type"] != CHAKRA_COMP and n["type"] not in CHAKRA_DEP_ONLY:
+            die(f"{where}: node {n['id']} ('{n['name']}'): type {n['type']} is not a Chakra "
+                f"node type")
+    for n in trace:
+        for d in n["deps"]:
+            if d not in by_id:
+                die(f"{where}: node {n['id']} depends on node {d}, which the trace does not have")
+
+    # Kahn's order, ties in file order
+    waiting = [len(set(n["deps"])) for n in trace]
+    children = [[] for _ in trace]
+    for i, n in enumerate(trace):
+        for d in set(n["deps"]):
+            children[by_id[d]].append(i)
+    ready = [i for i, w in enumerate(waiting) if w == 0]
+    heapq.heapify(ready)
+    order = []
+    while ready:
+        i = heapq.heappop(ready)
+        order.append(i)
+        for c in children[i]:
+            waiting[c] -= 1
+            if waiting[c] == 0:
+                heapq.heappush(ready, c)
+    if len(order) != len(trace):
+        stuck = next(trace[i]["id"] for i, w in enumerate(waiting) if w > 0)
+        die(f"{where}: the dependencies have a cycle (through node {stuck})")
+
+    cscale = args.scale * args.compute_scale
+    ops, op_of = [], {}   # op_of: node index -> the op names it stands for
+    for i in order:
+        n = trace[i]
+        deps = sorted({name for d in set(n["deps"]) for name in op_of[by_id[d]]})
+        if n["type"] in CHAKRA_DEP_ONLY:
+            op_of[i] = deps
+            continue
+        name = f"{n['name'] or 'node'}#{n['id']}"
+        if n["type"] == CHAKRA_COMP:
+            ns = n["duration_us"] * 1000
+            flops = n["attrs"].get("num_ops", 0)
+            if ns == 0 and isinstance(flops, int) and flops > 0:
+                ns = flops / (args.tflops * 1e3)
+            op = {"name": name, "kind": "compute", "ns": max(0, round(ns / cscale))}
+        else:
+            op = {"name": name, "kind": CHAKRA_KINDS[n["attrs"].get("comm_type", 0)],
+                  "group": "all", "bytes": max(1, round(n["attrs"]["comm_size"] / args.scale))}
+        if deps:
+            op["deps"] = deps
+        ops.append(op)
+        op_of[i] = [name]
+    if not ops:
+        die(f"{where}: no compute or collective nodes")
+    groups = [{"name": "all", "rings": [list(range(nodes))]}]
+    return groups, ops, f"Chakra trace {args.file}: {len(trace)} nodes, {len(ops)} ops"
+
+
 def main():
     ap = argparse.ArgumentParser(prog=PROG, description=__doc__.split("\n")[0])
-    ap.add_argument("model", choices=["dp", "resnet50", "vgg16", "transformer", "astra1", "moe"])
+    ap.add_argument("model", choices=["dp", "resnet50", "vgg16", "transformer", "astra1", "chakra",
+                                      "moe"])
     ap.add_argument("--nodes", type=int, default=128, help="ranks, one a host (default 128)")
     ap.add_argument("--first-host", type=int, default=0, help="the job's hosts start here (default 0)")
     ap.add_argument("--order", choices=["host", "rail"], default=None,
@@ -469,7 +707,9 @@ def main():
                     help="divide compute times and bytes alike (default 1)")
     ap.add_argument("--layers", default="",
                     help="dp: FWD_US:BWD_US:GRAD_BYTES per layer, first to last, comma-separated")
-    ap.add_argument("--file", default="", help="astra1: the Astra-Sim 1.0 workload file")
+    ap.add_argument("--file", default="",
+                    help="astra1: the Astra-Sim 1.0 workload file; chakra: one rank's Chakra "
+                         "execution trace (.et)")
     ap.add_argument("--cycle-ns", type=float, default=1.0,
                     help="astra1: nanoseconds a compute cycle (default 1: a 1 GHz clock)")
     ap.add_argument("--server-gpus", type=int, default=8, help="moe: GPUs a server (default 8)")
@@ -512,13 +752,16 @@ def main():
             die("--skew wants 1 or more; --mean-mb, --sample-tokens and --token-bytes more than 0")
         write_doc(moe_matrix(args, nodes), args.out)
         return
-    if (args.model == "astra1") != bool(args.file):
-        die("--file is for the astra1 model, which needs it")
+    if (args.model in ("astra1", "chakra")) != bool(args.file):
+        die("--file is for the astra1 and chakra models, which need it")
     if args.cycle_ns <= 0:
         die(f"--cycle-ns {args.cycle_ns}: wants more than 0")
     if args.model == "astra1":
         order = args.order or "host"
         groups, ops, source = astra1(args, nodes)
+    elif args.model == "chakra":
+        order = args.order or "host"
+        groups, ops, source = chakra(args, nodes)
     elif args.model == "transformer":
         order = args.order or "host"
         groups, ops = transformer(args, nodes)

@@ -28,7 +28,7 @@ require_built "$sim"
 tmp=$(mktemp -d /tmp/test_sim_workload.XXXXXX)
 on_exit rm -rf "$tmp"
 
-ktap_plan 20
+ktap_plan 23
 
 # One switch of 10 Gbit/s links, 1 us each, senders at the line rate.
 rate=10000000000 delay=1000 mtu=4096
@@ -279,5 +279,80 @@ check "sim_ofan_cca.sh --resume: seed 1 kept for --seeds 2, run again for anothe
 		cmp <(jq -c ".runs[0]" "$3") <(jq -c ".runs[] | select(.seed == 1)" "$4") &&
 		[ "$(jq ".runs[0].dupack_threshold" "$5")" = 50 ]' \
 	_ "$l2" "$l3" "$tmp/c1.json" "$tmp/c2.json" "$tmp/c3.json"
+
+# 9. Chakra execution traces (workload_gen.py chakra): the two-layer job
+# of section 1 as a Chakra trace, its nodes out of order, ids not in
+# order, a METADATA node between fwd and bwd2, ar2 on a control
+# dependency, encoded by protoc from a schema of this test's own (the
+# et_def field numbers) and framed as Chakra frames its messages.
+if command -v protoc >/dev/null; then
+	cat >"$tmp/et.proto" <<-'EOF'
+	syntax = "proto3";
+	package et;
+	message Meta { string version = 1; }
+	message Attr { string name = 1; oneof value { int64 int64_val = 9; bool bool_val = 27; } }
+	message Node { uint64 id = 1; string name = 2; int32 type = 3; repeated uint64 ctrl_deps = 4;
+		repeated uint64 data_deps = 5; uint64 duration_micros = 7; repeated Attr attr = 10; }
+	EOF
+	# et_write FILE NODE_TEXT...: the metadata, then each node, each
+	# message after its length as a varint
+	et_write() {
+		local out=$1 msg
+		shift
+		: >"$out"
+		for msg in 'version: "0.0.4"' "$@"; do
+			local type=et.Node
+			[ "$msg" != 'version: "0.0.4"' ] || type=et.Meta
+			protoc --proto_path="$tmp" --encode="$type" et.proto <<<"$msg" >"$tmp/msg.bin"
+			python3 -c 'import sys
+n = int(sys.argv[1]); out = bytearray()
+while True:
+    out.append((n & 0x7f) | (0x80 if n > 0x7f else 0)); n >>= 7
+    if not n: break
+sys.stdout.buffer.write(bytes(out))' "$(stat -c %s "$tmp/msg.bin")" >>"$out"
+			cat "$tmp/msg.bin" >>"$out"
+		done
+	}
+	coll() { echo "attr {name: \"comm_type\" int64_val: $1} attr {name: \"comm_size\" int64_val: $2}"; }
+	et_write "$tmp/two.et" \
+		'id: 10 name: "fwd" type: 4 duration_micros: 100 attr {name: "is_cpu_op" bool_val: false}' \
+		'id: 3 name: "meta" type: 1 data_deps: 10' \
+		'id: 7 name: "bwd2" type: 4 duration_micros: 50 data_deps: 3' \
+		"id: 5 name: \"ar1\" type: 7 data_deps: 8 $(coll 0 524288)" \
+		"id: 4 name: \"ar2\" type: 7 ctrl_deps: 7 $(coll 0 1048576)" \
+		'id: 8 name: "bwd1" type: 4 duration_micros: 400 data_deps: 7'
+	"$gen" chakra --file "$tmp/two.et" --nodes 4 --iterations 2 --out "$tmp/two-et.json"
+	"$sim" workload --workload "$tmp/two-et.json" "${fabric[@]}" --out "$tmp/two-et.out.json"
+	check_jq "Chakra: the two-layer job's ops in dependency order, the METADATA node passed through" \
+		'[.jobs[0].ops[] | [.name, .kind, (.ns // .bytes), (.deps // [])]] ==
+		 [["fwd#10", "compute", 100000, []], ["bwd2#7", "compute", 50000, ["fwd#10"]],
+		  ["ar2#4", "allreduce", 1048576, ["bwd2#7"]], ["bwd1#8", "compute", 400000, ["bwd2#7"]],
+		  ["ar1#5", "allreduce", 524288, ["bwd1#8"]]]' "$(cat "$tmp/two-et.json")"
+	check_eq "Chakra: the same JCT as the hand-written two-layer job" \
+		"$(jq .workload.jobs[0].jct_ns "$tmp/two.out.json")" \
+		"$(jq .workload.jobs[0].jct_ns "$tmp/two-et.out.json")"
+	bad_et() { # bad_et NODE_TEXT...: the generator's exit status and message
+		et_write "$tmp/bad.et" "$@"
+		local out rc
+		out=$("$gen" chakra --file "$tmp/bad.et" --nodes 4 2>&1 >/dev/null) && rc=0 || rc=$?
+		echo "$rc ${out#*bad.et: }"
+	}
+	e1=$(bad_et "id: 1 name: \"a2a\" type: 7 $(coll 6 4096)")
+	e2=$(bad_et 'id: 1 name: "c" type: 4 duration_micros: 5 data_deps: 9')
+	e3=$(bad_et 'id: 1 name: "s" type: 5')
+	head -c -1 "$tmp/two.et" >"$tmp/cut.et"
+	e4=$("$gen" chakra --file "$tmp/cut.et" --nodes 4 2>&1 >/dev/null) && rc=0 || rc=$?
+	e4="$rc ${e4#*cut.et: }"
+	ktap_print "$e1 | $e2 | $e3 | $e4"
+	check "Chakra: an all-to-all, a missing dependency, a send, a cut file: exit 2, named" \
+		bash -c '[ "$1" = "2 node 1 ('"'"'a2a'"'"'): comm_type ALL_TO_ALL is not ALL_REDUCE, ALL_GATHER or REDUCE_SCATTER" ] &&
+			 [ "$2" = "2 node 1 depends on node 9, which the trace does not have" ] &&
+			 [[ "$3" == "2 node 1 ('"'"'s'"'"') is a point-to-point send"* ]] &&
+			 [[ "$4" == "2 not a Chakra trace: "*"runs past"* ]]' _ "$e1" "$e2" "$e3" "$e4"
+else
+	for t in "Chakra: ops in dependency order" "Chakra: the same JCT" "Chakra: bad traces"; do
+		ktap_skip "$t: no protoc (scripts/install-deps.sh installs protobuf-compiler)"
+	done
+fi
 
 ktap_finished
