@@ -22,7 +22,8 @@
 #   make eval-sim        the simulator against the testbed, then the papers'
 #                        figures at their scale (EVALUATION.md section 4)
 #   make eval-workloads  the papers' training workloads in the simulator:
-#                        Symphony's Table 2 and Fig. 6, Ofan's Fig. 13 and 14 (hours)
+#                        Symphony's Table 2 and Fig. 6, Ofan's Fig. 13 and 14
+#                        (about 65 core-hours: see the target)
 #   make publish         summaries and plots of build/results/ into results/
 #   make install         install module, tc plugin and tools (DESTDIR, PREFIX)
 #   make uninstall       remove what install put in place
@@ -288,7 +289,13 @@ eval-symphony: deps
 
 # The papers' training workloads in the simulator (EVALUATION.md section
 # 4, "Training workloads"): Symphony's Table 2 (128 and 512 nodes) and
-# Fig. 6, Ofan's Fig. 14 (Llama-3 8B, 70B, 405B under NSCC and MSwift).
+# Fig. 6, Ofan's Fig. 13 (MoE) and Fig. 14 (Llama-3 8B, 70B, 405B under
+# NSCC and MSwift).  What each line costs, in hours of a core (measured
+# on this project's 2-core machine, one run's cost times the runs; the
+# 512-node line estimated): Table 2 at 128 nodes 5 (VGG16 3.6 of them),
+# at 512 nodes about 5, Fig. 6 2.3, Fig. 13 3.6, Fig. 14 8B 3.5, 70B
+# about 14, 405B about 33: some 65 core-hours, 33 hours on two cores.
+# Each script takes --resume FILE to add seeds to an earlier run.
 eval-workloads: deps
 	$(MAKE) sim
 	mkdir -p $(RESULTS)
