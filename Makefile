@@ -23,7 +23,7 @@
 #                        figures at their scale (EVALUATION.md section 4)
 #   make eval-workloads  the papers' training workloads in the simulator:
 #                        Symphony's Table 2 and Fig. 6, Ofan's Fig. 13 and 14
-#                        (about 65 core-hours: see the target)
+#                        (about 60 core-hours: see the target)
 #   make publish         summaries and plots of build/results/ into results/
 #   make install         install module, tc plugin and tools (DESTDIR, PREFIX)
 #   make uninstall       remove what install put in place
@@ -294,7 +294,7 @@ eval-symphony: deps
 # on this project's 2-core machine, one run's cost times the runs; the
 # 512-node line estimated): Table 2 at 128 nodes 5 (VGG16 3.6 of them),
 # at 512 nodes about 5, Fig. 6 2.3, Fig. 13 3.6, Fig. 14 8B 3.5, 70B
-# about 14, 405B about 33: some 65 core-hours, 33 hours on two cores.
+# about 10, 405B about 33: some 60 core-hours, 30 hours on two cores.
 # Each script takes --resume FILE to add seeds to an earlier run.
 eval-workloads: deps
 	$(MAKE) sim
