@@ -28,7 +28,7 @@ require_built "$sim"
 tmp=$(mktemp -d /tmp/test_sim_workload.XXXXXX)
 on_exit rm -rf "$tmp"
 
-ktap_plan 23
+ktap_plan 24
 
 # One switch of 10 Gbit/s links, 1 us each, senders at the line rate.
 rate=10000000000 delay=1000 mtu=4096
@@ -279,6 +279,15 @@ check "sim_ofan_cca.sh --resume: seed 1 kept for --seeds 2, run again for anothe
 		cmp <(jq -c ".runs[0]" "$3") <(jq -c ".runs[] | select(.seed == 1)" "$4") &&
 		[ "$(jq ".runs[0].dupack_threshold" "$5")" = 50 ]' \
 	_ "$l2" "$l3" "$tmp/c1.json" "$tmp/c2.json" "$tmp/c3.json"
+
+# A run that fails does not stop the others: each is tried, the JSON
+# written with those that ended, the failed ones named, exit 1 (a
+# threshold the simulator refuses fails them all).
+lf=$("$cca" "${perm[@]}" --modes "ofan ar" --seeds 2 --dupack-threshold 200000 \
+	--out "$tmp/cf.json" 2>&1 >/dev/null) && rcf=0 || rcf=$?
+check "sim_ofan_cca.sh: four failing runs are each tried and named, the JSON written, exit 1" \
+	bash -c '[ "$1" = 1 ] && [[ "$2" == *"4 runs did not complete, left out: "*"ofan seed 2"*"ar seed 2"* ]] &&
+		[ "$(jq ".runs | length" "$3")" = 0 ]' _ "$rcf" "$lf" "$tmp/cf.json"
 
 # 9. Chakra execution traces (workload_gen.py chakra): the two-layer job
 # of section 1 as a Chakra trace, its nodes out of order, ids not in
