@@ -319,7 +319,4 @@ jq -r '"cca     mode    runs  CCT increase % (mean +- sem)   utilization %   lar
   "headline: CCT increase of AR and REPS over Ofan'"'"'s (the paper: at least 16x with NSCC, 39x with MSwift)",
   (.headline[] | "\(.cca)\tAR/Ofan \(.ar_over_ofan // "n/a" | if type == "number" then . * 10 | round / 10 else . end)x\tREPS/Ofan \(.reps_over_ofan // "n/a" | if type == "number" then . * 10 | round / 10 else . end)x\treproduces: \(.reproduces)")' "$out"
 echo "$prog: $out, $base.png"
-if [ -s "$work/failed" ]; then
-	echo "$prog: $(wc -l <"$work/failed") runs did not complete, left out: $(paste -sd, "$work/failed")" >&2
-	exit 1
-fi
+resume_failed_exit "$prog" "$work/failed"

@@ -157,7 +157,4 @@ jq -s --arg date "$(date -u +%FT%TZ)" --arg method "$method" '
 jq -r '"cca   eplb   mode   runs  busiest/mean  CCT increase % (mean +- sem)  largest queue MB",
   (.summary[] | "\(.cca)\t\(.eplb)\t\(.mode)\t\(.runs)\t\(.busiest_over_mean.mean * 100 | round / 100)\t\(.cct_increase.mean * 10000 | round / 100) +- \((.cct_increase.sem // 0) * 10000 | round / 100)\t\(.max_queue_mb.mean | round)")' "$out"
 echo "$prog: $out"
-if [ -s "$work/failed" ]; then
-	echo "$prog: $(wc -l <"$work/failed") runs did not complete, left out: $(paste -sd, "$work/failed")" >&2
-	exit 1
-fi
+resume_failed_exit "$prog" "$work/failed"

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# resume.sh - the --resume FILE of the evaluation scripts: the runs of an
-# earlier JSON of the same script, made the same way, are kept as they
-# are and only the missing ones run, so more seeds (or a run cut short)
-# cost only what they add.  Each script's JSON holds its runs, one
-# object a run, under "runs".  Sourced:
+# resume.sh - the --resume FILE of the evaluation scripts, and the runs
+# that failed: the runs of an earlier JSON of the same script, made the
+# same way, are kept as they are and only the missing ones run, so more
+# seeds (or a run cut short) cost only what they add; a run that fails is
+# named at the end.  Each script's JSON holds its runs, one object a
+# run, under "runs".  Sourced:
 #
 #   . scripts/resume.sh
 #   resume_load PROG FILE DIR WHAT TEST [JQ_ARGS...]
@@ -15,6 +16,10 @@
 #   resume_find DIR KEY
 #       the first run of DIR/prior.jsonl whose fields equal all of KEY's
 #       (a JSON object, e.g. {"mode":"ofan","seed":3}), or nothing
+#
+#   resume_failed_exit PROG FILE
+#       when FILE names runs that did not complete (one a line), says
+#       which and exits 1; the JSON of the others is written before
 #
 # A simulation is deterministic for its seed, so a rerun with the same
 # simulator would give the same line; which simulator wrote a file is not
@@ -37,4 +42,10 @@ resume_find() {
 	jq -c --argjson key "$2" '
 	  select(. as $run | $key | to_entries | all(.value == $run[.key]))' "$1/prior.jsonl" |
 		head -n 1
+}
+
+resume_failed_exit() {
+	[ -s "$2" ] || return 0
+	echo "$1: $(wc -l <"$2") runs did not complete, left out: $(paste -sd, "$2")" >&2
+	exit 1
 }

@@ -551,6 +551,7 @@ def chakra_node(buf):
         elif field == 10 and wire == 2:
             name, value = chakra_attr(v)
             node["attrs"][name] = value
+    node["deps"] = list(dict.fromkeys(node["deps"]))   # data and control alike, once each
     return node
 
 
@@ -621,10 +622,10 @@ def chakra(args, nodes):
                 die(f"{where}: node {n['id']} depends on node {d}, which the trace does not have")
 
     # Kahn's order, ties in file order
-    waiting = [len(set(n["deps"])) for n in trace]
+    waiting = [len(n["deps"]) for n in trace]
     children = [[] for _ in trace]
     for i, n in enumerate(trace):
-        for d in set(n["deps"]):
+        for d in n["deps"]:
             children[by_id[d]].append(i)
     ready = [i for i, w in enumerate(waiting) if w == 0]
     heapq.heapify(ready)
@@ -644,7 +645,7 @@ def chakra(args, nodes):
     ops, op_of = [], {}   # op_of: node index -> the op names it stands for
     for i in order:
         n = trace[i]
-        deps = sorted({name for d in set(n["deps"]) for name in op_of[by_id[d]]})
+        deps = sorted({name for d in n["deps"] for name in op_of[by_id[d]]})
         if n["type"] in CHAKRA_DEP_ONLY:
             op_of[i] = deps
             continue
