@@ -78,8 +78,7 @@ BackgroundStream::Send()
 
     m_psn++;
     PutUdpHeader(l4, m_sport, SYMPHONY_UDP_PORT_UEC, hdr + m_payload);
-    Ptr<Packet> p = Create<Packet>(l4, 8 + hdr);
-    p->AddPaddingAtEnd(m_payload);
+    Ptr<Packet> p = MakeDataFrame(l4, 8 + hdr, m_payload);
     h.SetSource(m_src);
     h.SetDestination(HostAddress(m_dst));
     h.SetProtocol(17);

@@ -7,8 +7,12 @@
  */
 #include "roce-host.h"
 
+#include <cstring>
+
 #include "fabric-routing.h"
 
+#include "ns3/abort.h"
+#include "ns3/header.h"
 #include "ns3/ipv4-route.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
@@ -38,6 +42,80 @@ PutUdpHeader(uint8_t* udp, uint16_t sport, uint16_t dport, uint32_t payload)
     symphony_put_be16(udp + 2, dport);
     symphony_put_be16(udp + 4, kUdpBytes + payload);
     symphony_put_be16(udp + 6, 0); /* no checksum, as RoCEv2 NICs send */
+}
+
+/* MakeDataFrame's headers: bytes the transport already laid out, put in
+ * front of the packet's zero area as a Header, the one way ns-3 writes
+ * bytes at a packet's start.
+ */
+class RawHeader : public Header
+{
+  public:
+    static TypeId GetTypeId();
+    TypeId GetInstanceTypeId() const override;
+    uint32_t GetSerializedSize() const override;
+    void Serialize(Buffer::Iterator start) const override;
+    uint32_t Deserialize(Buffer::Iterator start) override;
+    void Print(std::ostream& os) const override;
+    uint8_t bytes[kDataFrameHeaderMax];
+    uint32_t len = 0;
+};
+
+NS_OBJECT_ENSURE_REGISTERED(RawHeader);
+
+TypeId
+RawHeader::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::SymofanRawHeader")
+                            .SetParent<Header>()
+                            .SetGroupName("Symofan")
+                            .AddConstructor<RawHeader>();
+    return tid;
+}
+
+TypeId
+RawHeader::GetInstanceTypeId() const
+{
+    return GetTypeId();
+}
+
+uint32_t
+RawHeader::GetSerializedSize() const
+{
+    return len;
+}
+
+void
+RawHeader::Serialize(Buffer::Iterator start) const
+{
+    start.Write(bytes, len);
+}
+
+uint32_t
+RawHeader::Deserialize(Buffer::Iterator start)
+{
+    start.Read(bytes, len);
+    return len;
+}
+
+void
+RawHeader::Print(std::ostream& os) const
+{
+    os << "raw " << len << " bytes";
+}
+
+Ptr<Packet>
+MakeDataFrame(const uint8_t* hdr, uint32_t hdrLen, uint32_t zeroBytes)
+{
+    RawHeader h;
+
+    NS_ABORT_MSG_IF(hdrLen > kDataFrameHeaderMax, "a data frame's headers exceed "
+                                                      << kDataFrameHeaderMax << " bytes");
+    memcpy(h.bytes, hdr, hdrLen);
+    h.len = hdrLen;
+    Ptr<Packet> p = Create<Packet>(zeroBytes);
+    p->AddHeader(h);
+    return p;
 }
 
 NS_OBJECT_ENSURE_REGISTERED(SeqTag);
@@ -399,8 +477,7 @@ RoceHost::Transmit(TxQp& qp, uint64_t nowStep, uint64_t seq, uint32_t sub)
             m_counters.repsDistinct++;
     }
     PutUdpHeader(l4, sport, SYMPHONY_UDP_PORT_ROCEV2, SYMPHONY_BTH_LEN + payload + ROCE_ICRC_LEN);
-    Ptr<Packet> p = Create<Packet>(l4, sizeof(l4));
-    p->AddPaddingAtEnd(payload + ROCE_ICRC_LEN);
+    Ptr<Packet> p = MakeDataFrame(l4, sizeof(l4), payload + ROCE_ICRC_LEN);
     if (m_cfg.psnPerMessage)
     {
         SeqTag tag;

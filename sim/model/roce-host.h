@@ -164,6 +164,20 @@ class SeqTag : public Tag
  */
 void PutUdpHeader(uint8_t* udp, uint16_t sport, uint16_t dport, uint32_t payload);
 
+/* The longest header run MakeDataFrame takes: UDP, UEC's PDS and SES or
+ * RoCEv2's BTH and RETH, with room to spare.
+ */
+static constexpr uint32_t kDataFrameHeaderMax = 64;
+
+/* A data packet of @hdrLen bytes of headers at @hdr (at most
+ * kDataFrameHeaderMax) followed by @zeroBytes of zeros: the payload and
+ * the ICRC, whose bytes no model reads.  The zeros are ns-3's virtual
+ * zero area, never allocated, so a queued packet holds its headers in
+ * memory and not its payload; Packet::AddPaddingAtEnd would write them
+ * out, 64 KiB a frame.
+ */
+Ptr<Packet> MakeDataFrame(const uint8_t* hdr, uint32_t hdrLen, uint32_t zeroBytes);
+
 class RoceHost : public IpL4Protocol
 {
   public:
