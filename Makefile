@@ -293,7 +293,7 @@ eval-symphony: deps
 # NSCC and MSwift).  What each line costs, in hours of a core (measured
 # on this project's 2-core machine, one run's cost times the runs; the
 # 512-node line estimated): Table 2 at 128 nodes 5 (VGG16 3.6 of them),
-# at 512 nodes about 5, Fig. 6 2.3, Fig. 13 3.6, Fig. 14 8B 3.5, 70B
+# at 512 nodes about 5, Fig. 6 2.3, Fig. 13 2.2, Fig. 14 8B 3.5, 70B
 # about 10, 405B about 33: some 60 core-hours, 30 hours on two cores.
 # Each script takes --resume FILE to add seeds to an earlier run.
 eval-workloads: deps

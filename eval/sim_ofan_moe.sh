@@ -79,9 +79,27 @@ mkdir -p "$(dirname "$out")"
 resume_load "$prog" "$resume" "$work" "the same method" \
 	'.benchmark == "sim_ofan_moe" and .method == $method' --arg method "$method"
 
-# the matrices, one per seed and EPLB setting
+# run_key CCA EPLB MODE SEED: the fields that name a run in the JSON
+run_key() {
+	jq -nc --arg cca "$1" --arg eplb "$2" --arg mode "$3" --argjson seed "$4" \
+		'{cca: $cca, eplb: ($eplb == "yes"), mode: $mode, seed: $seed}'
+}
+
+# needs_matrix EPLB SEED: whether a run of that matrix is not in --resume's
+needs_matrix() {
+	local c mode
+	for c in $ccas; do
+		for mode in $modes; do
+			[ -n "$(resume_find "$work" "$(run_key "$c" "$1" "$mode" "$2")")" ] || return 0
+		done
+	done
+	return 1
+}
+
+# the matrices, one per seed and EPLB setting that has a run to make
 for e in $eplbs; do
 	for ((seed = 1; seed <= seeds; seed++)); do
+		needs_matrix "$e" "$seed" || continue
 		eplb_arg=()
 		[ "$e" = no ] || eplb_arg=(--eplb)
 		"$top/sim/workload_gen.py" moe --nodes 128 --seed "$seed" "${eplb_arg[@]}" \
@@ -125,9 +143,7 @@ for c in $ccas; do
 	for e in $eplbs; do
 		for mode in $modes; do
 			for ((seed = 1; seed <= seeds; seed++)); do
-				line=$(resume_find "$work" "$(jq -nc --arg cca "$c" --arg eplb "$e" \
-					--arg mode "$mode" --argjson seed "$seed" \
-					'{cca: $cca, eplb: ($eplb == "yes"), mode: $mode, seed: $seed}')")
+				line=$(resume_find "$work" "$(run_key "$c" "$e" "$mode" "$seed")")
 				if [ -n "$line" ]; then
 					echo "$line" >>"$work/runs.jsonl"
 					reused=$((reused + 1))
