@@ -244,6 +244,12 @@ modules-6.1: module
 modules-6.1-debug: debug-kernel
 	scripts/build-module.sh 6.1-debug
 
+# trixie-backports' kernels: the image and a prepared linux-source tree
+# are fetched on first use (cached), then the module is built against it
+modules-7.3 modules-7.3-rt: modules-%:
+	scripts/fetch-backports-kernel.sh $*
+	scripts/build-module.sh $*
+
 modules-%:
 	scripts/build-module.sh $*
 

@@ -72,14 +72,23 @@ static inline bool symphony_map_has_special_fields(const struct bpf_map *map)
 }
 
 /*
- * 6.12.117 (Debian) and upstream 6.16 carry a drop reason in the skb's tc
- * control block for packets dropped at enqueue: qdisc_drop_reason().  On
- * older kernels __dev_xmit_skb() frees them as SKB_DROP_REASON_QDISC_DROP.
+ * Drop @skb at enqueue, counted, with the reason drop monitors see:
+ * @congested for RED's early drop, else past the limit.  Kernels after
+ * 6.18 (7.3 has it) take an enum qdisc_drop_reason of their own
+ * (include/net/dropreason-qdisc.h) and name both, as sch_red does:
+ * QDISC_DROP_CONGESTED, QDISC_DROP_OVERLIMIT.  6.12.117 (Debian) and
+ * upstream 6.16 take an skb_drop_reason, whose only qdisc reason is
+ * SKB_DROP_REASON_QDISC_DROP; older kernels' __dev_xmit_skb() frees the
+ * packet with that reason itself.
  */
 static inline int symphony_qdisc_drop(struct sk_buff *skb, struct Qdisc *sch,
-				      struct sk_buff **to_free)
+				      struct sk_buff **to_free, bool congested)
 {
-#ifdef SYMPHONY_HAVE_QDISC_DROP_REASON
+#if defined(SYMPHONY_HAVE_QDISC_DROP_ENUM)
+	return qdisc_drop_reason(skb, sch, to_free,
+				 congested ? QDISC_DROP_CONGESTED :
+					     QDISC_DROP_OVERLIMIT);
+#elif defined(SYMPHONY_HAVE_QDISC_DROP_REASON)
 	return qdisc_drop_reason(skb, sch, to_free, SKB_DROP_REASON_QDISC_DROP);
 #else
 	return qdisc_drop(skb, sch, to_free);

@@ -439,7 +439,7 @@ static int symphony_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	if (unlikely(sch->q.qlen >= q->cfg.limit ||
 		     (q->cfg.limit_bytes && backlog > q->cfg.limit_bytes))) {
 		symphony_stat_add(q, limit_drops, 1);
-		return symphony_qdisc_drop(skb, sch, to_free);
+		return symphony_qdisc_drop(skb, sch, to_free, false);
 	}
 
 	/* RED's verdict on a packet it could not mark, taken on the backlog
@@ -452,7 +452,7 @@ static int symphony_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	if (prob && q->cfg.nonect == SYMPHONY_NONECT_DROP &&
 	    symphony_skb_ecn(skb) == INET_ECN_NOT_ECT && symphony_toss(q, prob)) {
 		symphony_stat_add(q, red_drops, 1);
-		return symphony_qdisc_drop(skb, sch, to_free);
+		return symphony_qdisc_drop(skb, sch, to_free, true);
 	}
 
 	qdisc_enqueue_tail(skb, sch);
@@ -711,7 +711,10 @@ static struct sk_buff *symphony_dequeue_head(struct Qdisc *sch)
 	struct sk_buff *skb = __skb_dequeue(&sch->gso_skb);
 
 	if (skb) {
-		sch->q.qlen--;
+		/* qlen is read locklessly (qdisc_is_empty()): 7.x's
+		 * qdisc_qlen_dec(), spelled out for older kernels
+		 */
+		WRITE_ONCE(sch->q.qlen, sch->q.qlen - 1);
 	} else {
 		skb = __qdisc_dequeue_head(&sch->q);
 		if (!skb)

@@ -5,7 +5,7 @@
 # under build/kmod/NAME, so that modules for several kernels live side by
 # side.  The stock 6.1 kernel's are built in place by 'make'.
 #
-# Usage: scripts/build-module.sh NAME     (6.1-debug, 6.12 or 6.12-rt)
+# Usage: scripts/build-module.sh NAME     (6.1-debug, 6.12, 6.12-rt, 7.3 or 7.3-rt)
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -18,8 +18,8 @@ name=$1
 rc=0
 vm_kernel "$name" || rc=$?
 [ "$rc" -ne 2 ] || die "no kernel '$name' (one of: $VM_KERNELS)"
-[ "$rc" -eq 0 ] && [ -f "$VMK_KDIR/Makefile" ] ||
-	die "no build tree for the $name kernel at '$VMK_KDIR': run scripts/install-deps.sh (or scripts/build-debug-kernel.sh)"
+[ "$rc" -eq 0 ] && [ -f "${VMK_KDIR:-}/Makefile" ] ||
+	die "no build tree for the $name kernel at '${VMK_KDIR:-}': run $(vm_kernel_setup_hint "$name")"
 
 out=$(module_tree "$name")
 [ "$out" != "$top" ] || { make -C "$top" module; exit 0; }

@@ -32,7 +32,34 @@ vm_kernel_dir() {
 #              (scripts/build-debug-kernel.sh)
 #   6.12       Debian's 6.12 (linux-headers-6.12-amd64)
 #   6.12-rt    Debian's 6.12 PREEMPT_RT (linux-headers-6.12-rt-amd64)
-VM_KERNELS="6.1 6.1-debug 6.12 6.12-rt"
+#   7.3        Debian trixie-backports' 7.3, built against a prepared
+#              linux-source-7.3 (scripts/fetch-backports-kernel.sh)
+#   7.3-rt     its PREEMPT_RT flavour
+VM_KERNELS="6.1 6.1-debug 6.12 6.12-rt 7.3 7.3-rt"
+
+# backports_kernel_split NAME: set BPK_SERIES ("7.3") and BPK_FLAVOUR
+# ("amd64", "rt-amd64") of a trixie-backports VM kernel; fails for others.
+backports_kernel_split() {
+	case "$1" in
+	7.3) BPK_SERIES=7.3; BPK_FLAVOUR=amd64 ;;
+	7.3-rt) BPK_SERIES=7.3; BPK_FLAVOUR=rt-amd64 ;;
+	*) return 1 ;;
+	esac
+}
+
+# What makes VM kernel NAME ready: the command to run, for messages.
+vm_kernel_setup_hint() {
+	case "$1" in
+	*debug) echo "scripts/build-debug-kernel.sh" ;;
+	7.*) echo "scripts/fetch-backports-kernel.sh $1 (make modules-$1)" ;;
+	*) echo "scripts/install-deps.sh" ;;
+	esac
+}
+
+# The project's own apt state for trixie-backports, never the host's.
+backports_apt_root() {
+	echo "$(symofan_cache)/apt-trixie-backports"
+}
 
 # vm_kernel NAME: set VMK_KVER (release), VMK_IMAGE (root of the unpacked
 # image: boot/vmlinux-KVER, lib/modules/KVER), VMK_KDIR (build tree the
@@ -63,6 +90,13 @@ vm_kernel() {
 		VMK_KVER=$abi-rt-amd64
 		VMK_IMAGE=$(vm_kernel_dir "$abi" rt-amd64)
 		VMK_PKG=linux-image-$abi-rt-amd64-unsigned ;;
+	7.3|7.3-rt)
+		backports_kernel_split "$1"
+		abi=$(cat "$(backports_apt_root)/abi-$BPK_SERIES" 2>/dev/null) || return 1
+		VMK_KVER=$abi-$BPK_FLAVOUR
+		VMK_IMAGE=$(vm_kernel_dir "$abi" "$BPK_FLAVOUR")
+		VMK_KDIR=$VMK_IMAGE/build
+		return 0 ;;
 	*)
 		return 2 ;;
 	esac

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # vm-run.sh - run a command inside QEMU (TCG) booting one of the VM tier's
-# kernels (Debian's 6.1, the 6.1 debug build, Debian's 6.12 and 6.12-rt),
-# with the project's module for that kernel loaded.  The host root is shared read-only over
-# virtio-9p under an overlay whose writes stay in guest memory; /run is
-# a fresh tmpfs.
+# kernels (Debian's 6.1, the 6.1 debug build, 6.12 and 6.12-rt, trixie-
+# backports' 7.3 and 7.3-rt) with the project's module for that kernel
+# loaded.  The host root is shared read-only over virtio-9p under an
+# overlay whose writes stay in guest memory; /run is a fresh tmpfs.
 # The command's output is streamed; the script exits with its status.  It
 # fails (exit 125) when the kernel panics, oopses, WARNs, hits a BUG, a
 # KASAN/UBSAN/lockdep splat or a hung task, when kmemleak (debug kernel)
@@ -14,7 +14,7 @@
 #
 # Usage: scripts/vm-run.sh [options] [--] command [args...]
 #   --kernel NAME      6.1 (default, or $SYMOFAN_VM_KERNEL), 6.1-debug,
-#                      6.12 or 6.12-rt
+#                      6.12, 6.12-rt, 7.3 or 7.3-rt
 #   --timeout SEC      kill the VM after SEC seconds (default 300)
 #   --module PATH      insmod PATH before the command (repeatable; default
 #                      the project's sch_symphony.ko built for the kernel)
@@ -73,7 +73,7 @@ case "$kernel" in *debug) : "${mem_mb:=1024}" ;; *) : "${mem_mb:=2048}" ;; esac
 rc=0
 vm_kernel "$kernel" || rc=$?
 [ "$rc" -ne 2 ] || die "--kernel: no kernel '$kernel' (one of: $VM_KERNELS)"
-[ "$rc" -eq 0 ] || die "the $kernel kernel's headers are not installed: run scripts/install-deps.sh"
+[ "$rc" -eq 0 ] || die "the $kernel kernel is not set up: run $(vm_kernel_setup_hint "$kernel")"
 image=$VMK_IMAGE
 kver=$VMK_KVER
 # The uncompressed ELF vmlinux boots through QEMU's PVH entry, without
@@ -82,10 +82,7 @@ vmlinux="$image/boot/vmlinux-$kver"
 [ -f "$vmlinux" ] || vmlinux="$image/boot/vmlinuz-$kver"
 moddir="$image/lib/modules/$kver"
 if [ -z "$kver" ] || [ ! -f "$vmlinux" ] || [ ! -f "$moddir/modules.dep" ]; then
-	case "$kernel" in
-	*debug) die "the debug kernel is not built: run scripts/build-debug-kernel.sh" ;;
-	*) die "no VM kernel at $vmlinux: run scripts/install-deps.sh" ;;
-	esac
+	die "no VM kernel at $vmlinux: run $(vm_kernel_setup_hint "$kernel")"
 fi
 
 if [ "$default_module" -eq 1 ]; then

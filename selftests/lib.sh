@@ -106,6 +106,24 @@ check_jq() {
 	fi
 }
 
+# The qdisc:qdisc_drop tracepoint, which kernels after 6.18 have (7.3
+# does): each packet a qdisc dropped, with its enum qdisc_drop_reason and
+# the kind of the root qdisc that freed it (not of the child that dropped
+# it).  drop_trace_start empties the trace and enables it, or fails where
+# the kernel has no such event; drop_trace_reasons ROOT_KIND disables it
+# and prints the reasons traced under such a root, "REASON COUNT" a line.
+qdisc_drop_event=/sys/kernel/tracing/events/qdisc/qdisc_drop
+drop_trace_start() {
+	[ -w "$qdisc_drop_event/enable" ] || return 1
+	echo > /sys/kernel/tracing/trace
+	echo 1 > "$qdisc_drop_event/enable"
+}
+drop_trace_reasons() {
+	echo 0 > "$qdisc_drop_event/enable"
+	sed -n "s/.* kind=$1 .* reason=\([^ ]*\).*/\1/p" /sys/kernel/tracing/trace |
+		sort | uniq -c | awk '{ print $2, $1 }'
+}
+
 # json_uint KEY JSON: the unsigned number of the first "KEY": in JSON,
 # read without starting a process (a process start costs about a second
 # on the debug kernel under TCG); prints nothing when KEY is absent.

@@ -3,12 +3,13 @@
 # test_qdisc_basic.sh - the symphony qdisc attaches as root, as an HTB
 # leaf and as a TBF child on a veth, takes its limit through the tc
 # plugin, reports it in text and JSON, forwards traffic, and tail-drops
-# beyond the limit.
+# beyond the limit, with drop reason OVERLIMIT where the kernel traces
+# qdisc drops (qdisc:qdisc_drop, after 6.18).
 . "$(dirname "$0")/../lib.sh"
 
 symphony_vm_test --tool rocegen jq ping
 
-ktap_plan 14
+ktap_plan 15
 
 netns_create a b
 veth_pair "$a" va 10.251.0.1/24 "$b" vb 10.251.0.2/24
@@ -37,6 +38,8 @@ tc -n "$a" class add dev va parent 1: classid 1:1 htb rate 1mbit burst 2k
 check "attach as the leaf of an HTB class" \
 	tc -n "$a" qdisc add dev va parent 1:1 handle 10: symphony limit 10
 # 300 UDP datagrams of 1400 bytes, back to back (one write each).
+traced=0
+drop_trace_start && traced=1
 ip netns exec "$a" bash -c \
 	'exec 3>/dev/udp/10.251.0.2/9; for i in {1..300}; do printf "%1400s" >&3; done' \
 	2>/dev/null
@@ -44,6 +47,12 @@ stats=$(tc -n "$a" -j -s qdisc show dev va | jq '.[] | select(.kind == "symphony
 ktap_print "leaf stats: $(echo "$stats" | jq -c '{packets, drops, limit_drops, max_backlog_packets}')"
 check_jq "overflow is tail-dropped and counted" \
 	'.drops > 0 and .limit_drops == .drops' "$stats"
+if [ "$traced" -eq 1 ]; then
+	check_eq "each drop past the limit is traced with reason OVERLIMIT (qdisc:qdisc_drop), as sch_red's" \
+		"OVERLIMIT $(jq .limit_drops <<<"$stats")" "$(drop_trace_reasons htb | paste -sd, -)"
+else
+	ktap_skip "each drop past the limit is traced with reason OVERLIMIT" "no qdisc:qdisc_drop event (6.18 and older)"
+fi
 check_jq "the backlog reached but never exceeded the limit" \
 	'.max_backlog_packets == 10' "$stats"
 

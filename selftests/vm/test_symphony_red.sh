@@ -64,9 +64,13 @@ check_jq "marking red is the baseline: no parsing, no Symphony marks" \
 
 leaf change marking symphony nonect drop
 before=$(jq .red_drops <<<"$s")
-# Drops carry a reason for drop monitors: the skb:kfree_skb tracepoint.
+# Drops carry a reason for drop monitors: qdisc:qdisc_drop's, RED's
+# congestion drop as sch_red reports it, where the kernel has the event
+# (after 6.18), else the skb:kfree_skb tracepoint's.
 event=/sys/kernel/tracing/events/skb/kfree_skb
-if [ -w "$event/enable" ]; then
+if drop_trace_start; then
+	event=
+elif [ -w "$event/enable" ]; then
 	echo > /sys/kernel/tracing/trace
 	echo 1 > "$event/enable"
 fi
@@ -75,7 +79,11 @@ s=$(stats)
 ktap_print "non-ECT burst, nonect drop: $s"
 check_jq "nonect drop: non-ECT packets RED would mark are dropped" \
 	".red_drops > $before and .drops >= .red_drops" "$s"
-if [ -w "$event/enable" ]; then
+if [ -z "$event" ]; then
+	reasons=$(drop_trace_reasons htb | paste -sd, -)
+	check_eq "each RED drop is traced with reason CONGESTED (qdisc:qdisc_drop), as sch_red's" \
+		"CONGESTED $(( $(jq .red_drops <<<"$s") - before ))" "$reasons"
+elif [ -w "$event/enable" ]; then
 	echo 0 > "$event/enable"
 	reasons=$(grep -c 'reason: QDISC_DROP' /sys/kernel/tracing/trace)
 	check "each RED drop is freed with reason QDISC_DROP ($reasons traced)" \
