@@ -50,7 +50,7 @@ flavour=$BPK_FLAVOUR
 [ "$(id -u)" -eq 0 ] || die "must run as root (apt-get download)"
 
 # The project's apt state: the lists of trixie-backports only, refreshed
-# when older than a day or when asked for a kernel they do not have.
+# when older than a day or when they lack linux-source-SERIES.
 apt_root=$(backports_apt_root)
 apt_opts=(-o "Dir::State=$apt_root/state" -o "Dir::Cache=$apt_root/cache"
 	  -o "Dir::Etc::sourcelist=$apt_root/sources.list"
@@ -61,12 +61,30 @@ apt_opts=(-o "Dir::State=$apt_root/state" -o "Dir::Cache=$apt_root/cache"
 mkdir -p "$apt_root"/{state/lists/partial,cache/archives/partial,sources.list.d,preferences.d,apt.conf.d}
 echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian trixie-backports main" \
 	>"$apt_root/sources.list"
-refresh_lists() {
-	log "updating the trixie-backports lists in $apt_root"
-	apt-get "${apt_opts[@]}" update -qq >/dev/null ||
-		die "apt-get update of trixie-backports failed (is deb.debian.org reachable?)"
+# Without the mirror, the kernel fetched last stays in use.
+cached_image() {
+	local abi
+
+	abi=$(cat "$apt_root/abi-$series" 2>/dev/null) || return 1
+	[ -f "$(vm_kernel_dir "$abi" "$flavour")/.complete" ] || return 1
+	vm_kernel_dir "$abi" "$flavour"
 }
-if [ -z "$(find "$apt_root/state/lists" -name '*trixie-backports*Packages' -mtime -1 2>/dev/null)" ]; then
+refresh_lists() {
+	local cached
+
+	log "updating the trixie-backports lists in $apt_root"
+	if apt-get "${apt_opts[@]}" --error-on=any update -qq >/dev/null 2>&1; then
+		touch "$apt_root/updated"
+		return 0
+	fi
+	cached=$(cached_image) ||
+		die "apt-get update of trixie-backports failed (is deb.debian.org reachable?)"
+	log "apt-get update of trixie-backports failed: keeping $cached"
+	[ "$print_dir" -eq 0 ] || echo "$cached"
+	exit 0
+}
+# (apt dates the lists by the archive's Release, so a stamp of our own)
+if [ -z "$(find "$apt_root/updated" -mtime -1 2>/dev/null)" ]; then
 	refresh_lists
 fi
 src_version=$(apt-cache "${apt_opts[@]}" policy "linux-source-$series" 2>/dev/null |
