@@ -7,10 +7,11 @@
 #   make check           install dependencies, build (the simulator too), run
 #                        all selftests: the host tier, and the VM tier on
 #                        Debian's 6.1, the 6.1 debug kernel (built on first
-#                        use) and Debian's 6.12
+#                        use), Debian's 6.12 and trixie-backports' 7.3
+#                        (fetched on first use)
 #   make check-debug     the VM tier on the debug kernel only
 #   make check-matrix    the host tier, and the VM tier on every kernel:
-#                        6.1, 6.1-debug, 6.12, 6.12-rt
+#                        6.1, 6.1-debug, 6.12, 6.12-rt, 7.3, 7.3-rt
 #   make debug-kernel    build the debug kernel (cached; one-off)
 #   make modules-NAME    the module for VM kernel NAME (scripts/lib.sh)
 #   make sim             build the ns-3 simulator (sim/, Debian's libns3-dev)
@@ -214,8 +215,8 @@ deps:
 # NAME:quick leaves out the long workload tests (selftests/settings), whose
 # kernel paths the other tests cover, to keep 'make check' within CI's
 # time on a fresh machine (docs/testing.md).
-CHECK_KERNELS		?= 6.1 6.1-debug:quick 6.12:quick
-CHECK_MATRIX_KERNELS	:= 6.1 6.1-debug 6.12 6.12-rt
+CHECK_KERNELS		?= 6.1 6.1-debug:quick 6.12:quick 7.3:quick
+CHECK_MATRIX_KERNELS	:= 6.1 6.1-debug 6.12 6.12-rt 7.3 7.3-rt
 kernel_names		 = $(foreach k,$(1),$(firstword $(subst :, ,$(k))))
 
 check: deps
