@@ -39,14 +39,7 @@ fi
 
 start=$(date +%s)
 src=$(symofan_cache)/$(basename "$tarball" .tar.xz)-src
-if [ ! -f "$src/.complete" ]; then
-	log "unpacking $tarball"
-	rm -rf "$src" "$src.partial"
-	mkdir -p "$src.partial"
-	tar -xaf "$tarball" -C "$src.partial" --strip-components=1
-	touch "$src.partial/.complete"
-	mv "$src.partial" "$src"
-fi
+unpack_source "$tarball" "$src"
 
 rm -rf "$image"
 build=$image/build

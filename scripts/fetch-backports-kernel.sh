@@ -141,14 +141,10 @@ depmod -b "$image" "$kver" || die "depmod for $kver failed"
 # The source, shared by the flavours of one version
 src=$(symofan_cache)/linux-source-$src_version
 if [ ! -f "$src/.complete" ]; then
-	log "unpacking linux-source-$series $src_version"
-	rm -rf "$src" "$src.partial"
-	mkdir -p "$src.partial/deb"
-	dpkg -x "$(deb "linux-source-$series")" "$src.partial/deb"
-	tar -xaf "$src.partial/deb/usr/src/linux-source-$series.tar.xz" -C "$src.partial" --strip-components=1
-	rm -rf "$src.partial/deb"
-	touch "$src.partial/.complete"
-	mv "$src.partial" "$src"
+	deb_dir=$(mktemp -d)
+	dpkg -x "$(deb "linux-source-$series")" "$deb_dir"
+	unpack_source "$deb_dir/usr/src/linux-source-$series.tar.xz" "$src"
+	rm -rf "$deb_dir"
 fi
 
 log "preparing the build tree for $kver with $(gcc -dumpfullversion 2>/dev/null || echo gcc)"

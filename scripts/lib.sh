@@ -51,9 +51,25 @@ backports_kernel_split() {
 vm_kernel_setup_hint() {
 	case "$1" in
 	*debug) echo "scripts/build-debug-kernel.sh" ;;
-	7.*) echo "scripts/fetch-backports-kernel.sh $1 (make modules-$1)" ;;
-	*) echo "scripts/install-deps.sh" ;;
+	*) if backports_kernel_split "$1"; then
+		echo "scripts/fetch-backports-kernel.sh $1 (make modules-$1)"
+	   else
+		echo "scripts/install-deps.sh"
+	   fi ;;
 	esac
+}
+
+# unpack_source TARBALL DIR: a kernel source tarball into DIR, its top
+# folder stripped, once: DIR/.complete marks it whole, and a cut run
+# starts again from nothing.
+unpack_source() {
+	[ ! -f "$2/.complete" ] || return 0
+	log "unpacking $1"
+	rm -rf "$2" "$2.partial"
+	mkdir -p "$2.partial"
+	tar -xaf "$1" -C "$2.partial" --strip-components=1
+	touch "$2.partial/.complete"
+	mv "$2.partial" "$2"
 }
 
 # The project's own apt state for trixie-backports, never the host's.

@@ -69,21 +69,24 @@ before=$(jq .red_drops <<<"$s")
 # (after 6.18), else the skb:kfree_skb tracepoint's.
 event=/sys/kernel/tracing/events/skb/kfree_skb
 if drop_trace_start; then
-	event=
+	tracer=qdisc_drop
 elif [ -w "$event/enable" ]; then
+	tracer=kfree_skb
 	echo > /sys/kernel/tracing/trace
 	echo 1 > "$event/enable"
+else
+	tracer=none
 fi
 burst --ecn 0 10.254.0.2 job=2,step=1,psn=1,count=300
 s=$(stats)
 ktap_print "non-ECT burst, nonect drop: $s"
 check_jq "nonect drop: non-ECT packets RED would mark are dropped" \
 	".red_drops > $before and .drops >= .red_drops" "$s"
-if [ -z "$event" ]; then
+if [ "$tracer" = qdisc_drop ]; then
 	reasons=$(drop_trace_reasons htb | paste -sd, -)
 	check_eq "each RED drop is traced with reason CONGESTED (qdisc:qdisc_drop), as sch_red's" \
 		"CONGESTED $(( $(jq .red_drops <<<"$s") - before ))" "$reasons"
-elif [ -w "$event/enable" ]; then
+elif [ "$tracer" = kfree_skb ]; then
 	echo 0 > "$event/enable"
 	reasons=$(grep -c 'reason: QDISC_DROP' /sys/kernel/tracing/trace)
 	check "each RED drop is freed with reason QDISC_DROP ($reasons traced)" \
