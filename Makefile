@@ -68,7 +68,7 @@ TOOL_BINS	:= $(patsubst %,$(BUILD)/%,$(TOOLS))
 PLUGIN_SOS	:= $(patsubst %,$(BUILD)/tc/%.so,$(TC_PLUGINS))
 BENCH_BINS	:= $(patsubst %,$(BUILD)/%,$(BENCH_TOOLS)) $(BUILD)/tcg_insns.so
 
-.PHONY: all module bpf userspace sim sim-mpi deps check check-debug check-matrix debug-kernel demo bench eval eval-symphony eval-ofan eval-sim eval-workloads publish install uninstall \
+.PHONY: all module bpf userspace sim sim-mpi deps bpftool check check-debug check-matrix debug-kernel demo bench eval eval-symphony eval-ofan eval-sim eval-workloads publish install uninstall \
 	dkms-src dkms-install clean
 
 all: module bpf userspace
@@ -222,6 +222,7 @@ kernel_names		 = $(foreach k,$(1),$(firstword $(subst :, ,$(k))))
 check: deps
 	$(MAKE) all sim
 	$(MAKE) $(patsubst %,modules-%,$(call kernel_names,$(CHECK_KERNELS)))
+	$(MAKE) bpftool
 	$(MAKE) -C selftests run_tests KERNELS="$(CHECK_KERNELS)"
 
 check-debug: deps
@@ -232,10 +233,16 @@ check-debug: deps
 check-matrix: deps
 	$(MAKE) all sim
 	$(MAKE) $(patsubst %,modules-%,$(CHECK_MATRIX_KERNELS))
+	$(MAKE) bpftool
 	$(MAKE) -C selftests run_tests KERNELS="$(CHECK_MATRIX_KERNELS)"
 
 debug-kernel:
 	scripts/build-debug-kernel.sh
+
+# A bpftool that knows tcx (Debian 12's predates it), built once from the
+# cached linux-source-7.x for the tests (scripts/build-bpftool.sh)
+bpftool:
+	scripts/build-bpftool.sh
 
 # The module and the test modules for each VM kernel: the stock 6.1's in
 # place (make module, make -C selftests kmod), the others' under

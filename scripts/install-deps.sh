@@ -32,7 +32,8 @@ done
 # rdma-core, ibverbs-utils, ibverbs-providers (its rxe provider) and
 # perftest: Linux's Soft-RoCE (rdma_rxe) driven by ib_write_bw through the
 # qdisc in the VM (vm/test_symphony_rxe.sh); iproute2's rdma adds the rxe
-# devices.
+# devices.  strace: host/test_tc_attach.sh kills symofan mid-attach with
+# its syscall fault injection.
 packages="
 build-essential
 clang
@@ -81,6 +82,7 @@ rdma-core
 ibverbs-utils
 ibverbs-providers
 perftest
+strace
 "
 
 missing=$(for p in $packages; do

@@ -223,3 +223,15 @@ stale_int3_oops() {
 if [ "${0##*/}" = lib.sh ] && [ $# -gt 0 ]; then
 	"$@"
 fi
+
+# The bpftool the tests use: scripts/build-bpftool.sh's, which knows tcx,
+# when it is built, else the system's.
+symofan_bpftool() {
+	local b
+	b=$(ls -d "$(symofan_cache)"/bpftool-*/bpftool 2>/dev/null | sort -V | tail -n 1)
+	if [ -n "$b" ] && [ -f "${b%/bpftool}/.complete" ]; then
+		echo "$b"
+	else
+		command -v bpftool || echo bpftool
+	fi
+}

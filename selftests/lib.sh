@@ -20,6 +20,8 @@ KSFT_SKIP=4
 SELFTESTS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 TOP_DIR=$(cd "$SELFTESTS_DIR/.." && pwd)
 BUILD_DIR=$TOP_DIR/build
+# the bpftool scripts/build-bpftool.sh built (it knows tcx), else the system's
+BPFTOOL=${BPFTOOL:-$(. "$TOP_DIR/scripts/lib.sh" && symofan_bpftool)}
 
 ktap_count=0
 ktap_failed=0
@@ -202,6 +204,32 @@ require_cmd() {
 		command -v "$c" >/dev/null 2>&1 ||
 			ktap_skip_all "command '$c' not installed (scripts/install-deps.sh)"
 	done
+}
+
+# require_hook_bpftool: a bpftool whose "net show" lists what runs on a
+# tc hook here: tcx links (bpftool 7.3 and later) on a kernel with tcx
+# (Linux 6.6 and later), clsact filters on any
+require_hook_bpftool() {
+	local kver bver
+
+	kver=$(uname -r | awk -F. '{ print $1 * 1000 + $2 }')
+	bver=$("$BPFTOOL" version 2>/dev/null |
+		sed -n '1s/^bpftool v\([0-9]*\)\.\([0-9]*\).*/\1 \2/p' |
+		awk '{ print $1 * 1000 + $2 }')
+	[ "$kver" -lt 6006 ] || [ "${bver:-0}" -ge 7003 ] ||
+		ktap_skip_all "$BPFTOOL ($("$BPFTOOL" version 2>/dev/null | head -n 1)) lists no tcx link: make bpftool"
+}
+
+# prog_hook NETNS DEV ingress|egress NAME: how program NAME runs on the
+# hook of DEV in NETNS, as bpftool net lists it: "tcx LINK_ID", "clsact",
+# or nothing when it does not run there
+prog_hook() {
+	nsenter --net="/run/netns/$1" "$BPFTOOL" net show dev "$2" -j 2>/dev/null |
+		jq -r --arg dir "$3" --arg name "$4" '
+			.[0].tc[]? |
+			select((.kind | endswith("/" + $dir)) and
+			       (.name | sub(":\\[.*$"; "")) == $name) |
+			if .link_id then "tcx \(.link_id)" else "clsact" end'
 }
 
 require_built() {

@@ -16,6 +16,7 @@
 
 require_root
 require_cmd ip tc jq nsenter
+require_hook_bpftool
 require_tools symofan rocegen ecnstat
 
 ls=$TOP_DIR/tc-scripts/leafspine.sh
@@ -29,8 +30,8 @@ args="k 100 warmup 0 twin 5s kmin 4000000000 kmax 4000000000"
 check "2 ToRs, 1 spine, a host each, Symphony as tc-BPF on the switch ports" \
 	"$ls" up --prefix "$prefix" --tors 2 --spines 1 --hosts-per-tor 1 \
 	--qdisc symphony --qdisc-args "$args" --datapath bpf
-check "t0's uplink: the program on clsact egress, HTB then pfifo under it" sh -c \
-	"tc -n $prefix-t0 filter show dev u0 egress | grep -q symphony_egress &&
+check "t0's uplink: the program on its egress hook, HTB then pfifo under it" sh -c \
+	"[ -n '$(prog_hook "$prefix-t0" u0 egress symphony_egress)' ] &&
 	 tc -n $prefix-t0 qdisc show dev u0 | grep -q 'qdisc pfifo 10:'"
 st=$(in_ns "$prefix-t0" "$symofan" symphony status --pin-dir "/sys/fs/bpf/symofan-$prefix-t0-bpf" --json)
 check_jq "t0 runs it on both its ports, at their rates, with the testbed's parameters" \

@@ -15,6 +15,7 @@
 
 require_root
 require_cmd ip tc nsenter jq stat
+require_hook_bpftool
 require_tools symofan rocegen
 require_bpffs
 
@@ -125,9 +126,9 @@ check "load succeeds and prints a summary" sh -c \
 	"nsenter --net=/run/netns/$sw $symofan ofan load $conf | grep -q 'loaded from'"
 check_eq "pin folder 0700, pins 0600" "700 600 600 600" \
 	"$(stat -c %a "$pins" "$pins/ofan_config" "$pins/ofan_ingress" "$pins/symofan_state" 2>&1 | xargs)"
-check "ofan_ingress on the ingress of both downlinks" sh -c \
-	"tc -n $sw filter show dev d0 ingress | grep -q ofan_ingress &&
-	 tc -n $sw filter show dev d1 ingress | grep -q ofan_ingress"
+check "ofan_ingress on the ingress of both downlinks" \
+	test -n "$(prog_hook "$sw" d0 ingress ofan_ingress)" -a \
+	     -n "$(prog_hook "$sw" d1 ingress ofan_ingress)"
 
 st=$(status)
 check_jq "status shows mode, w, keys, pipes and the fast path" \
@@ -317,9 +318,9 @@ in_ns "$sw" "$symofan" ofan load "$conf" >/dev/null
 
 grep -v 'downlink dev d1' "$conf" > "$tmp/one.conf"
 in_ns "$sw" "$symofan" ofan load "$tmp/one.conf" >/dev/null
-check "a reload without d1 detaches from d1 only" sh -c \
-	"tc -n $sw filter show dev d0 ingress | grep -q ofan_ingress &&
-	 ! tc -n $sw filter show dev d1 ingress | grep -q ofan_ingress"
+check "a reload without d1 detaches from d1 only" \
+	test -n "$(prog_hook "$sw" d0 ingress ofan_ingress)" -a \
+	     -z "$(prog_hook "$sw" d1 ingress ofan_ingress)"
 
 out=$(sym set-mode fast --pin-dir "$pins" 2>&1); rc=$?
 check_eq "an unknown mode exits 2" "2" "$rc"
@@ -327,11 +328,9 @@ out=$(sym port 2 up --pin-dir "$pins" 2>&1); rc=$?
 check_eq "a port beyond w exits 2" "2 yes" \
 	"$rc $(grep -q 'no uplink 2' <<<"$out" && echo yes)"
 
-check "unload removes the filters and the pins" sh -c \
-	"nsenter --net=/run/netns/$sw $symofan ofan unload --pin-dir $pins >/dev/null &&
-	 ! tc -n $sw filter show dev d0 ingress | grep -q ofan_ingress &&
-	 ! tc -n $sw filter show dev d1 ingress | grep -q ofan_ingress &&
-	 [ ! -e $pins ]"
+in_ns "$sw" "$symofan" ofan unload --pin-dir "$pins" >/dev/null; rc=$?
+check_eq "unload detaches from both downlinks and removes the pins" "0 [] [] no" \
+	"$rc [$(prog_hook "$sw" d0 ingress ofan_ingress)] [$(prog_hook "$sw" d1 ingress ofan_ingress)] $([ -e "$pins" ] && echo yes || echo no)"
 out=$(sym status --pin-dir "$pins" 2>&1); rc=$?
 check_eq "status after unload: exit 1, nothing loaded" "1 yes" \
 	"$rc $(grep -q 'nothing loaded' <<<"$out" && echo yes)"

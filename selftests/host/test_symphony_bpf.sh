@@ -15,7 +15,8 @@
 . "$(dirname "$0")/../lib.sh"
 
 require_root
-require_cmd ip tc jq setpriv
+require_cmd ip tc jq setpriv nsenter
+require_hook_bpftool
 require_tools symofan rocegen ecnstat
 
 reg=/sys/fs/bpf/symofan-test-reg-$$
@@ -46,8 +47,8 @@ check_eq "without a job registry, attach exits 1 and says how to make one" \
 sym_params=(rate 100mbit k 100 warmup 0 twin 5s kmin 4000000000 kmax 4000000000)
 check "attach to the egress of eth0 with the registry's jobs map" \
 	symofan_sw symphony attach eth0 "${sym_params[@]}" --registry "$reg" --pin-dir "$pins"
-check "the program is on eth0's clsact egress, the HTB root stays" sh -c \
-	"tc -n $sw filter show dev eth0 egress | grep -q symphony_egress &&
+check "the program is on eth0's egress hook (tcx, or clsact before 6.6), the HTB root stays" sh -c \
+	"[ -n '$(prog_hook "$sw" eth0 egress symphony_egress)' ] &&
 	 tc -n $sw qdisc show dev eth0 | grep -q 'qdisc htb 1: root'"
 
 # job 7: 40 packets of step 5 (the slowest) and 5 of step 6 (ahead),
@@ -105,7 +106,7 @@ l3_name="an L3 device (tun) exits 2: the program reads an Ethernet header"
 if ip -n "$sw" tuntap add mode tun dev tun0 2>/dev/null && ip -n "$sw" link set tun0 up; then
 	r=$(symofan_sw symphony attach tun0 rate 1gbit --registry "$reg" --pin-dir "$pins" 2>&1) && rc=0 || rc=$?
 	check_eq "$l3_name" "2 yes no" \
-		"$rc $(grep -q 'tun0 is not an Ethernet device' <<<"$r" && echo yes) $(tc -n "$sw" filter show dev tun0 egress 2>/dev/null | grep -q symphony && echo yes || echo no)"
+		"$rc $(grep -q 'tun0 is not an Ethernet device' <<<"$r" && echo yes) $([ -n "$(prog_hook "$sw" tun0 egress symphony_egress)" ] && echo yes || echo no)"
 else
 	# the VM's Debian kernels have tun as a module, and load none
 	ktap_skip "$l3_name" "no tun device here (/dev/net/tun, CONFIG_TUN)"
@@ -120,7 +121,7 @@ check_eq "a --pin-dir off the bpf filesystem exits 1, saying so; nothing made th
 r=$(in_ns "$sw" setpriv --inh-caps=-all --bounding-set=-all --reuid=65534 --regid=65534 --clear-groups \
 	"$symofan" symphony attach eth0 rate 1gbit --registry "$reg" --pin-dir "$pins" 2>&1) && rc=0 || rc=$?
 check_eq "without CAP_BPF attach exits 1, saying so; eth0 keeps its program" "1 yes yes" \
-	"$rc $(grep -qi 'CAP_BPF\|privilege\|permission' <<<"$r" && echo yes) $(tc -n "$sw" filter show dev eth0 egress | grep -q symphony_egress && echo yes)"
+	"$rc $(grep -qi 'CAP_BPF\|privilege\|permission' <<<"$r" && echo yes) $([ -n "$(prog_hook "$sw" eth0 egress symphony_egress)" ] && echo yes)"
 
 check "detach eth0" symofan_sw symphony detach eth0 --pin-dir "$pins"
 symofan_sw symphony attach eth0 "${sym_params[@]}" --registry "$reg" --pin-dir "$pins" >/dev/null
@@ -131,7 +132,7 @@ check_jq "eth0 attached again counts from zero, eth1 keeps its counters" \
 symofan_sw symphony detach eth0 --pin-dir "$pins"
 check "... the program stays pinned for eth1" test -e "$pins/symphony_egress"
 check "detach eth1, the last port: the pins go" sh -c \
-	"nsenter --net=/run/netns/$sw $symofan symphony detach eth1 --pin-dir $pins && ! test -e $pins &&
-	 ! tc -n $sw filter show dev eth1 egress | grep -q symphony_egress"
+	"nsenter --net=/run/netns/$sw $symofan symphony detach eth1 --pin-dir $pins && ! test -e $pins" &&
+	[ -z "$(prog_hook "$sw" eth1 egress symphony_egress)" ]
 
 ktap_finished

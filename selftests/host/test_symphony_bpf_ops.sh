@@ -22,6 +22,7 @@
 
 require_root
 require_cmd ip tc jq setpriv nsenter
+require_hook_bpftool
 require_tools symofan
 require_bpffs
 race=$BUILD_DIR/selftests/symphony_jobs_race
@@ -114,8 +115,8 @@ check "attach from another namespace on the same pin folder is refused, naming b
 	grep -q "^1: .*serves the ports of network namespace net:\[[0-9]*\], this is net:\[[0-9]*\]" <<<"$r"
 r=$(status_of in_ns "$ns2" "$symofan" symphony detach y0 --pin-dir "$base/a" --registry "$reg")
 check "so is detach from there" grep -q "^1: .*serves the ports of network namespace" <<<"$r"
-check "... and the first namespace's port and pins stay" sh -c \
-	"test -e $base/a/symphony_egress && tc -n $sw filter show dev p0 egress | grep -q symphony_egress"
+check "... and the first namespace's port and pins stay" \
+	test -e "$base/a/symphony_egress" -a -n "$(prog_hook "$sw" p0 egress symphony_egress)"
 
 # ---- pin folders ----------------------------------------------------
 shared=$base/shared
@@ -164,14 +165,15 @@ check "the last real detach prunes the vanished port and unpins" \
 	test ! -e "$base/a/symphony_egress"
 
 # ---- a failed re-attach, a partly pinned folder ---------------------
-sw_sym attach p0 rate 1gbit kmin 1mb kmax 2mb --registry "$reg" --pin-dir "$base/a" >/dev/null
-# the filter's priority taken for another protocol: the re-attach's
-# replace cannot go through
+# on clsact (--hook clsact; a tcx link is updated in place and cannot
+# fail so): the filter's priority taken for another protocol, so that
+# the re-attach's replace cannot go through
+sw_sym attach p0 rate 1gbit kmin 1mb kmax 2mb --registry "$reg" --pin-dir "$base/a" --hook clsact >/dev/null
 tc -n "$sw" qdisc del dev p0 clsact
 tc -n "$sw" qdisc add dev p0 clsact
 in_ns "$sw" tc filter add dev p0 egress pref 92 handle 0x5c protocol ip \
 	bpf object-pinned "$base/a/symphony_egress" da
-r=$(status_of sw_sym attach p0 rate 5gbit --registry "$reg" --pin-dir "$base/a")
+r=$(status_of sw_sym attach p0 rate 5gbit --registry "$reg" --pin-dir "$base/a" --hook clsact)
 ktap_print "$r"
 check_eq "a re-attach that cannot attach exits 1, saying the old one runs on" "1: yes" \
 	"${r%%:*}: $(grep -q "cannot attach to the egress of p0: .*(its earlier attachment runs on as it was)" <<<"$r" && echo yes)"
@@ -183,8 +185,8 @@ rm "$base/a/ports"
 veth_pair "$sw" p2 10.72.2.1/24 "$h2" q3 10.72.2.3/24 2>/dev/null || true
 r=$(status_of sw_sym attach p2 "${params[@]}" --registry "$reg" --pin-dir "$base/a")
 check "attach on a partly pinned folder refuses, naming what is there" \
-	grep -q "^1: .*holds part of a Symphony program (symphony_egress, port_stats, meta)" <<<"$r"
-check "... and leaves the program in use pinned and attached" sh -c \
-	"test -e $base/a/symphony_egress && tc -n $sw filter show dev p0 egress | grep -q symphony_egress"
+	grep -q "^1: .*holds part of a Symphony program (symphony_egress, port_stats, meta" <<<"$r"
+check "... and leaves the program in use pinned and attached" \
+	test -e "$base/a/symphony_egress" -a -n "$(prog_hook "$sw" p0 egress symphony_egress)"
 
 ktap_finished

@@ -3,7 +3,11 @@
  * ofan_load.c - "symofan ofan load CONFIG" and "symofan ofan unload": load
  * the Ofan tc-BPF load balancer (bpf/ofan.bpf.c) from a switch description
  * (userspace/ofan.conf.5.md), fill and pin its maps, attach it to the
- * clsact ingress of the downlinks; and take all of it back.
+ * ingress of the downlinks; and take all of it back.  Where the kernel has
+ * tcx (6.6 and later) a downlink runs the program by a tcx link pinned in
+ * the folder as tcx_ingress_IFINDEX, pinned only once the whole load has
+ * succeeded (a load that fails or is killed before leaves the new
+ * downlinks as they were); elsewhere by a filter on its clsact ingress.
  *
  * Everything lives under the pin folder (default /sys/fs/bpf/ofan, mode
  * 0700): the program's maps and the program under their own names (0600),
@@ -11,6 +15,7 @@
  * unload needs: the network namespace and downlinks the program is
  * attached to, and which pointers were initialised.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -32,7 +37,7 @@
 #include "ofan.skel.h"
 #include "ofan/ofan_perm.h"
 #include "state.h"
-#include "tc_hook.h"
+#include "tc_attach.h"
 #include "tool_util.h"
 
 /* tc filter handle and priority of the attachment, "fa" for Ofan */
@@ -40,6 +45,8 @@
 #define OFAN_TC_PRIORITY	0xfa
 
 #define OFAN_PROG_PIN		"ofan_ingress"
+/* a downlink's tcx link: OFAN_LINK_PIN_PREFIX and its ifindex */
+#define OFAN_LINK_PIN_PREFIX	"tcx_ingress_"
 
 #define __maybe_unused		__attribute__((__unused__))
 
@@ -67,6 +74,31 @@ static __u32 rng_below(__u32 n)
 
 /* ---- load ----------------------------------------------------------- */
 
+/* How a downlink runs the program. */
+struct downlink_hook {
+	struct tc_attach	t;
+	struct tc_attach_info	info;
+	char			pin[BPFFS_DIR_MAX + 64];
+};
+
+/* The ingress hook of @ifindex, its link pinned in @dir. */
+static void downlink_hook(struct downlink_hook *h, const char *dir,
+			  __u32 ifindex, __u32 own_prog_id)
+{
+	char name[32];
+
+	snprintf(name, sizeof(name), OFAN_LINK_PIN_PREFIX "%u", ifindex);
+	pin_path(h->pin, sizeof(h->pin), dir, name);
+	h->t = (struct tc_attach){ .ifindex = ifindex, .egress = false,
+				   .handle = OFAN_TC_HANDLE,
+				   .priority = OFAN_TC_PRIORITY,
+				   .link_pin = h->pin,
+				   .prog_name = OFAN_PROG_PIN,
+				   .own_prog_id = own_prog_id,
+				   .defer_pin = true };
+	h->info.link_fd = -1;
+}
+
 struct loader {
 	struct ofan_conf	*conf;
 	struct ofan_bpf		*skel;
@@ -81,6 +113,7 @@ struct loader {
 	__u32			inited;		/* pointers started now */
 	__u32			stale_prefixes;
 	__u32			detached;
+	struct downlink_hook	*hooks;		/* conf's downlinks' */
 };
 
 static int map_fd(struct bpf_map *map)
@@ -523,46 +556,96 @@ static __u32 link_ifindex(const struct symofan_link *ln)
 	return if_nametoindex(ln->ifname);
 }
 
-/* Detaches the program from @ifindex; 0 also when it was not there. */
-static int detach_link(__u32 ifindex)
+/*
+ * Detaches the program pinned in @dir from @ifindex (its link and its
+ * clsact filter); 0 also when it was not there.
+ */
+static int detach_link(const char *dir, __u32 ifindex)
 {
-	DECLARE_LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = ifindex,
-			    .attach_point = BPF_TC_INGRESS);
-	DECLARE_LIBBPF_OPTS(bpf_tc_opts, opts, .handle = OFAN_TC_HANDLE,
-			    .priority = OFAN_TC_PRIORITY);
+	struct downlink_hook h;
 	int err;
 
 	if (!ifindex)
 		return 0;
-	err = bpf_tc_detach(&hook, &opts);
-	if (err == -ENOENT || err == -EINVAL || err == -ENODEV)
+	downlink_hook(&h, dir, ifindex, 0);
+	err = tc_detach_prog(&h.t);
+	return err == -ENOENT ? 0 : err;
+}
+
+/* The id of the program pinned in @dir by the last load, or 0. */
+static __u32 pinned_prog_id(const char *dir)
+{
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info);
+	char path[256];
+	int fd;
+
+	pin_path(path, sizeof(path), dir, OFAN_PROG_PIN);
+	fd = bpf_obj_get(path);
+	if (fd < 0)
 		return 0;
-	return err;
+	if (bpf_obj_get_info_by_fd(fd, &info, &len))
+		info.id = 0;
+	close(fd);
+	return info.id;
+}
+
+/* New links of this load not pinned yet: dropped, detaching them. */
+static void load_abort_links(struct loader *l)
+{
+	__u32 i;
+
+	for (i = 0; l->hooks && i < l->conf->nr_downlinks; i++)
+		tc_attach_abort(&l->hooks[i].info);
+}
+
+/* Once the load has succeeded: its new links pinned. */
+static int load_commit_links(struct loader *l)
+{
+	__u32 i;
+	int err;
+
+	for (i = 0; i < l->conf->nr_downlinks; i++) {
+		err = tc_attach_commit(&l->hooks[i].t, &l->hooks[i].info);
+		if (err) {
+			error("cannot pin the link of %s at %s: %s",
+			      l->conf->downlinks[i].ifname, l->hooks[i].pin,
+			      why(-err));
+			load_abort_links(l);
+			return err;
+		}
+	}
+	return 0;
 }
 
 static int load_attach(struct loader *l)
 {
 	const struct ofan_conf *conf = l->conf;
 	int prog_fd = bpf_program__fd(l->skel->progs.ofan_ingress);
-	__u32 i, ifindex;
+	__u32 i, ifindex, own = pinned_prog_id(conf->pin_dir);
+	struct downlink_hook *h;
+	char foreign[160];
 	int err;
 
+	l->hooks = calloc(conf->nr_downlinks ? conf->nr_downlinks : 1,
+			  sizeof(*l->hooks));
+	if (!l->hooks) {
+		error("out of memory");
+		return -ENOMEM;
+	}
 	for (i = 0; i < conf->nr_downlinks; i++) {
 		const struct ofan_conf_downlink *d = &conf->downlinks[i];
-		DECLARE_LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = d->ifindex,
-				    .attach_point = BPF_TC_INGRESS);
-		DECLARE_LIBBPF_OPTS(bpf_tc_opts, opts, .handle = OFAN_TC_HANDLE,
-				    .priority = OFAN_TC_PRIORITY,
-				    .prog_fd = prog_fd,
-				    .flags = BPF_TC_F_REPLACE);
 
-		err = tc_hook_create_quiet(&hook);
-		if (err && err != -EEXIST) {
-			error("cannot create the clsact qdisc on %s: %s",
-			      d->ifname, why(-err));
+		h = &l->hooks[i];
+		downlink_hook(h, conf->pin_dir, d->ifindex, own);
+		err = tc_attach_prog(&h->t, prog_fd, &h->info);
+		if (err == -EBUSY) {
+			error("the ingress of %s runs another pin folder's Ofan program (%s); unload it there first",
+			      d->ifname,
+			      tc_foreign_text(&h->info, d->ifname, false,
+					      foreign, sizeof(foreign)));
 			return err;
 		}
-		err = bpf_tc_attach(&hook, &opts);
 		if (err) {
 			error("cannot attach to the ingress of %s: %s",
 			      d->ifname, why(-err));
@@ -574,7 +657,7 @@ static int load_attach(struct loader *l)
 		ifindex = link_ifindex(&l->state->downlinks[i]);
 		if (!ifindex || conf_has_downlink(conf, ifindex))
 			continue;
-		err = detach_link(ifindex);
+		err = detach_link(conf->pin_dir, ifindex);
 		if (err)
 			error("warning: cannot detach from %s: %s",
 			      l->state->downlinks[i].ifname, why(-err));
@@ -796,6 +879,8 @@ static int do_load(struct ofan_conf *conf, const char *config)
 		error("cannot record the agent's state: %s", why(errno));
 		goto out;
 	}
+	if (load_commit_links(&l))
+		goto out;
 	chmod_pins(l.skel, dir);
 
 	for (i = 0; i < conf->w; i++)
@@ -808,6 +893,8 @@ static int do_load(struct ofan_conf *conf, const char *config)
 	       l.inited, dir);
 	ret = EXIT_OK;
 out:
+	load_abort_links(&l);
+	free(l.hooks);
 	ofan_bpf__destroy(l.skel);
 	if (state_fd >= 0)
 		close(state_fd);
@@ -840,6 +927,36 @@ int cmd_ofan_load(const struct command *cmd, int argc, char **argv)
 }
 
 /* ---- unload --------------------------------------------------------- */
+
+/*
+ * The link pins left in @dir once the recorded downlinks are detached
+ * (a device renamed or moved away, or a downlink of a load that failed
+ * to record its state): each detached and unpinned.  How many.
+ */
+static __u32 unpin_links(const char *dir)
+{
+	const size_t len = strlen(OFAN_LINK_PIN_PREFIX);
+	char path[256];
+	struct dirent *de;
+	__u32 removed = 0;
+	int fd;
+	DIR *d = opendir(dir);
+
+	while (d && (de = readdir(d))) {
+		if (strncmp(de->d_name, OFAN_LINK_PIN_PREFIX, len))
+			continue;
+		pin_path(path, sizeof(path), dir, de->d_name);
+		fd = bpf_obj_get(path);
+		if (fd >= 0) {
+			bpf_link_detach(fd);
+			close(fd);
+		}
+		removed += !unlink(path);
+	}
+	if (d)
+		closedir(d);
+	return removed;
+}
 
 int cmd_ofan_unload(const struct command *cmd, int argc, char **argv)
 {
@@ -888,7 +1005,7 @@ int cmd_ofan_unload(const struct command *cmd, int argc, char **argv)
 		st->nr_downlinks = 0;
 	}
 	for (i = 0; i < st->nr_downlinks && i < OFAN_CONF_MAX_DOWNLINKS; i++) {
-		err = detach_link(link_ifindex(&st->downlinks[i]));
+		err = detach_link(dir, link_ifindex(&st->downlinks[i]));
 		if (err) {
 			error("cannot detach from %s: %s", st->downlinks[i].ifname,
 			      why(-err));
@@ -913,6 +1030,7 @@ int cmd_ofan_unload(const struct command *cmd, int argc, char **argv)
 	unlink(path);
 	pin_path(path, sizeof(path), dir, SYMOFAN_STATE_PIN);
 	removed += !unlink(path);
+	removed += unpin_links(dir);
 	if (rmdir(dir))
 		error("warning: %s not removed: %s", dir, strerror(errno));
 	printf("symofan: ofan unloaded: detached from %u downlinks, removed %u pins in %s\n",

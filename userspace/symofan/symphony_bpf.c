@@ -15,7 +15,13 @@
  * pins it and its port maps in --pin-dir; later attaches reuse them, so
  * that the ports of a switch share one program and the jobs' state.  The
  * last detach removes the pins.
+ *
+ * Where the kernel has tcx (6.6 and later), each port runs the program by
+ * a tcx link pinned in --pin-dir as tcx_egress_IFINDEX (bpftool link and
+ * bpftool net show it, and the pin folder it is in); elsewhere, or with
+ * --hook clsact, by a filter on the port's clsact egress (tc_attach.h).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <net/if.h>
@@ -41,7 +47,7 @@
 #include "symphony_bpf_cfg.h"
 #include "symphony_cmd.h"
 #include "symphony_param.h"
-#include "tc_hook.h"
+#include "tc_attach.h"
 #include "tool_util.h"
 
 #define SYMPHONY_BPF_PIN_DIR	"/sys/fs/bpf/symphony-bpf"
@@ -49,6 +55,8 @@
 #define PORTS_PIN		"ports"
 #define STATS_PIN		"port_stats"
 #define PROG_META_PIN		"meta"
+/* a port's tcx link: LINK_PIN_PREFIX and its ifindex */
+#define LINK_PIN_PREFIX		"tcx_egress_"
 
 /* tc filter handle and priority of the attachment, "5c" for Symphony */
 #define SYMPHONY_TC_HANDLE	0x5c
@@ -59,6 +67,7 @@ struct sym_args {
 	const char	*registry;
 	const char	*dev;
 	bool		json;
+	bool		hook_clsact;	/* --hook clsact */
 	int		nr_words;
 	char		**words;	/* PARAMETER VALUE pairs */
 };
@@ -96,6 +105,14 @@ static int sym_parse(const struct command *cmd, int argc, char **argv,
 				a->registry = argv[++i];
 		} else if (!strcmp(argv[i], "--json")) {
 			a->json = true;
+		} else if (!strcmp(argv[i], "--hook")) {
+			if (i + 1 == argc || (strcmp(argv[i + 1], "tcx") &&
+					      strcmp(argv[i + 1], "clsact"))) {
+				error("--hook wants tcx or clsact, got '%s'",
+				      i + 1 == argc ? "" : argv[i + 1]);
+				return -1;
+			}
+			a->hook_clsact = !strcmp(argv[++i], "clsact");
 		} else if (argv[i][0] == '-' && argv[i][1] == '-') {
 			error("unknown option '%s'", argv[i]);
 			sym_usage(cmd);
@@ -183,6 +200,26 @@ static int open_pin(const char *dir, const char *name)
 	return fd < 0 ? -errno : fd;
 }
 
+/* The hook of @ifindex's egress, its link pinned in @dir as @pin. */
+static void port_hook(struct tc_attach *t, char *pin, size_t size,
+		      const char *dir, __u32 ifindex)
+{
+	char name[32];
+
+	snprintf(name, sizeof(name), LINK_PIN_PREFIX "%u", ifindex);
+	pin_path(pin, size, dir, name);
+	*t = (struct tc_attach){ .ifindex = ifindex, .egress = true,
+				 .handle = SYMPHONY_TC_HANDLE,
+				 .priority = SYMPHONY_TC_PRIORITY,
+				 .link_pin = pin, .prog_name = PROG_PIN,
+				 .defer_pin = true };
+}
+
+static bool is_link_pin(const char *name)
+{
+	return !strncmp(name, LINK_PIN_PREFIX, strlen(LINK_PIN_PREFIX));
+}
+
 static const char *const pin_names[] = {
 	PROG_PIN, PORTS_PIN, STATS_PIN, PROG_META_PIN,
 };
@@ -227,6 +264,8 @@ static bool some_pinned(const char *dir, char *names, size_t size)
 {
 	char path[BPFFS_DIR_MAX + 64];
 	size_t i, used = 0;
+	struct dirent *de;
+	DIR *links;
 
 	names[0] = '\0';
 	for (i = 0; i < ARRAY_SIZE(pin_names); i++) {
@@ -236,8 +275,15 @@ static bool some_pinned(const char *dir, char *names, size_t size)
 		used += snprintf(names + used, size - used, "%s%s",
 				 used ? ", " : "", pin_names[i]);
 		if (used >= size)
-			break;
+			return true;
 	}
+	links = opendir(dir);
+	while (links && (de = readdir(links)) && used < size)
+		if (is_link_pin(de->d_name))
+			used += snprintf(names + used, size - used, "%s%s",
+					 used ? ", " : "", de->d_name);
+	if (links)
+		closedir(links);
 	return names[0];
 }
 
@@ -304,12 +350,24 @@ static bool prog_uses_map(int prog_fd, int map_fd)
 static void unpin_all(const char *dir)
 {
 	char path[BPFFS_DIR_MAX + 64];
+	struct dirent *de;
+	DIR *links;
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(pin_names); i++) {
 		pin_path(path, sizeof(path), dir, pin_names[i]);
 		unlink(path);
 	}
+	/* links of ports that serve no longer (their device went) */
+	links = opendir(dir);
+	while (links && (de = readdir(links))) {
+		if (!is_link_pin(de->d_name))
+			continue;
+		pin_path(path, sizeof(path), dir, de->d_name);
+		unlink(path);
+	}
+	if (links)
+		closedir(links);
 	rmdir(dir);
 }
 
@@ -472,12 +530,16 @@ static struct symphony_bpf_stats *stats_buf(void)
 	return ncpus < 1 ? NULL : calloc(ncpus, sizeof(struct symphony_bpf_stats));
 }
 
-/* Ports of @p whose device is gone from this namespace (their filter
- * went with it): removed, so that the last real detach unpins.  Under
- * the folder's lock.  Returns how many.
+/*
+ * Ports of @p whose device is gone from this namespace (their link or
+ * filter went with it): removed, and their link pins with them, so that
+ * the last real detach unpins.  Under the folder's lock.  Returns how
+ * many.
  */
-static int prune_vanished(const struct pinned *p)
+static int prune_vanished(const struct pinned *p, const char *dir)
 {
+	char pin[BPFFS_DIR_MAX + 64];
+	struct tc_attach t;
 	__u32 key, next, gone[64];
 	char name[IF_NAMESIZE];
 	bool first = true;
@@ -492,6 +554,8 @@ static int prune_vanished(const struct pinned *p)
 	}
 	for (i = 0; i < nr; i++) {
 		bpf_map_delete_elem(p->ports_fd, &gone[i]);
+		port_hook(&t, pin, sizeof(pin), dir, gone[i]);
+		tc_detach_link(&t);
 		printf("symofan: port of ifindex %u removed: its device is gone\n",
 		       gone[i]);
 	}
@@ -563,19 +627,90 @@ static int claim_registry(struct jobs_dir *reg)
 	return set_jobs_owner(reg, SYMPHONY_JOBS_OWNER_BPF);
 }
 
-/* Attach @prog_fd to the egress of @ifindex (replacing ours): 0 or -errno. */
-static int tc_attach(__u32 ifindex, int prog_fd)
+/* Whether the ports map of @ports_fd still holds a port. */
+static bool any_port(int ports_fd)
 {
-	DECLARE_LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = ifindex,
-			    .attach_point = BPF_TC_EGRESS);
-	DECLARE_LIBBPF_OPTS(bpf_tc_opts, opts, .handle = SYMPHONY_TC_HANDLE,
-			    .priority = SYMPHONY_TC_PRIORITY,
-			    .prog_fd = prog_fd, .flags = BPF_TC_F_REPLACE);
-	int r = tc_hook_create_quiet(&hook);
+	__u32 key;
 
-	if (r && r != -EEXIST)
-		return r;
-	return bpf_tc_attach(&hook, &opts);
+	return !bpf_map_get_next_key(ports_fd, NULL, &key);
+}
+
+/*
+ * The program of the registry's jobs is gone: the registry of @reg (open
+ * and locked) is nobody's again (unless another program, from another
+ * pin folder, still uses its jobs map).
+ */
+static void release_jobs(struct jobs_dir *reg)
+{
+	int tries;
+
+	/* an unpinned, detached program is freed a moment later (RCU) */
+	for (tries = 0; reg->meta.owner == SYMPHONY_JOBS_OWNER_BPF &&
+	     tries < 100; tries++) {
+		if (!map_used_by_prog(reg->jobs_fd)) {
+			set_jobs_owner(reg, SYMPHONY_JOBS_OWNER_NONE);
+			break;
+		}
+		usleep(10000);
+	}
+}
+
+/* release_jobs() for the registry in @dir. */
+static void release_registry(const char *dir)
+{
+	struct jobs_dir reg;
+
+	if (open_jobs_dir(&reg, dir, true))
+		return;
+	release_jobs(&reg);
+	close_jobs_dir(&reg);
+}
+
+/* How a port runs the program: "tcx link id N", "clsact filter", "none". */
+static const char *hook_text(const struct tc_attach_info *h, char *buf,
+			     size_t size)
+{
+	if (h->kind == TC_HOOK_TCX)
+		snprintf(buf, size, "tcx link id %u", h->link_id);
+	else if (h->kind == TC_HOOK_CLSACT)
+		snprintf(buf, size, "clsact filter");
+	else
+		snprintf(buf, size, "not attached");
+	return buf;
+}
+
+/*
+ * Attach @prog_fd to the egress of @ifindex, by a tcx link pinned in
+ * @a's folder or a clsact filter: 0, or -1 after saying why not.
+ */
+static int port_attach(const struct sym_args *a, __u32 ifindex, int prog_fd,
+		       bool reattach, struct tc_attach_info *info)
+{
+	char pin[BPFFS_DIR_MAX + 64], foreign[160];
+	struct tc_attach t;
+	int r;
+
+	port_hook(&t, pin, sizeof(pin), a->pin_dir, ifindex);
+	t.force_clsact = a->hook_clsact;
+	r = tc_attach_prog(&t, prog_fd, info);
+	/* a new link holds from its pin on: before it, a killed attach
+	 * leaves the port as it was
+	 */
+	if (!r)
+		r = tc_attach_commit(&t, info);
+	if (r == -EBUSY) {
+		error("the egress of %s runs another pin folder's Symphony program (%s); detach it there first",
+		      a->dev, tc_foreign_text(info, a->dev, true, foreign,
+					      sizeof(foreign)));
+		return -1;
+	}
+	if (r) {
+		error("cannot attach to the egress of %s: %s%s", a->dev,
+		      why(-r),
+		      reattach ? " (its earlier attachment runs on as it was)" : "");
+		return -1;
+	}
+	return 0;
 }
 
 static int cmd_attach(const struct command *cmd, int argc, char **argv)
@@ -583,11 +718,13 @@ static int cmd_attach(const struct command *cmd, int argc, char **argv)
 	struct pinned p = PINNED_NONE;
 	struct symphony_bpf_port port = {}, old_port;
 	struct symphony_bpf_stats *old_stats = NULL;
+	struct tc_attach_info hook;
+	char how[48];
 	struct jobs_dir reg = { .jobs_fd = -1, .registry_fd = -1,
 				.meta_fd = -1, .locks_fd = -1, .lock_fd = -1 };
 	struct sym_args a;
 	char err[256], names[64];
-	bool reattach;
+	bool reattach = false, loaded = false;
 	__u64 rate;
 	__u32 ifindex;
 	int ret = 2, r, dir_lock = -1;
@@ -623,6 +760,7 @@ static int cmd_attach(const struct command *cmd, int argc, char **argv)
 		}
 		if (claim_registry(&reg) || load_and_pin(a.pin_dir, &reg, &p))
 			goto out;
+		loaded = true;
 	} else if (!same_netns(&p, a.pin_dir)) {
 		goto out;
 	} else if (!prog_uses_map(p.prog_fd, reg.jobs_fd) ||
@@ -635,7 +773,7 @@ static int cmd_attach(const struct command *cmd, int argc, char **argv)
 	}
 	if (!ports_layout_ok(&p, a.pin_dir))
 		goto out;
-	prune_vanished(&p);
+	prune_vanished(&p, a.pin_dir);
 	port.ifindex = ifindex;
 	if (stats_slot(p.ports_fd, ifindex, &port.stats_slot)) {
 		error("no counters left for %s: the program in %s serves %d ports already",
@@ -658,14 +796,11 @@ static int cmd_attach(const struct command *cmd, int argc, char **argv)
 		error("cannot set the port of %s: %s", a.dev, why(errno));
 		goto out_port;
 	}
-	r = tc_attach(ifindex, p.prog_fd);
-	if (r) {
-		error("cannot attach to the egress of %s: %s%s", a.dev, why(-r),
-		      reattach ? " (its earlier attachment runs on as it was)" : "");
+	if (port_attach(&a, ifindex, p.prog_fd, reattach, &hook))
 		goto out_port;
-	}
-	printf("symofan: Symphony on the egress of %s: rate %llu bit/s, kmin %u kmax %u bytes, marking %s, jobs map %s/%s (%u slots)\n",
-	       a.dev, (unsigned long long)rate, port.cfg.kmin_bytes,
+	printf("symofan: Symphony on the egress of %s (%s): rate %llu bit/s, kmin %u kmax %u bytes, marking %s, jobs map %s/%s (%u slots)\n",
+	       a.dev, hook_text(&hook, how, sizeof(how)),
+	       (unsigned long long)rate, port.cfg.kmin_bytes,
 	       port.cfg.kmax_bytes,
 	       port.cfg.marking == SYMPHONY_MARKING_RED ? "red" : "symphony",
 	       a.registry, JOBS_PIN, reg.meta.nr_jobs);
@@ -678,6 +813,12 @@ out_port:
 	} else {
 		bpf_map_delete_elem(p.ports_fd, &ifindex);
 	}
+	/* a program loaded for this port alone goes with it */
+	if (loaded && !any_port(p.ports_fd)) {
+		close_pinned(&p);
+		unpin_all(a.pin_dir);
+		release_jobs(&reg);
+	}
 out:
 	free(old_stats);
 	close_pinned(&p);
@@ -687,39 +828,6 @@ out:
 out_args:
 	free(a.words);
 	return r > 0 ? 0 : ret;
-}
-
-/* Whether the ports map of @ports_fd still holds a port. */
-static bool any_port(int ports_fd)
-{
-	__u32 key;
-
-	return !bpf_map_get_next_key(ports_fd, NULL, &key);
-}
-
-/*
- * The program of the registry's jobs is gone: the registry is nobody's
- * again (unless another program, from another pin folder, still uses
- * its jobs map).
- */
-static void release_registry(const char *dir)
-{
-	struct jobs_dir reg;
-
-	int tries;
-
-	if (open_jobs_dir(&reg, dir, true))
-		return;
-	/* an unpinned, detached program is freed a moment later (RCU) */
-	for (tries = 0; reg.meta.owner == SYMPHONY_JOBS_OWNER_BPF &&
-	     tries < 100; tries++) {
-		if (!map_used_by_prog(reg.jobs_fd)) {
-			set_jobs_owner(&reg, SYMPHONY_JOBS_OWNER_NONE);
-			break;
-		}
-		usleep(10000);
-	}
-	close_jobs_dir(&reg);
 }
 
 /* "DEV" or "ifindex N" (a device that is gone has only its number). */
@@ -750,10 +858,9 @@ static int detach_target(const struct sym_args *a, __u32 *ifindex,
 
 static int cmd_detach(const struct command *cmd, int argc, char **argv)
 {
-	DECLARE_LIBBPF_OPTS(bpf_tc_hook, hook, .attach_point = BPF_TC_EGRESS);
-	DECLARE_LIBBPF_OPTS(bpf_tc_opts, opts, .handle = SYMPHONY_TC_HANDLE,
-			    .priority = SYMPHONY_TC_PRIORITY);
+	char pin[BPFFS_DIR_MAX + 64];
 	struct pinned p = PINNED_NONE;
+	struct tc_attach hook;
 	struct sym_args a;
 	char name[IF_NAMESIZE + 16];
 	int ret = 2, r, dir_lock = -1;
@@ -772,8 +879,8 @@ static int cmd_detach(const struct command *cmd, int argc, char **argv)
 	dir_lock = lock_pin_dir(a.pin_dir, false);
 	if (dir_lock < 0 || open_attached(a.pin_dir, &p))
 		goto out;
-	hook.ifindex = ifindex;
-	r = bpf_tc_detach(&hook, &opts);
+	port_hook(&hook, pin, sizeof(pin), a.pin_dir, ifindex);
+	r = tc_detach_prog(&hook);
 	had_port = !bpf_map_delete_elem(p.ports_fd, &ifindex);
 	/* its stats slot is free now: the next attach zeroes it */
 	if (!had_port && r) {
@@ -782,7 +889,7 @@ static int cmd_detach(const struct command *cmd, int argc, char **argv)
 	}
 	if (r && r != -ENOENT && r != -ENODEV && r != -EINVAL)
 		error("warning: cannot detach from %s: %s", name, why(-r));
-	prune_vanished(&p);
+	prune_vanished(&p, a.pin_dir);
 	if (!any_port(p.ports_fd)) {
 		close_pinned(&p);
 		unpin_all(a.pin_dir);
@@ -856,13 +963,18 @@ static void add_u64(struct json_object *o, const char *key, __u64 v)
 
 static struct json_object *port_json(const struct symphony_bpf_port *port,
 				     const struct symphony_bpf_stats *s,
-				     const char *name, __u64 backlog_ns)
+				     const char *name, __u64 backlog_ns,
+				     const struct tc_attach_info *hook)
 {
 	const struct symphony_bpf_cfg *c = &port->cfg;
 	struct json_object *o = json_object_new_object(), *st;
 
 	json_object_object_add(o, "dev", json_object_new_string(name));
 	add_u64(o, "ifindex", port->ifindex);
+	json_object_object_add(o, "hook",
+			       json_object_new_string(tc_hook_name(hook->kind)));
+	add_u64(o, "link_id", hook->link_id);
+	add_u64(o, "prog_id", hook->prog_id);
 	add_u64(o, "rate_bps", c->rate_bps);
 	add_u64(o, "limit_packets", c->limit_packets);
 	add_u64(o, "limit_bytes", c->limit_bytes);
@@ -943,6 +1055,9 @@ static int cmd_status(const struct command *cmd, int argc, char **argv)
 	while (!bpf_map_get_next_key(p.ports_fd, first ? NULL : &key, &next)) {
 		struct symphony_bpf_port port;
 		struct symphony_bpf_stats s;
+		char pin[BPFFS_DIR_MAX + 64];
+		struct tc_attach_info hook;
+		struct tc_attach t;
 		char name[IF_NAMESIZE] = "(gone)";
 		__u64 now = mono_now_ns(), backlog;
 
@@ -954,7 +1069,10 @@ static int cmd_status(const struct command *cmd, int argc, char **argv)
 		port_stats(p.stats_fd, port.stats_slot, &s);
 		if_indextoname(key, name);
 		backlog = port.empty_ns > now ? port.empty_ns - now : 0;
-		json_object_array_add(ports, port_json(&port, &s, name, backlog));
+		port_hook(&t, pin, sizeof(pin), a.pin_dir, key);
+		tc_attach_query(&t, &hook);
+		json_object_array_add(ports, port_json(&port, &s, name, backlog,
+						       &hook));
 	}
 	if (want && !json_object_array_length(ports)) {
 		error("Symphony is not attached to %s", a.dev);
@@ -969,8 +1087,10 @@ static int cmd_status(const struct command *cmd, int argc, char **argv)
 			struct json_object *o = json_object_array_get_idx(ports, i), *st;
 
 			json_object_object_get_ex(o, "stats", &st);
-			printf("%s: rate %s bit/s, RED kmin %s kmax %s bytes pmax %s ppm, marking %s, k %s ppm; phantom backlog %s bytes\n",
-			       stat_of(o, "dev"), stat_of(o, "rate_bps"),
+			printf("%s (%s, link id %s, prog id %s): rate %s bit/s, RED kmin %s kmax %s bytes pmax %s ppm, marking %s, k %s ppm; phantom backlog %s bytes\n",
+			       stat_of(o, "dev"), stat_of(o, "hook"),
+			       stat_of(o, "link_id"), stat_of(o, "prog_id"),
+			       stat_of(o, "rate_bps"),
 			       stat_of(o, "kmin_bytes"), stat_of(o, "kmax_bytes"),
 			       stat_of(o, "pmax_ppm"), stat_of(o, "marking"),
 			       stat_of(o, "k_ppm"),
@@ -1006,14 +1126,18 @@ static void print_param_table(FILE *f)
 const struct command symphony_commands[] = {
 	{
 		.name = "attach",
-		.synopsis = "DEV rate RATE [PARAMETER VALUE]... [--registry DIR] [--pin-dir DIR]",
+		.synopsis = "DEV rate RATE [PARAMETER VALUE]... [--registry DIR] [--pin-dir DIR] [--hook tcx|clsact]",
 		.help = "run Symphony as tc-BPF on the egress of DEV, RED on a phantom queue draining at RATE",
 		.details =
 		"  RATE is the port's (its HTB or TBF rate): the phantom queue that RED\n"
 		"  marks on drains at it.  The jobs' state is the registry's (symofan job\n"
 		"  init; --registry, default " JOBS_PIN_DIR "), shared by every port.\n"
 		"  Attaching to a port again replaces its parameters.  limit and\n"
-		"  limit_bytes size the phantom queue (limit in frames of DEV's MTU).\n",
+		"  limit_bytes size the phantom queue (limit in frames of DEV's MTU).\n"
+		"  The port runs the program by a tcx link pinned in --pin-dir where the\n"
+		"  kernel has tcx (Linux 6.6 and later), else by a filter on its clsact\n"
+		"  egress; --hook clsact asks for the filter.  A port that runs another\n"
+		"  pin folder's Symphony program is refused.\n",
 		.print_details = print_param_table,
 		.run = cmd_attach,
 	},
