@@ -50,6 +50,7 @@ timeout_s=$(sed -n 's/^timeout=//p' "$here/settings")
 # The debug kernel runs everything several times slower under TCG.
 case "${SYMOFAN_VM_KERNEL:-}" in *debug) timeout_s=$((timeout_s * 4)) ;; esac
 slow_tests=$(sed -n 's/^slow=//p' "$here/settings")
+module_free_tests=$(sed -n 's/^module_free=//p' "$here/settings")
 
 tests_of() {
 	local f
@@ -67,10 +68,14 @@ vm_tests=()
 read -r -a kernel_list <<<"$kernels"
 
 # vm_test_runs_on TEST KERNEL: whether TEST runs on KERNEL (NAME or
-# NAME:quick, which leaves out the "slow" tests of settings).
+# NAME:quick, which leaves out the "slow" tests of settings, and on a
+# debug kernel also its "module_free" ones).
 vm_test_runs_on() {
 	case "$2" in
 	*:quick) case " $slow_tests " in *" ${1##*/} "*) return 1 ;; esac ;;
+	esac
+	case "$2" in
+	*-debug:quick) case " $module_free_tests " in *" ${1##*/} "*) return 1 ;; esac ;;
 	esac
 	return 0
 }

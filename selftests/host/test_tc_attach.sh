@@ -87,7 +87,7 @@ if [ "$hook" = tcx ]; then
 		grep -q "pinned $pins/tcx_egress_$(ifindex_of "$sw" p0)\$" \
 		<<<"$("$BPFTOOL" -f link show id "$link")"
 else
-	check "no link pin without tcx" test -z "$(ls "$pins" | grep tcx_)"
+	check "no link pin without tcx" test -z "$(compgen -G "$pins/tcx_*")"
 fi
 
 sw_sym attach p0 rate 5gbit kmin 100mb kmax 200mb --registry "$reg" --pin-dir "$pins" >/dev/null
@@ -105,7 +105,7 @@ check_eq "... p0 keeps its program, and the second folder is gone" "$hook ${link
 sw_sym attach p0 "${params[@]}" --registry "$reg" --pin-dir "$pins" --hook clsact >/dev/null
 check_eq "--hook clsact moves p0 to a clsact filter: no link left, one program" \
 	"clsact [\"symphony_egress\"] " \
-	"$(kind_of p0 egress symphony_egress) $(on_hook p0 egress) $(ls "$pins" | grep tcx_)"
+	"$(kind_of p0 egress symphony_egress) $(on_hook p0 egress) $(compgen -G "$pins/tcx_*")"
 sw_sym attach p0 "${params[@]}" --registry "$reg" --pin-dir "$pins" >/dev/null
 check_eq "... and an attach without it moves it back: one program, by $hook" \
 	"$hook [\"symphony_egress\"]" "$(kind_of p0 egress symphony_egress) $(on_hook p0 egress)"
@@ -115,8 +115,8 @@ n=$(kill_count "$durable_call" "$durable_sym" "$symofan" symphony attach p1 "${p
 sw_sym detach p1 --pin-dir "$pins" --registry "$reg" >/dev/null
 ktap_print "p1's attach is lasting from $durable_call call $n"
 kill_run "$durable_call" "${n:-1}" "$symofan" symphony attach p1 "${params[@]}" --registry "$reg" --pin-dir "$pins"
-check_eq "an attach killed there leaves p1 running nothing, no link of it pinned" "[] no" \
-	"$(on_hook p1 egress) $([ -e "$pins/tcx_egress_$(ifindex_of "$sw" p1)" ] && echo yes || echo no)"
+check_eq "an attach killed there leaves p1 running nothing, no link of it pinned" "found [] no" \
+	"$([ -n "$n" ] && echo found || echo "no $durable_call call in the trace") $(on_hook p1 egress) $([ -e "$pins/tcx_egress_$(ifindex_of "$sw" p1)" ] && echo yes || echo no)"
 check_jq "... status shows p1's port on no hook, p0's as it was" \
 	"(.[] | select(.dev == \"p1\") | .hook == \"none\") and (.[] | select(.dev == \"p0\") | .hook == \"$hook\")" \
 	"$(sw_sym status --pin-dir "$pins" --json)"
@@ -155,8 +155,8 @@ n=$(kill_count "$durable_call" "$durable_ofan" "$symofan" ofan load "$tmp/ofan.c
 ofan unload --pin-dir "$base/ofan" >/dev/null
 ktap_print "the load is lasting from $durable_call call $n"
 kill_run "$durable_call" "${n:-1}" "$symofan" ofan load "$tmp/ofan.conf"
-check_eq "a first load killed there leaves both downlinks running nothing" "[] []" \
-	"$(on_hook p2 ingress) $(on_hook d3 ingress)"
+check_eq "a first load killed there leaves both downlinks running nothing" "found [] []" \
+	"$([ -n "$n" ] && echo found || echo "no $durable_call call in the trace") $(on_hook p2 ingress) $(on_hook d3 ingress)"
 check "... and the next load attaches both" ofan load "$tmp/ofan.conf"
 check_eq "... by $hook, one program on each" \
 	"$hook $hook [\"ofan_ingress\"] [\"ofan_ingress\"]" \
