@@ -131,6 +131,8 @@ chmod 0755 "$rundir"
 	[ -z "${CI:-}" ] || echo "export CI=$(printf %q "$CI")"
 	[ -z "${SYMOFAN_VM_TESTS:-}" ] ||
 		echo "export SYMOFAN_VM_TESTS=$(printf %q "$SYMOFAN_VM_TESTS")"
+	[ -z "${SYMOFAN_KMEMLEAK_SCAN:-}" ] ||
+		echo "export SYMOFAN_KMEMLEAK_SCAN=$(printf %q "$SYMOFAN_KMEMLEAK_SCAN")"
 	for m in "${modules[@]}"; do
 		echo "insmod $(printf %q "$m") || { echo 'vm-run: insmod $m failed'; exit 125; }"
 	done

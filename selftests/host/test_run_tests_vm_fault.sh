@@ -6,7 +6,8 @@
 # After an emulator fault (123) the tests that did not report run again
 # in one new boot, keeping their numbers, and the closing line counts
 # each test once; a second fault leaves them failed, with no third boot;
-# a kernel splat (125) is never run again.
+# a kernel splat (125) is never run again.  And what a boot is told of
+# kmemleak: a scan after each test, or on a :quick tier one at the end.
 . "$(dirname "$0")/../lib.sh"
 
 runner=$SELFTESTS_DIR/run_tests.sh
@@ -20,6 +21,7 @@ k=$2 n=${*: -1}
 calls=$(( $(cat "$STATE/calls" 2>/dev/null || echo 0) + 1 ))
 echo "$calls" >"$STATE/calls"
 echo "$SYMOFAN_VM_TESTS" >>"$STATE/lists"
+echo "$k ${SYMOFAN_KMEMLEAK_SCAN:-unset}" >>"$STATE/scans"
 for t in $SYMOFAN_VM_TESTS; do
 	echo "ok $n $t [$k]"
 	n=$((n + 1))
@@ -37,13 +39,14 @@ mapfile -t tests < <("$runner" --tier vm --kernels 6.1 -t "$pattern" --list)
 [ ${#tests[@]} -ge 3 ] || ktap_skip_all "fewer than 3 VM tests match '$pattern'"
 nr=${#tests[@]}
 
-ktap_plan 7
+ktap_plan 8
 
-# run FAULTS RC: run_tests with the stand-in, its output in $tmp/out
+# run FAULTS RC [KERNELS]: run_tests with the stand-in, its output in
+# $tmp/out
 run() {
-	rm -f "$tmp/calls" "$tmp/lists"
+	rm -f "$tmp/calls" "$tmp/lists" "$tmp/scans"
 	STATE=$tmp FAULTS=$1 FAULT_RC=$2 SYMOFAN_VM_RUNNER=$tmp/vm-run \
-		"$runner" --tier vm --kernels 6.1 -t "$pattern" >"$tmp/out" 2>&1
+		"$runner" --tier vm --kernels "${3:-6.1}" -t "$pattern" >"$tmp/out" 2>&1
 }
 
 run 1 123
@@ -66,5 +69,9 @@ run 1 125
 check_eq "a kernel splat (125): no second boot" "1" "$(cat "$tmp/calls")"
 check "... and the tests it cut short fail" \
 	grep -q "^not ok 2 ${tests[1]% \[*} \[6.1\] # did not report: VM runner exited 125" "$tmp/out"
+
+run 0 0 "6.1 6.1-debug:quick"
+check_eq "a full tier's boot scans for leaks after each test, a :quick one after the last" \
+	"6.1 each,6.1-debug end" "$(paste -sd , "$tmp/scans")"
 
 ktap_finished

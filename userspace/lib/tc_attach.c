@@ -165,8 +165,15 @@ static __u32 find_tcx_link(const struct tc_attach *t, __u32 prog_id)
 	return 0;
 }
 
-/* The program of our clsact filter: its id, or 0 if there is none. */
-static __u32 clsact_prog(const struct tc_attach *t)
+enum clsact_op { CLSACT_QUERY, CLSACT_DETACH, CLSACT_ATTACH };
+
+/*
+ * One libbpf call on our clsact filter (the hook's qdisc made first for
+ * CLSACT_ATTACH); libbpf's messages kept only for the attach, whose
+ * kernel message says why it failed.  0 or -errno; @prog_id for a query.
+ */
+static int clsact_call(const struct tc_attach *t, enum clsact_op op,
+		       int prog_fd, __u32 *prog_id)
 {
 	DECLARE_LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = t->ifindex,
 			    .attach_point = t->egress ? BPF_TC_EGRESS :
@@ -174,44 +181,46 @@ static __u32 clsact_prog(const struct tc_attach *t)
 	DECLARE_LIBBPF_OPTS(bpf_tc_opts, opts, .handle = t->handle,
 			    .priority = t->priority);
 	libbpf_print_fn_t old = libbpf_set_print(libbpf_silent);
-	int err = bpf_tc_query(&hook, &opts);
+	int err;
 
+	switch (op) {
+	case CLSACT_QUERY:
+		err = bpf_tc_query(&hook, &opts);
+		*prog_id = err ? 0 : opts.prog_id;
+		break;
+	case CLSACT_DETACH:
+		err = bpf_tc_detach(&hook, &opts);
+		break;
+	default:
+		err = bpf_tc_hook_create(&hook);
+		if (err && err != -EEXIST)
+			break;
+		libbpf_set_print(old);
+		opts.prog_fd = prog_fd;
+		opts.flags = BPF_TC_F_REPLACE;
+		return bpf_tc_attach(&hook, &opts);
+	}
 	libbpf_set_print(old);
-	return err ? 0 : opts.prog_id;
+	return err;
+}
+
+/* The program of our clsact filter: its id, or 0 if there is none. */
+static __u32 clsact_prog(const struct tc_attach *t)
+{
+	__u32 id;
+
+	clsact_call(t, CLSACT_QUERY, -1, &id);
+	return id;
 }
 
 static int clsact_detach(const struct tc_attach *t)
 {
-	DECLARE_LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = t->ifindex,
-			    .attach_point = t->egress ? BPF_TC_EGRESS :
-							BPF_TC_INGRESS);
-	DECLARE_LIBBPF_OPTS(bpf_tc_opts, opts, .handle = t->handle,
-			    .priority = t->priority);
-	libbpf_print_fn_t old = libbpf_set_print(libbpf_silent);
-	int err = bpf_tc_detach(&hook, &opts);
+	int err = clsact_call(t, CLSACT_DETACH, -1, NULL);
 
-	libbpf_set_print(old);
 	/* no clsact qdisc, no filter, no device: nothing of ours there */
 	if (err == -EINVAL || err == -ENODEV)
 		err = -ENOENT;
 	return err;
-}
-
-static int clsact_attach(const struct tc_attach *t, int prog_fd)
-{
-	DECLARE_LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = t->ifindex,
-			    .attach_point = t->egress ? BPF_TC_EGRESS :
-							BPF_TC_INGRESS);
-	DECLARE_LIBBPF_OPTS(bpf_tc_opts, opts, .handle = t->handle,
-			    .priority = t->priority, .prog_fd = prog_fd,
-			    .flags = BPF_TC_F_REPLACE);
-	libbpf_print_fn_t old = libbpf_set_print(libbpf_silent);
-	int err = bpf_tc_hook_create(&hook);
-
-	libbpf_set_print(old);
-	if (err && err != -EEXIST)
-		return err;
-	return bpf_tc_attach(&hook, &opts);
 }
 
 /* Another agent's program of @t->prog_name on the hook: its id, or 0. */
@@ -319,7 +328,7 @@ int tc_attach_prog(const struct tc_attach *t, int prog_fd,
 		return -EBUSY;
 	if (tcx && !t->force_clsact)
 		return tcx_attach(t, prog_fd, new_id, info);
-	err = clsact_attach(t, prog_fd);
+	err = clsact_call(t, CLSACT_ATTACH, prog_fd, NULL);
 	if (err)
 		return err;
 	info->kind = TC_HOOK_CLSACT;
