@@ -26,7 +26,7 @@ mkdir -p "$base" && chmod 0755 "$base"
 tmp=$(mktemp -d)
 on_exit rm -rf "$tmp"
 
-ktap_plan 23
+ktap_plan 24
 
 kver=$(uname -r | awk -F. '{ print $1 * 1000 + $2 }')
 if [ "$kver" -ge 6006 ]; then hook=tcx; else hook=clsact; fi
@@ -175,6 +175,12 @@ check_eq "a second pin folder's load on the same downlinks exits 1, naming the p
 	"${r%%:*} $(grep -q "the ingress of p2 runs another pin folder's Ofan program (prog id [0-9]*, by" <<<"$r" && echo yes)"
 check_eq "... the downlinks keep the first folder's program" "$links" \
 	"$(link_of p2 ingress ofan_ingress) $(link_of d3 ingress ofan_ingress)"
+ofan unload --pin-dir "$base/ofan2" --force >/dev/null 2>&1
+# the refused load gives up at p2, before d3: what it closes on the way
+in_ns "$sw" strace -f -qq -e trace=close -o "$tmp/closes" \
+	"$symofan" ofan load "$tmp/ofan2.conf" >/dev/null 2>&1
+check_eq "... and closes no descriptor it did not open (d3's unattached hook is not fd 0)" "0" \
+	"$(grep -c '^[0-9 ]*close(0)' "$tmp/closes")"
 ofan unload --pin-dir "$base/ofan2" --force >/dev/null 2>&1
 
 # a link pinned by a load whose state lost track of it (a downlink renamed)

@@ -633,6 +633,9 @@ static int load_attach(struct loader *l)
 		error("out of memory");
 		return -ENOMEM;
 	}
+	/* a load that fails at one downlink drops the links of all */
+	for (i = 0; i < conf->nr_downlinks; i++)
+		l->hooks[i].info.link_fd = -1;
 	for (i = 0; i < conf->nr_downlinks; i++) {
 		const struct ofan_conf_downlink *d = &conf->downlinks[i];
 
