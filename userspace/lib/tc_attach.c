@@ -4,6 +4,7 @@
  * egress: a pinned tcx link where the kernel has tcx (6.6 and later), a
  * clsact filter where it does not (tc_attach.h).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -12,6 +13,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "bpffs.h"
 #include "tc_attach.h"
 
 /* The programs a tcx hook runs: more than any port carries. */
@@ -261,13 +263,16 @@ static int pin_link(int link_fd, const char *path)
 	return bpf_obj_pin(link_fd, path) ? -errno : 0;
 }
 
+/*
+ * Attach by tcx: update @link_fd, the link of @t's pin that open_link()
+ * opened (and closes here), or without one (-errno) make a new link.
+ */
 static int tcx_attach(const struct tc_attach *t, int prog_fd, __u32 new_id,
+		      int link_fd, struct tcx_link_info li,
 		      struct tc_attach_info *info)
 {
-	struct tcx_link_info li;
-	int link_fd, err;
+	int err;
 
-	link_fd = open_link(t, &li);
 	if (link_fd >= 0) {
 		if (li.prog_id != new_id &&
 		    bpf_link_update(link_fd, prog_fd, NULL)) {
@@ -318,17 +323,16 @@ int tc_attach_prog(const struct tc_attach *t, int prog_fd,
 	if (err)
 		return err;
 	fd = open_link(t, &li);
-	if (fd >= 0) {
+	if (fd >= 0)
 		link_prog = li.prog_id;
-		close(fd);
-	}
 	info->foreign_prog_id = foreign_prog(t, new_id, link_prog, tcx,
 					     &info->foreign_link_id);
-	if (info->foreign_prog_id)
-		return -EBUSY;
-	if (tcx && !t->force_clsact)
-		return tcx_attach(t, prog_fd, new_id, info);
-	err = clsact_call(t, CLSACT_ATTACH, prog_fd, NULL);
+	if (!info->foreign_prog_id && tcx && !t->force_clsact)
+		return tcx_attach(t, prog_fd, new_id, fd, li, info);
+	err = info->foreign_prog_id ? -EBUSY :
+	      clsact_call(t, CLSACT_ATTACH, prog_fd, NULL);
+	if (fd >= 0)
+		close(fd);
 	if (err)
 		return err;
 	info->kind = TC_HOOK_CLSACT;
@@ -359,20 +363,53 @@ void tc_attach_abort(struct tc_attach_info *info)
 	info->link_fd = -1;
 }
 
-/* Detach and unpin the link pinned at @t->link_pin: 0, or -ENOENT. */
-int tc_detach_link(const struct tc_attach *t)
+/* Detach and unpin the link pinned at @path: 0, or -ENOENT. */
+static int unpin_link(const char *path)
 {
-	int fd;
+	int fd = bpf_obj_get(path);
 
-	if (!t->link_pin)
-		return -ENOENT;
-	fd = bpf_obj_get(t->link_pin);
 	if (fd < 0)
 		return -ENOENT;
 	/* even if another process holds the link (a bpftool at work) */
 	bpf_link_detach(fd);
 	close(fd);
-	return unlink(t->link_pin) ? -errno : 0;
+	return unlink(path) ? -errno : 0;
+}
+
+int tc_detach_link(const struct tc_attach *t)
+{
+	return t->link_pin ? unpin_link(t->link_pin) : -ENOENT;
+}
+
+int tc_unpin_links(const char *dir, const char *prefix)
+{
+	const size_t len = strlen(prefix);
+	char path[BPFFS_DIR_MAX + 64];
+	struct dirent *de;
+	int removed = 0;
+	DIR *d = opendir(dir);
+
+	while (d && (de = readdir(d))) {
+		if (strncmp(de->d_name, prefix, len))
+			continue;
+		pin_path(path, sizeof(path), dir, de->d_name);
+		removed += !unpin_link(path);
+	}
+	if (d)
+		closedir(d);
+	return removed;
+}
+
+__u32 tc_pinned_prog_id(const char *path)
+{
+	int fd = bpf_obj_get(path);
+	__u32 id = 0;
+
+	if (fd < 0)
+		return 0;
+	prog_id_name(fd, &id, NULL);
+	close(fd);
+	return id;
 }
 
 int tc_detach_prog(const struct tc_attach *t)
@@ -402,14 +439,4 @@ void tc_attach_query(const struct tc_attach *t, struct tc_attach_info *info)
 	info->prog_id = clsact_prog(t);
 	if (info->prog_id)
 		info->kind = TC_HOOK_CLSACT;
-}
-
-bool tc_attach_prune(const struct tc_attach *t)
-{
-	struct tcx_link_info li;
-	int fd = open_link(t, &li);
-
-	if (fd >= 0)
-		close(fd);
-	return fd == -ESTALE && !unlink(t->link_pin);
 }

@@ -109,9 +109,14 @@ int tc_detach_link(const struct tc_attach *t);
 /* What of ours is on the hook: @info->kind TC_HOOK_NONE if nothing. */
 void tc_attach_query(const struct tc_attach *t, struct tc_attach_info *info);
 
-/* Remove a stale link pin: one whose link no longer serves @t's hook
- * (its device was deleted).  True if there was one.
+/*
+ * Detach and unpin every link pinned in @dir under a name starting with
+ * @prefix (links of ports that a state lost track of, or whose device
+ * went): how many.
  */
-bool tc_attach_prune(const struct tc_attach *t);
+int tc_unpin_links(const char *dir, const char *prefix);
+
+/* The id of the program pinned at @path, or 0. */
+__u32 tc_pinned_prog_id(const char *path);
 
 #endif /* SYMOFAN_LIB_TC_ATTACH_H */

@@ -15,7 +15,6 @@
  * unload needs: the network namespace and downlinks the program is
  * attached to, and which pointers were initialised.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -572,24 +571,6 @@ static int detach_link(const char *dir, __u32 ifindex)
 	return err == -ENOENT ? 0 : err;
 }
 
-/* The id of the program pinned in @dir by the last load, or 0. */
-static __u32 pinned_prog_id(const char *dir)
-{
-	struct bpf_prog_info info = {};
-	__u32 len = sizeof(info);
-	char path[256];
-	int fd;
-
-	pin_path(path, sizeof(path), dir, OFAN_PROG_PIN);
-	fd = bpf_obj_get(path);
-	if (fd < 0)
-		return 0;
-	if (bpf_obj_get_info_by_fd(fd, &info, &len))
-		info.id = 0;
-	close(fd);
-	return info.id;
-}
-
 /* New links of this load not pinned yet: dropped, detaching them. */
 static void load_abort_links(struct loader *l)
 {
@@ -622,10 +603,13 @@ static int load_attach(struct loader *l)
 {
 	const struct ofan_conf *conf = l->conf;
 	int prog_fd = bpf_program__fd(l->skel->progs.ofan_ingress);
-	__u32 i, ifindex, own = pinned_prog_id(conf->pin_dir);
+	__u32 i, ifindex, own;
 	struct downlink_hook *h;
-	char foreign[160];
+	char foreign[160], path[256];
 	int err;
+
+	pin_path(path, sizeof(path), conf->pin_dir, OFAN_PROG_PIN);
+	own = tc_pinned_prog_id(path);
 
 	l->hooks = calloc(conf->nr_downlinks ? conf->nr_downlinks : 1,
 			  sizeof(*l->hooks));
@@ -931,36 +915,6 @@ int cmd_ofan_load(const struct command *cmd, int argc, char **argv)
 
 /* ---- unload --------------------------------------------------------- */
 
-/*
- * The link pins left in @dir once the recorded downlinks are detached
- * (a device renamed or moved away, or a downlink of a load that failed
- * to record its state): each detached and unpinned.  How many.
- */
-static __u32 unpin_links(const char *dir)
-{
-	const size_t len = strlen(OFAN_LINK_PIN_PREFIX);
-	char path[256];
-	struct dirent *de;
-	__u32 removed = 0;
-	int fd;
-	DIR *d = opendir(dir);
-
-	while (d && (de = readdir(d))) {
-		if (strncmp(de->d_name, OFAN_LINK_PIN_PREFIX, len))
-			continue;
-		pin_path(path, sizeof(path), dir, de->d_name);
-		fd = bpf_obj_get(path);
-		if (fd >= 0) {
-			bpf_link_detach(fd);
-			close(fd);
-		}
-		removed += !unlink(path);
-	}
-	if (d)
-		closedir(d);
-	return removed;
-}
-
 int cmd_ofan_unload(const struct command *cmd, int argc, char **argv)
 {
 	struct symofan_state *st;
@@ -1033,7 +987,8 @@ int cmd_ofan_unload(const struct command *cmd, int argc, char **argv)
 	unlink(path);
 	pin_path(path, sizeof(path), dir, SYMOFAN_STATE_PIN);
 	removed += !unlink(path);
-	removed += unpin_links(dir);
+	/* links the state lost track of (a downlink renamed since) */
+	removed += tc_unpin_links(dir, OFAN_LINK_PIN_PREFIX);
 	if (rmdir(dir))
 		error("warning: %s not removed: %s", dir, strerror(errno));
 	printf("symofan: ofan unloaded: detached from %u downlinks, removed %u pins in %s\n",

@@ -211,8 +211,7 @@ static void port_hook(struct tc_attach *t, char *pin, size_t size,
 	*t = (struct tc_attach){ .ifindex = ifindex, .egress = true,
 				 .handle = SYMPHONY_TC_HANDLE,
 				 .priority = SYMPHONY_TC_PRIORITY,
-				 .link_pin = pin, .prog_name = PROG_PIN,
-				 .defer_pin = true };
+				 .link_pin = pin, .prog_name = PROG_PIN };
 }
 
 static bool is_link_pin(const char *name)
@@ -350,8 +349,6 @@ static bool prog_uses_map(int prog_fd, int map_fd)
 static void unpin_all(const char *dir)
 {
 	char path[BPFFS_DIR_MAX + 64];
-	struct dirent *de;
-	DIR *links;
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(pin_names); i++) {
@@ -359,15 +356,7 @@ static void unpin_all(const char *dir)
 		unlink(path);
 	}
 	/* links of ports that serve no longer (their device went) */
-	links = opendir(dir);
-	while (links && (de = readdir(links))) {
-		if (!is_link_pin(de->d_name))
-			continue;
-		pin_path(path, sizeof(path), dir, de->d_name);
-		unlink(path);
-	}
-	if (links)
-		closedir(links);
+	tc_unpin_links(dir, LINK_PIN_PREFIX);
 	rmdir(dir);
 }
 
@@ -693,11 +682,6 @@ static int port_attach(const struct sym_args *a, __u32 ifindex, int prog_fd,
 	port_hook(&t, pin, sizeof(pin), a->pin_dir, ifindex);
 	t.force_clsact = a->hook_clsact;
 	r = tc_attach_prog(&t, prog_fd, info);
-	/* a new link holds from its pin on: before it, a killed attach
-	 * leaves the port as it was
-	 */
-	if (!r)
-		r = tc_attach_commit(&t, info);
 	if (r == -EBUSY) {
 		error("the egress of %s runs another pin folder's Symphony program (%s); detach it there first",
 		      a->dev, tc_foreign_text(info, a->dev, true, foreign,
