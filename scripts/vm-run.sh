@@ -21,8 +21,11 @@
 #   --no-module        load no module of the project
 #   --rw DIR           share host folder DIR writable at the same path
 #                      (repeatable)
-#   --mem MB           guest memory in MiB (default 2048; 1024 on the debug
-#                      kernel: its kmemleak scans take 11 s at 1 GiB, 17 s at 2)
+#   --mem MB           guest memory in MiB (default 4096: the qdisc's largest
+#                      job table, 2^24 slots, takes 1.75 GiB, and a boot's
+#                      earlier tests hold some; 1024 on the debug kernel:
+#                      its kmemleak scans take 11 s at 1 GiB, 17 s at 2).
+#                      QEMU maps guest memory as the guest touches it.
 #   --smp N            guest CPUs (default: host CPUs, at most 4)
 #   --keep             keep the run folder (console log, dmesg) on success
 #   --plugin SO[,ARGS] load a QEMU TCG plugin (bench/tcg_insns.sh)
@@ -68,7 +71,7 @@ while [ $# -gt 0 ]; do
 done
 [ $# -gt 0 ] || { echo "vm-run.sh: no command given" >&2; usage; }
 case "$timeout_s" in ''|*[!0-9]*) die "--timeout wants seconds, got '$timeout_s'" ;; esac
-case "$kernel" in *debug) : "${mem_mb:=1024}" ;; *) : "${mem_mb:=2048}" ;; esac
+case "$kernel" in *debug) : "${mem_mb:=1024}" ;; *) : "${mem_mb:=4096}" ;; esac
 
 rc=0
 vm_kernel "$kernel" || rc=$?
