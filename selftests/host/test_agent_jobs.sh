@@ -16,7 +16,7 @@ require_bpffs
 pins=/sys/fs/bpf/symofan-jobs-test-$$
 on_exit rm -rf "$pins"
 
-ktap_plan 51
+ktap_plan 55
 
 job() { "$symofan" job "$@" --pin-dir "$pins"; }
 map_field() {	# ID FIELD: a field of the jobs map's entry, by bpftool
@@ -170,5 +170,23 @@ on_exit rm -rf "'$odd'"
 check "job list --json names a pin folder with a quote and a backslash" \
 	sh -c '"$0" job list --json --pin-dir "$1" |
 		jq -e --arg dir "$1" ".pin_dir == \$dir" >/dev/null' "$symofan" "$odd"
+
+# job destroy removes the registry's pins and its folder; a second destroy
+# and a folder that never was are nothing to do (exit 0: the package's
+# prerm runs it); a qdisc or program would keep the maps (tested in the VM
+# tier and test_symphony_bpf_ops).
+gone=/sys/fs/bpf/symofan-destroy-$$
+on_exit rm -rf "$gone"
+"$symofan" job init --jobs 8 --pin-dir "$gone" >/dev/null
+"$symofan" job add --name doomed --pin-dir "$gone" >/dev/null
+check "job destroy removes the registry" "$symofan" job destroy --pin-dir "$gone"
+check "... its pins and its folder" test ! -e "$gone"
+r=$(status_of "$symofan" job destroy --pin-dir "$gone")
+check "a destroyed registry's folder is nothing to destroy (exit 0)" \
+	grep -q "^0: .*does not exist: nothing to destroy" <<<"$r"
+mkdir -p "$gone"
+r=$(status_of "$symofan" job destroy --pin-dir "$gone")
+check "a folder without a registry is left as it is (exit 0)" \
+	grep -q "^0: .*holds no job registry" <<<"$r"
 
 ktap_finished

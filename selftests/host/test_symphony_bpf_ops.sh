@@ -35,7 +35,7 @@ mkdir -p "$base" && chmod 0755 "$base"
 tmp=$(mktemp -d)
 on_exit rm -rf "$tmp"
 
-ktap_plan 31
+ktap_plan 36
 
 status_of() { local out rc; out=$("$@" 2>&1) && rc=0 || rc=$?; echo "$rc: $out"; }
 job() { "$symofan" job "$@" --pin-dir "$reg"; }
@@ -90,6 +90,10 @@ check "the tc plugin refuses the program's jobs map to a qdisc, saying why" \
 r=$(status_of "$symofan" job release --pin-dir "$reg")
 check "job release refuses while a program uses the jobs" \
 	grep -q "^1: .*a BPF program uses the jobs" <<<"$r"
+r=$(status_of "$symofan" job destroy --pin-dir "$reg")
+check "job destroy refuses while a program uses the jobs" \
+	grep -q "^1: .*a BPF program uses the jobs of $reg: 'symofan symphony detach' its ports first" <<<"$r"
+check "... and keeps the registry" test -e "$reg/jobs" -a -e "$reg/job_meta"
 sw_sym detach p1 --pin-dir "$base/b" --registry "$reg" >/dev/null
 sw_sym detach p0 --pin-dir "$base/a" --registry "$reg" >/dev/null
 check_jq "the last detach frees the registry" '.owner == "none"' "$(job list --json)"
@@ -188,5 +192,19 @@ check "attach on a partly pinned folder refuses, naming what is there" \
 	grep -q "^1: .*holds part of a Symphony program (symphony_egress, port_stats, meta" <<<"$r"
 check "... and leaves the program in use pinned and attached" \
 	test -e "$base/a/symphony_egress" -a -n "$(prog_hook "$sw" p0 egress symphony_egress)"
+
+# detach --all (the package's prerm): every port of a folder off, the
+# folder unpinned, the registry freed; a folder with nothing is exit 0
+veth_pair "$sw" p3 10.72.3.1/24 "$h2" q4 10.72.3.2/24
+sw_sym attach p2 "${params[@]}" --registry "$reg" --pin-dir "$base/c" >/dev/null
+sw_sym attach p3 "${params[@]}" --registry "$reg" --pin-dir "$base/c" --hook clsact >/dev/null
+r=$(status_of sw_sym detach --all --pin-dir "$base/c" --registry "$reg")
+check "detach --all takes Symphony off every port of the folder" \
+	grep -q "^0: symofan: Symphony detached from 2 ports, $base/c unpinned" <<<"$r"
+check_eq "... no hook is left on either port, no pin in the folder" "" \
+	"$(prog_hook "$sw" p2 egress symphony_egress)$(prog_hook "$sw" p3 egress symphony_egress)$(ls "$base/c" 2>/dev/null)"
+r=$(status_of sw_sym detach --all --pin-dir "$base/c")
+check "detach --all of a folder with nothing attached is exit 0" \
+	grep -q "^0: .*attached to no port" <<<"$r"
 
 ktap_finished

@@ -238,18 +238,31 @@ int create_registry(const char *dir, __u32 nr_jobs)
 	return ret;
 }
 
-int migrate_registry(const char *dir, __u32 *nr_jobs, __u32 *carried)
+int unpin_registry(const char *dir)
 {
 	static const char *const names[] = {
 		JOBS_PIN, REGISTRY_PIN, LOCKS_PIN, META_PIN,
 	};
+	char path[256];
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
+		pin_path(path, sizeof(path), dir, names[i]);
+		if (unlink(path) && errno != ENOENT) {
+			error("cannot remove %s: %s", path, why(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int migrate_registry(const char *dir, __u32 *nr_jobs, __u32 *carried)
+{
 	struct symphony_job_entry e;
 	struct symphony_jobs_bpf *skel;
 	struct bpf_map_info info;
 	__u32 key, next, *prev = NULL;
 	int ret = -1, old_reg = -1, fd;
-	char path[256];
-	size_t i;
 
 	*carried = 0;
 	fd = get_pinned(dir, JOBS_PIN, &info);
@@ -285,13 +298,8 @@ int migrate_registry(const char *dir, __u32 *nr_jobs, __u32 *carried)
 		key = next;
 		prev = &key;
 	}
-	for (i = 0; i < ARRAY_SIZE(names); i++) {
-		pin_path(path, sizeof(path), dir, names[i]);
-		if (unlink(path) && errno != ENOENT) {
-			error("cannot remove %s: %s", path, why(errno));
-			goto destroy;
-		}
-	}
+	if (unpin_registry(dir))
+		goto destroy;
 	if (!pin_maps(skel, dir, *nr_jobs))
 		ret = 0;
 destroy:

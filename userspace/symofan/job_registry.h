@@ -84,6 +84,13 @@ int create_registry(const char *dir, __u32 nr_jobs);
  */
 int migrate_registry(const char *dir, __u32 *nr_jobs, __u32 *carried);
 
+/*
+ * Removes the registry's pins from @dir (those there: any layout); maps
+ * still in use (a qdisc's jobs_map) live on until their last user goes.
+ * The caller holds the folder's lock.  0, or -1 after an error message.
+ */
+int unpin_registry(const char *dir);
+
 /* One set bit per registered id, in a bitmap of nr_jobs bits. */
 __u64 *registered_ids(const struct jobs_dir *d, __u32 *count);
 

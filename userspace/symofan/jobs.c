@@ -565,6 +565,69 @@ out:
 	return ret;
 }
 
+/*
+ * Removes the registry: its pins and, when nothing else is in it, its
+ * folder.  Refused while Symphony's tc-BPF program uses the jobs (detach
+ * its ports first); qdiscs that use them keep them, unregistered, until
+ * "tc qdisc change ... jobs_map none" or their deletion.
+ */
+static int cmd_destroy(const struct command *cmd, int argc, char **argv)
+{
+	struct bpf_map_info info;
+	struct opts o;
+	int ret, fd, lock_fd;
+
+	ret = opts_exit(parse_opts(cmd, argc, argv, OPT_PIN_DIR, 0, &o));
+	if (ret >= 0)
+		return ret;
+	if (require_cap_bpf() || check_bpffs(o.pin_dir))
+		return EXIT_ERROR;
+	if (access(o.pin_dir, F_OK) && errno == ENOENT) {
+		printf("symofan: %s does not exist: nothing to destroy\n",
+		       o.pin_dir);
+		return EXIT_OK;
+	}
+	lock_fd = lock_dir(o.pin_dir);
+	if (lock_fd < 0)
+		return EXIT_ERROR;
+	ret = EXIT_ERROR;
+	fd = get_pinned(o.pin_dir, META_PIN, &info);
+	if (fd < 0 && fd != -ENOENT) {
+		error("cannot open %s/%s: %s", o.pin_dir, META_PIN, why(-fd));
+		goto out;
+	}
+	if (fd < 0) {
+		printf("symofan: %s holds no job registry: nothing to destroy\n",
+		       o.pin_dir);
+		ret = EXIT_OK;
+		goto out;
+	}
+	close(fd);
+	fd = get_pinned(o.pin_dir, JOBS_PIN, &info);
+	if (fd >= 0) {
+		bool used = map_used_by_prog(fd);
+
+		close(fd);
+		if (used) {
+			error("a BPF program uses the jobs of %s: 'symofan symphony detach' its ports first",
+			      o.pin_dir);
+			goto out;
+		}
+	}
+	if (unpin_registry(o.pin_dir))
+		goto out;
+	/* the folder goes with its last pin; one with other pins stays */
+	if (rmdir(o.pin_dir) && errno != ENOTEMPTY && errno != EEXIST)
+		error("the registry is gone, but not its folder %s: %s",
+		      o.pin_dir, why(errno));
+	printf("symofan: the job registry of %s is gone; qdiscs that used its jobs keep them until 'tc qdisc change ... jobs_map none'\n",
+	       o.pin_dir);
+	ret = EXIT_OK;
+out:
+	close(lock_fd);
+	return ret;
+}
+
 /* ---- migration ------------------------------------------------------ */
 
 /*
@@ -675,6 +738,15 @@ const struct command job_commands[] = {
 		"  The program's claim ends with its last detach; a qdisc's cannot be\n"
 		"  seen from here: release says that no qdisc uses the registry now.\n",
 		.run = cmd_release,
+		.style = &job_style,
+	},
+	{
+		.name = "destroy", .synopsis = "[--pin-dir DIR]",
+		.help = "remove the registry's pins and folder (qdiscs using its jobs keep them)",
+		.details =
+		"  Refused while Symphony's tc-BPF program uses the jobs: detach its\n"
+		"  ports first.  A folder without a registry is left as it is (exit 0).\n",
+		.run = cmd_destroy,
 		.style = &job_style,
 	},
 	{

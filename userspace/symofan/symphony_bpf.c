@@ -68,6 +68,7 @@ struct sym_args {
 	const char	*dev;
 	bool		json;
 	bool		hook_clsact;	/* --hook clsact */
+	bool		all;		/* --all (detach) */
 	int		nr_words;
 	char		**words;	/* PARAMETER VALUE pairs */
 };
@@ -105,6 +106,9 @@ static int sym_parse(const struct command *cmd, int argc, char **argv,
 				a->registry = argv[++i];
 		} else if (!strcmp(argv[i], "--json")) {
 			a->json = true;
+		} else if (!strcmp(argv[i], "--all") &&
+			   !strcmp(cmd->name, "detach")) {
+			a->all = true;
 		} else if (!strcmp(argv[i], "--hook")) {
 			if (i + 1 == argc || (strcmp(argv[i + 1], "tcx") &&
 					      strcmp(argv[i + 1], "clsact"))) {
@@ -840,6 +844,53 @@ static int detach_target(const struct sym_args *a, __u32 *ifindex,
 	return *ifindex ? 0 : -1;
 }
 
+/*
+ * Detaches every port of the folder and unpins it (the package's prerm
+ * on removal).  A port in another network namespace loses its tcx link
+ * with the pin; a clsact filter there stays until its device goes.
+ */
+static int detach_all(const struct sym_args *a)
+{
+	char pin[BPFFS_DIR_MAX + 64];
+	struct pinned p = PINNED_NONE;
+	struct tc_attach hook;
+	int ret = 1, r, dir_lock, ports = 0;
+	__u32 ifindex;
+
+	if (access(a->pin_dir, F_OK)) {
+		printf("symofan: Symphony is attached to no port (nothing pinned in %s)\n",
+		       a->pin_dir);
+		return 0;
+	}
+	dir_lock = lock_pin_dir(a->pin_dir, false);
+	if (dir_lock < 0 || open_attached(a->pin_dir, &p))
+		goto out;
+	while (!bpf_map_get_next_key(p.ports_fd, NULL, &ifindex)) {
+		port_hook(&hook, pin, sizeof(pin), a->pin_dir, ifindex);
+		r = tc_detach_prog(&hook);
+		if (r && r != -ENOENT && r != -ENODEV && r != -EINVAL)
+			error("warning: cannot detach from ifindex %u: %s",
+			      ifindex, why(-r));
+		if (bpf_map_delete_elem(p.ports_fd, &ifindex)) {
+			error("cannot remove port %u from %s: %s", ifindex,
+			      a->pin_dir, why(errno));
+			goto out;
+		}
+		ports++;
+	}
+	close_pinned(&p);
+	unpin_all(a->pin_dir);
+	release_registry(a->registry);
+	printf("symofan: Symphony detached from %d ports, %s unpinned\n",
+	       ports, a->pin_dir);
+	ret = 0;
+out:
+	close_pinned(&p);
+	if (dir_lock >= 0)
+		close(dir_lock);
+	return ret;
+}
+
 static int cmd_detach(const struct command *cmd, int argc, char **argv)
 {
 	char pin[BPFFS_DIR_MAX + 64];
@@ -851,7 +902,16 @@ static int cmd_detach(const struct command *cmd, int argc, char **argv)
 	bool had_port;
 	__u32 ifindex;
 
-	r = sym_parse(cmd, argc, argv, true, false, true, &a);
+	r = sym_parse(cmd, argc, argv, true, true, true, &a);
+	if (!r && a.all == !!a.dev) {
+		error("which ports? DEV, ifindex N or --all");
+		sym_usage(cmd);
+		r = -1;
+	}
+	if (!r && a.all) {
+		ret = detach_all(&a);
+		goto out_args;
+	}
 	if (r || detach_target(&a, &ifindex, name))
 		goto out_args;
 	ret = 1;
@@ -1127,10 +1187,11 @@ const struct command symphony_commands[] = {
 	},
 	{
 		.name = "detach",
-		.synopsis = "DEV | ifindex N [--pin-dir DIR] [--registry DIR]",
+		.synopsis = "DEV | ifindex N | --all [--pin-dir DIR] [--registry DIR]",
 		.help = "take Symphony off the egress of DEV (the last port: unpin the program)",
 		.details =
-		"  ifindex N names a port whose device is gone (status lists them).\n"
+		"  ifindex N names a port whose device is gone (status lists them);\n"
+		"  --all every port of the pin folder, which it then unpins.\n"
 		"  Ports whose device is gone are removed on the way.  The last port's\n"
 		"  detach unpins the program and, if no other program uses the\n"
 		"  registry's jobs (--registry, default " JOBS_PIN_DIR "), frees them\n"
