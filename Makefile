@@ -26,6 +26,8 @@
 #                        Symphony's Table 2 and Fig. 6, Ofan's Fig. 13 and 14
 #                        (about 60 core-hours: see the target)
 #   make publish         summaries and plots of build/results/ into results/
+#   make deb             the Debian packages, lintian-checked, into build/deb/:
+#                        symphony-ofan-dkms, symphony-ofan, symphony-ofan-tools
 #   make install         install module, tc plugin and tools (DESTDIR, PREFIX)
 #   make uninstall       remove what install put in place
 #   make dkms-install    register the module sources with DKMS
@@ -53,7 +55,8 @@ USER_CFLAGS	 = $(CFLAGS) $(WARN_FLAGS) -I$(BUILD) -Iinclude -Iinclude/uapi \
 		   -Iuserspace/lib
 BPF_CFLAGS	:= -O2 -g -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 $(WARN_FLAGS) \
 		   -Wno-unused-parameter -I$(BUILD) -Ibpf -Iinclude -Iinclude/uapi \
-		   -idirafter /usr/include/$(MULTIARCH)
+		   -idirafter /usr/include/$(MULTIARCH) \
+		   -ffile-prefix-map=$(CURDIR)=.
 LIBBPF_LIBS	:= $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz)
 MNL_LIBS	:= -lmnl
 
@@ -68,7 +71,7 @@ TOOL_BINS	:= $(patsubst %,$(BUILD)/%,$(TOOLS))
 PLUGIN_SOS	:= $(patsubst %,$(BUILD)/tc/%.so,$(TC_PLUGINS))
 BENCH_BINS	:= $(patsubst %,$(BUILD)/%,$(BENCH_TOOLS)) $(BUILD)/tcg_insns.so
 
-.PHONY: all module bpf userspace sim sim-mpi deps bpftool check check-debug check-matrix debug-kernel demo bench eval eval-symphony eval-ofan eval-sim eval-workloads publish install uninstall \
+.PHONY: all module bpf userspace tools man deb sim sim-mpi deps bpftool check check-debug check-matrix debug-kernel demo bench eval eval-symphony eval-ofan eval-sim eval-workloads publish install uninstall \
 	dkms-src dkms-install clean
 
 all: module bpf userspace
@@ -79,7 +82,10 @@ module:
 
 bpf: $(BPF_OBJS) $(SKELETONS)
 
-userspace: $(TOOL_BINS) $(PLUGIN_SOS) $(BENCH_BINS)
+userspace: tools $(BENCH_BINS) man
+
+# the programs users install (debian/rules builds these, not the benchmarks)
+tools: $(TOOL_BINS) $(PLUGIN_SOS)
 
 $(BUILD) $(BUILD)/tc $(BUILD)/lib:
 	mkdir -p $@
@@ -148,13 +154,77 @@ $(BUILD)/symphony_bpf_bench: bench/symphony_bpf_bench.c bench/bpf_bench.c bench/
 $(BUILD)/symphony_bpf_bench: LDLIBS = $(LIBBPF_LIBS) $(JSONC_LIBS)
 
 $(PROGRAMS): $(ALL_HDRS) $(LIBSYMOFAN) | $(BUILD)
-	$(CC) $(USER_CFLAGS) $(filter %.c,$^) -o $@ $(LIBSYMOFAN) $(LDLIBS)
+	$(CC) $(USER_CFLAGS) $(LDFLAGS) $(filter %.c,$^) -o $@ $(LIBSYMOFAN) $(LDLIBS)
 
 $(BUILD)/tcg_insns.so: bench/tcg_insns.c bench/qemu_plugin_v1.h | $(BUILD)
 	$(CC) $(USER_CFLAGS) -shared -fPIC $< -o $@ -lpthread
 
 $(BUILD)/tc/%.so: userspace/%.c $(ALL_HDRS) $(LIBSYMOFAN) | $(BUILD)/tc
-	$(CC) $(USER_CFLAGS) -Wno-unused-parameter -shared -fPIC $< -o $@ $(LIBSYMOFAN) $(LIBBPF_LIBS)
+	$(CC) $(USER_CFLAGS) $(LDFLAGS) -Wno-unused-parameter -shared -fPIC $< -o $@ $(LIBSYMOFAN) $(LIBBPF_LIBS)
+
+# The manual pages: tc-symphony(8) from its template with the parameter
+# and statistics tables filled in (man/tc_symphony_man.c), symofan(8) from
+# the agent's own --help
+# (man/symofan_man.py), ofan.conf(5) from Markdown (go-md2man).  Version and date from
+# VERSION and the top entry of debian/changelog, so two builds of one
+# release give the same bytes.
+MAN_PAGES	:= $(BUILD)/man/tc-symphony.8 $(BUILD)/man/symofan.8 \
+		   $(BUILD)/man/ofan.conf.5
+MAN_DATE	:= $(shell LC_ALL=C date -u -d @$$(dpkg-parsechangelog -l debian/changelog -STimestamp 2>/dev/null || echo 0) '+%B %Y')
+MAN_SUBST	 = sed -e 's/@VERSION@/$(VERSION)/g' -e 's/@DATE@/$(MAN_DATE)/g'
+
+# The other programs' pages from their own --help (help2man), as Debian
+# does for programs without one: NAME's line is here.
+MAN_TOOLS	:= ecnstat rocegen ringcoll permsend hostload
+MAN_SCRIPTS	:= leafspine fattree ringrun permrun
+MAN_TOOL_PAGES	:= $(patsubst %,$(BUILD)/man/%.8,$(MAN_TOOLS) \
+		     $(patsubst %,symofan-%,$(MAN_SCRIPTS)))
+whatis_ecnstat		:= count ECN codepoints, RoCEv2 CNPs and UEC packets on a device (tc-BPF)
+whatis_rocegen		:= send RoCEv2 or UEC packets of collective jobs, field by field
+whatis_ringcoll		:= run this host's ranks of ring collectives over RoCEv2 with DCQCN senders
+whatis_permsend		:= run this host's part of a permutation or all-to-all at a fixed load
+whatis_hostload		:= sample a host's CPU busy time and timer interrupts into JSON
+whatis_leafspine := build a leaf-spine fabric of network namespaces with HTB, netem and a leaf qdisc
+whatis_fattree := build a k-ary fat tree of network namespaces, with Ofan or ECMP at the switches
+whatis_ringrun := run ring collectives over a namespace fabric and merge the ranks' results
+whatis_permrun := run a permutation over a namespace fabric and judge it against its bound
+HELP2MAN	 = SOURCE_DATE_EPOCH=$$(dpkg-parsechangelog -l debian/changelog -STimestamp) \
+		   help2man --no-info --no-discard-stderr --version-string=$(VERSION) \
+		   --section=8 --name="$(whatis_$*)"
+
+man: $(MAN_PAGES) $(MAN_TOOL_PAGES)
+
+$(BUILD)/man/%.8: $(BUILD)/% VERSION debian/changelog | $(BUILD)/man
+	$(HELP2MAN) --output=$@ $<
+
+# a script's page under the name it is installed as (symofan-NAME)
+$(BUILD)/man/symofan-%.8: tc-scripts/%.sh VERSION debian/changelog | $(BUILD)/man
+	mkdir -p $(BUILD)/man/bin
+	ln -sf ../../../$< $(BUILD)/man/bin/symofan-$*
+	$(HELP2MAN) --output=$@ $(BUILD)/man/bin/symofan-$*
+
+$(BUILD)/man:
+	mkdir -p $@
+
+$(BUILD)/tc_symphony_man: man/tc_symphony_man.c $(ALL_HDRS) $(LIBSYMOFAN) | $(BUILD)
+	$(CC) $(USER_CFLAGS) $< -o $@ $(LIBSYMOFAN)
+
+$(BUILD)/man/tc-symphony.8: man/tc-symphony.8.in $(BUILD)/tc_symphony_man VERSION debian/changelog | $(BUILD)/man
+	$(BUILD)/tc_symphony_man $< | $(MAN_SUBST) > $@.tmp
+	mv $@.tmp $@
+
+$(BUILD)/man/symofan.8: man/symofan.8.in man/symofan_man.py $(BUILD)/symofan VERSION debian/changelog | $(BUILD)/man
+	man/symofan_man.py $< $(BUILD)/symofan | $(MAN_SUBST) > $@.tmp
+	mv $@.tmp $@
+
+# the Markdown page (GitHub renders it) as go-md2man reads one: a title
+# line first, the HTML comments out, each heading one level up
+$(BUILD)/man/ofan.conf.5: userspace/ofan.conf.5.md VERSION debian/changelog | $(BUILD)/man
+	{ echo '% OFAN.CONF 5 "$(MAN_DATE)" "symphony-ofan $(VERSION)" "File Formats Manual"'; \
+	  sed -e '/^<!--/,/-->$$/d' -e '/^# OFAN.CONF(5)/d' -e 's/^#\(#*\) /\1 /' $<; } > $@.md
+	go-md2man -in $@.md -out $@.tmp
+	rm -f $@.md
+	mv $@.tmp $@
 
 # The simulator (sim/): C++17 models on Debian's ns-3 libraries, found by
 # pkg-config.  Their .pc files' Cflags name "-I/usr;" and a Python
@@ -243,6 +313,10 @@ debug-kernel:
 # cached linux-source-7.x for the tests (scripts/build-bpftool.sh)
 bpftool:
 	scripts/build-bpftool.sh
+
+# The Debian packages (debian/), lintian-checked, into build/deb/
+deb: deps
+	scripts/build-deb.sh
 
 # The module and the test modules for each VM kernel: the stock 6.1's in
 # place (make module, make -C selftests kmod), the others' under
@@ -395,6 +469,9 @@ install: all
 	install -D -m 0755 $(TOOL_BINS) -t $(DESTDIR)$(PREFIX)/sbin
 	install -D -m 0644 contrib/systemd/*.service userspace/*.md README.md docs/*.md \
 		-t $(DESTDIR)$(PREFIX)/share/doc/symofan
+	install -D -m 0644 $(BUILD)/man/tc-symphony.8 $(BUILD)/man/symofan.8 \
+		-t $(DESTDIR)$(PREFIX)/share/man/man8
+	install -D -m 0644 $(BUILD)/man/ofan.conf.5 -t $(DESTDIR)$(PREFIX)/share/man/man5
 
 uninstall:
 	rm -f $(DESTDIR)$(MODULE_DIR)/sch_symphony.ko
@@ -403,13 +480,16 @@ uninstall:
 	rm -f $(DESTDIR)$(TC_LIB_DIR_INSTALL)/q_symphony.so
 	rm -f $(patsubst %,$(DESTDIR)$(PREFIX)/sbin/%,$(TOOLS))
 	rm -rf $(DESTDIR)$(PREFIX)/share/doc/symofan
+	rm -f $(DESTDIR)$(PREFIX)/share/man/man8/tc-symphony.8 \
+		$(DESTDIR)$(PREFIX)/share/man/man8/symofan.8 \
+		$(DESTDIR)$(PREFIX)/share/man/man5/ofan.conf.5
 
 # The module's sources, as DKMS wants them (DESTDIR honoured).
 dkms-src:
 	install -D -m 0644 Kbuild $(DESTDIR)$(DKMS_SRC)/Kbuild
 	install -D -m 0644 kernel/Kbuild $(filter-out %.mod.c,$(wildcard kernel/*.c kernel/*.h)) -t $(DESTDIR)$(DKMS_SRC)/kernel
 	cp -r include $(DESTDIR)$(DKMS_SRC)/
-	sed 's/@VERSION@/$(VERSION)/' dkms.conf > $(DESTDIR)$(DKMS_SRC)/dkms.conf
+	sed 's/#MODULE_VERSION#/$(VERSION)/' dkms.conf > $(DESTDIR)$(DKMS_SRC)/dkms.conf
 
 dkms-install: dkms-src
 	dkms add -m sch-symphony -v $(VERSION)

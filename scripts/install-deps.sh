@@ -33,7 +33,9 @@ done
 # perftest: Linux's Soft-RoCE (rdma_rxe) driven by ib_write_bw through the
 # qdisc in the VM (vm/test_symphony_rxe.sh); iproute2's rdma adds the rxe
 # devices.  strace: host/test_tc_attach.sh kills symofan mid-attach with
-# its syscall fault injection.
+# its syscall fault injection.  go-md2man, help2man, groff, man-db: the
+# manual pages (make man, host/test_man_pages.sh); debhelper, dh-dkms,
+# lintian: make deb; debootstrap: the install test's Debian root.
 packages="
 build-essential
 clang
@@ -83,6 +85,14 @@ ibverbs-utils
 ibverbs-providers
 perftest
 strace
+go-md2man
+help2man
+groff
+man-db
+debhelper
+dh-dkms
+lintian
+debootstrap
 "
 
 missing=$(for p in $packages; do

@@ -87,7 +87,7 @@ force=0
 here=$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")
 # shellcheck source=tc-scripts/lib.sh
 . "$here/lib.sh"
-symofan=$here/../build/symofan
+symofan=$(project_prog symofan)
 
 usage() { sed -n '14,54s/^# \{0,1\}//p' "$0"; }
 

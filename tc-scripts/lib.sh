@@ -1,5 +1,5 @@
-#!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 # lib.sh - helpers shared by the testbed scripts of tc-scripts/, sourced
 # (not run) by them: messages and exits, root and command checks, integer
 # checks, the network namespaces of a prefix, veth pairs, and the HTB /
@@ -18,6 +18,20 @@
 : "${prog:=${0##*/}}"
 : "${error_tag:=}"
 : "${root_message:=must run as root}"
+
+# project_prog NAME: the path of the project's program NAME (symofan,
+# ringcoll, ...): the build tree's beside these scripts in a source
+# checkout, else the installed one (the symphony-ofan and
+# symphony-ofan-tools packages), else NAME for need_cmd to report.
+project_prog() {
+	local built
+	built=$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/../build/$1
+	if [ -x "$built" ]; then
+		echo "$built"
+	else
+		command -v "$1" || echo "$1"
+	fi
+}
 
 # log MSG...: "PROG: MSG" on stderr.
 log() { printf '%s: %s\n' "$prog" "$*" >&2; }

@@ -22,13 +22,12 @@
 # Pins live under /sys/fs/bpf/ofan-P-NODE, configs under /run/fattree/ofan-P/.
 set -euo pipefail
 
-here=$(cd "$(dirname "$0")" && pwd)
-top=$(cd "$here/.." && pwd)
+here=$(dirname "$(readlink -f "$0")")
 fattree=$here/fattree.sh
-symofan=${SYMOFAN:-$top/build/symofan}
 prog=ofan-fattree.sh
 # shellcheck source=tc-scripts/lib.sh
 . "$here/lib.sh"
+symofan=${SYMOFAN:-$(project_prog symofan)}
 
 usage() { sed -n '15,22p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 

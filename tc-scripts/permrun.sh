@@ -34,9 +34,7 @@
 # by the kernel, or when an ACK could not be sent.
 set -euo pipefail
 
-here=$(cd "$(dirname "$0")" && pwd)
-permsend=$here/../build/permsend
-hostload=$here/../build/hostload
+here=$(dirname "$(readlink -f "$0")")
 out=
 delay_ms=500
 lag_frames=4
@@ -48,6 +46,8 @@ prog=permrun.sh
 root_message="must run as root (network namespaces, raw sockets)"
 # shellcheck source=tc-scripts/lib.sh
 . "$here/lib.sh"
+permsend=$(project_prog permsend)
+hostload=$(project_prog hostload)
 
 usage() { sed -n '11,23s/^# \{0,1\}//p' "$0" >&2; exit 2; }
 

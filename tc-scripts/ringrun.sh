@@ -26,9 +26,7 @@
 # is printed), 2 for bad usage.
 set -euo pipefail
 
-here=$(cd "$(dirname "$0")" && pwd)
-ringcoll=$here/../build/ringcoll
-hostload=$here/../build/hostload
+here=$(dirname "$(readlink -f "$0")")
 out=
 delay_ms=500
 lag_frames=4
@@ -39,6 +37,8 @@ prog=ringrun.sh
 root_message="must run as root (network namespaces, raw sockets)"
 # shellcheck source=tc-scripts/lib.sh
 . "$here/lib.sh"
+ringcoll=$(project_prog ringcoll)
+hostload=$(project_prog hostload)
 
 usage() { sed -n '14,26s/^# \{0,1\}//p' "$0" >&2; exit 2; }
 

@@ -26,16 +26,6 @@
 /* for the messages of userspace/lib */
 const char *tool_name = "symphony";
 
-/* How tc reads a value of each kind, in its usage text. */
-static const char *const symphony_metavar[] = {
-	[SYMPHONY_KIND_PACKETS]	= "PACKETS",
-	[SYMPHONY_KIND_COUNT]	= "N",
-	[SYMPHONY_KIND_BYTES]	= "BYTES",
-	[SYMPHONY_KIND_PPM]	= "DECIMAL",
-	[SYMPHONY_KIND_US]	= "TIME",
-	[SYMPHONY_KIND_ENUM]	= "NAME",
-};
-
 /* What a value of @p may be, in the user's words. */
 static void symphony_want(const struct symphony_param *p, char *buf,
 			  size_t len)
@@ -61,7 +51,7 @@ static void symphony_explain(FILE *f)
 		symphony_param_range_text(p, 0, range, sizeof(range));
 		symphony_param_value_text(p, p->dflt, dflt, sizeof(dflt));
 		snprintf(synopsis, sizeof(synopsis), "%s %s", p->keyword,
-			 symphony_metavar[p->kind]);
+			 symphony_param_metavar(p->kind));
 		fprintf(f, "  %-20s %s\n  %-20s %s (default %s)\n", synopsis,
 			p->help, "", range, dflt);
 	}
@@ -316,6 +306,7 @@ static int symphony_print_xstats(struct qdisc_util *qu, FILE *f,
 				 struct rtattr *xstats)
 {
 	struct tc_symphony_xstats st = {};
+	int i;
 
 	if (!xstats)
 		return 0;
@@ -325,28 +316,14 @@ static int symphony_print_xstats(struct qdisc_util *qu, FILE *f,
 	       RTA_PAYLOAD(xstats) < sizeof(st) ? RTA_PAYLOAD(xstats) :
 						   sizeof(st));
 
-	print_u64(PRINT_ANY, "dequeued_packets", "  dequeued %" PRIu64 "p",
-		  st.packets);
-	print_u64(PRINT_ANY, "dequeued_bytes", " %" PRIu64 "b", st.bytes);
-	print_u64(PRINT_ANY, "collective_packets", " collective %" PRIu64 "p",
-		  st.collective_packets);
-	print_u64(PRINT_ANY, "outpacing_packets", " outpacing %" PRIu64 "p",
-		  st.outpacing_packets);
-	print_u64(PRINT_ANY, "unclassified_packets", " unclassified %" PRIu64 "p",
-		  st.unclassified_packets);
-	print_u64(PRINT_ANY, "malformed_packets", " malformed %" PRIu64 "p",
-		  st.malformed_packets);
-	print_nl();
-	print_u64(PRINT_ANY, "red_marks", "  marks: red %" PRIu64 "p", st.red_marks);
-	print_u64(PRINT_ANY, "symphony_marks", " symphony %" PRIu64 "p",
-		  st.symphony_marks);
-	print_uint(PRINT_ANY, "limit_drops", "  drops: limit %up",
-		   st.limit_drops);
-	print_uint(PRINT_ANY, "red_drops", " red %up", st.red_drops);
-	print_uint(PRINT_ANY, "max_backlog_packets", "  max_backlog %up",
-		   st.max_backlog_packets);
-	print_uint(PRINT_ANY, "max_backlog_bytes", " %ub",
-		   st.max_backlog_bytes);
+	for (i = 0; i < symphony_xstats_nr; i++) {
+		const struct symphony_xstat *x = &symphony_xstats[i];
+
+		if (x->new_line)
+			print_nl();
+		print_u64(PRINT_ANY, x->json_key, x->format,
+			  symphony_xstat_value(x, &st));
+	}
 	return 0;
 }
 

@@ -159,4 +159,42 @@ enum symphony_param_bounds {
 			    flags, names, help)				\
 	SYMPHONY_RANGE_TEXT_##kind(kw, unit, min, max, names)
 
+/* symphony_xstat.flags */
+#define SYMPHONY_XSTAT_NEW_LINE		0x1	/* tc starts a line before it */
+
+/*
+ * X(field, json_key, label, suffix, flags, help): every field of struct
+ * tc_symphony_xstats (pkt_sched_symphony.h), in tc -s's print order.
+ * field is the struct's member; json_key is tc -s -j's key; tc prints
+ * label, the value, then suffix ("p" packets, "b" bytes).  The tc plugin
+ * prints from this table and tc-symphony(8) lists it, so the two agree.
+ */
+#define SYMPHONY_XSTATS(X)						\
+	X(packets, "dequeued_packets", "  dequeued ", "p", 0,		\
+	  "packets dequeued")						\
+	X(bytes, "dequeued_bytes", " ", "b", 0,				\
+	  "bytes dequeued")						\
+	X(collective_packets, "collective_packets", " collective ", "p", 0, \
+	  "packets that carried a job and a step (RoCEv2 or UEC)")	\
+	X(outpacing_packets, "outpacing_packets", " outpacing ", "p", 0, \
+	  "collective packets of a step above its job's step_min")	\
+	X(unclassified_packets, "unclassified_packets", " unclassified ", \
+	  "p", 0,							\
+	  "packets with no job: not collective, malformed or of an unknown job") \
+	X(malformed_packets, "malformed_packets", " malformed ", "p", 0, \
+	  "of the unclassified: truncated or inconsistent headers")	\
+	X(red_marks, "red_marks", "  marks: red ", "p",			\
+	  SYMPHONY_XSTAT_NEW_LINE,					\
+	  "packets RED marked CE (Symphony may have marked them too)")	\
+	X(symphony_marks, "symphony_marks", " symphony ", "p", 0,	\
+	  "packets Symphony marked CE (RED may have marked them too)")	\
+	X(limit_drops, "limit_drops", "  drops: limit ", "p", 0,	\
+	  "packets dropped at a full queue (limit, limit_bytes)")	\
+	X(red_drops, "red_drops", " red ", "p", 0,			\
+	  "non-ECT packets dropped where RED would have marked (nonect drop)") \
+	X(max_backlog_packets, "max_backlog_packets", "  max_backlog ", "p", \
+	  0, "high-water mark of the queue, packets")			\
+	X(max_backlog_bytes, "max_backlog_bytes", " ", "b", 0,		\
+	  "high-water mark of the queue, bytes")
+
 #endif /* _SYMPHONY_PARAMS_H */

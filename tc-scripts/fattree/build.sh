@@ -1,5 +1,5 @@
-#!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 # build.sh - the builder of tc-scripts/fattree.sh (sourced by it): "up"
 # turns the model (topology.sh) into namespaces, veth pairs, addresses,
 # neighbours, routes, sysctls and qdiscs, with "ip -batch" / "tc -batch"

@@ -1,5 +1,5 @@
-#!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 # report.sh - "info" of tc-scripts/fattree.sh (sourced by it): what the
 # model (topology.sh) says of a built testbed, as text or as the version 1
 # JSON document described in tc-scripts/README.md (nodes, ports,

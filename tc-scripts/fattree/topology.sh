@@ -1,5 +1,5 @@
-#!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 # topology.sh - the model of tc-scripts/fattree.sh (sourced by it): the
 # node and port tables of a k-ary fat tree, computed from k alone: names,
 # addresses, MACs, port roles, peers and the routes through each port;

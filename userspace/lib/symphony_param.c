@@ -3,6 +3,8 @@
  * symphony_param.c - the symphony qdisc's parameter table as data, and
  * the readers and writers of its values in a user's words.
  */
+#include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +12,7 @@
 #include "symphony/symphony_names.h"
 #include "parse.h"
 #include "symphony_param.h"
+#include "tool_util.h"
 
 #define SYMPHONY_NAMES_OF_NONE		NULL, 0
 #define SYMPHONY_NAMES_OF_NONECT	symphony_nonect_names, __SYMPHONY_NONECT_MAX
@@ -154,4 +157,61 @@ void symphony_param_range_text(const struct symphony_param *p,
 		snprintf(buf, len, "%llu..%llu%s", min, p->max, p->unit);
 		break;
 	}
+}
+
+const char *symphony_param_metavar(enum symphony_param_kind kind)
+{
+	static const char *const metavar[] = {
+		[SYMPHONY_KIND_PACKETS]	= "PACKETS",
+		[SYMPHONY_KIND_COUNT]	= "N",
+		[SYMPHONY_KIND_BYTES]	= "BYTES",
+		[SYMPHONY_KIND_PPM]	= "DECIMAL",
+		[SYMPHONY_KIND_US]	= "TIME",
+		[SYMPHONY_KIND_ENUM]	= "NAME",
+	};
+
+	if ((unsigned int)kind >= ARRAY_SIZE(metavar))
+		return "VALUE";
+	return metavar[kind];
+}
+
+#define SYMPHONY_XSTAT_ROW(field, json, lbl, sfx, flags, text)		\
+	{								\
+		.json_key = json,					\
+		.label = lbl,						\
+		.suffix = sfx,						\
+		.format = lbl "%" PRIu64 sfx,				\
+		.offset = offsetof(struct tc_symphony_xstats, field),	\
+		.size = sizeof(((struct tc_symphony_xstats *)0)->field), \
+		.new_line = (flags) & SYMPHONY_XSTAT_NEW_LINE,		\
+		.help = text,						\
+	},
+const struct symphony_xstat symphony_xstats[] = {
+	SYMPHONY_XSTATS(SYMPHONY_XSTAT_ROW)
+};
+
+const int symphony_xstats_nr = ARRAY_SIZE(symphony_xstats);
+
+/* The table covers struct tc_symphony_xstats, field by field (a term of
+ * a sum over the X() list, as the tables of symphony_params.h:
+ * checkpatch's "complex values" does not apply).
+ */
+#define SYMPHONY_XSTAT_SIZE(field, json, label, suffix, flags, help)	\
+	+ sizeof(((struct tc_symphony_xstats *)0)->field)
+_Static_assert(0 SYMPHONY_XSTATS(SYMPHONY_XSTAT_SIZE) ==
+	       sizeof(struct tc_symphony_xstats),
+	       "SYMPHONY_XSTATS lists every field of tc_symphony_xstats");
+
+__u64 symphony_xstat_value(const struct symphony_xstat *x, const void *st)
+{
+	const char *at = (const char *)st + x->offset;
+	__u32 v32;
+	__u64 v64;
+
+	if (x->size == sizeof(v64)) {
+		memcpy(&v64, at, sizeof(v64));
+		return v64;
+	}
+	memcpy(&v32, at, sizeof(v32));
+	return v32;
 }

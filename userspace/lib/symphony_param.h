@@ -9,6 +9,7 @@
 #ifndef SYMOFAN_LIB_SYMPHONY_PARAM_H
 #define SYMOFAN_LIB_SYMPHONY_PARAM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <linux/types.h>
 
@@ -57,5 +58,27 @@ void symphony_param_range_text(const struct symphony_param *p,
 /* @value of @p in a user's words: "0.25", "drop", "50000". */
 void symphony_param_value_text(const struct symphony_param *p, __u32 value,
 			       char *buf, size_t len);
+
+/* One field of struct tc_symphony_xstats as tc -s prints it. */
+struct symphony_xstat {
+	const char	*json_key;	/* tc -s -j's key */
+	const char	*label;		/* printed before the value */
+	const char	*suffix;	/* after it: "p" packets, "b" bytes */
+	const char	*format;	/* label "%" PRIu64 suffix */
+	size_t		offset;		/* in struct tc_symphony_xstats */
+	size_t		size;		/* 4 or 8 bytes */
+	bool		new_line;	/* tc starts a line before it */
+	const char	*help;
+};
+
+/* Every statistic, in tc -s's print order; symphony_xstats_nr of them. */
+extern const struct symphony_xstat symphony_xstats[];
+extern const int symphony_xstats_nr;
+
+/* The value of @x in @st (struct tc_symphony_xstats). */
+__u64 symphony_xstat_value(const struct symphony_xstat *x, const void *st);
+
+/* How tc's usage and tc-symphony(8) name a value of @kind: "BYTES". */
+const char *symphony_param_metavar(enum symphony_param_kind kind);
 
 #endif /* SYMOFAN_LIB_SYMPHONY_PARAM_H */
