@@ -11,7 +11,8 @@
 #                        (fetched on first use)
 #   make check-debug     the VM tier on the debug kernel only
 #   make check-matrix    the host tier, and the VM tier on every kernel:
-#                        6.1, 6.1-debug, 6.12, 6.12-rt, 7.3, 7.3-rt
+#                        6.1, 6.1-debug, 6.12, 6.12-rt, 7.3, 7.3-rt; the
+#                        packages installed on a Debian root (made once)
 #   make debug-kernel    build the debug kernel (cached; one-off)
 #   make modules-NAME    the module for VM kernel NAME (scripts/lib.sh)
 #   make sim             build the ns-3 simulator (sim/, Debian's libns3-dev)
@@ -304,7 +305,8 @@ check-matrix: deps
 	$(MAKE) all sim
 	$(MAKE) $(patsubst %,modules-%,$(CHECK_MATRIX_KERNELS))
 	$(MAKE) bpftool
-	$(MAKE) -C selftests run_tests KERNELS="$(CHECK_MATRIX_KERNELS)"
+	scripts/make-debian-root.sh
+	SYMOFAN_CHECK_MATRIX=1 $(MAKE) -C selftests run_tests KERNELS="$(CHECK_MATRIX_KERNELS)"
 
 debug-kernel:
 	scripts/build-debug-kernel.sh

@@ -6,7 +6,10 @@
 # runs the command the host wrote there and records its exit status (and,
 # on a kernel with kmemleak, what it found).
 # Output of the command goes to the second serial port, which the host
-# streams; kernel messages go to the first.
+# streams; kernel messages go to the first.  With symofan.init=systemd
+# (vm-run.sh --init systemd, a Debian root) the root's systemd boots
+# instead and runs the command as a unit, which records its status and
+# powers off.
 
 /bin/busybox mkdir -p /sbin /usr/bin /usr/sbin
 /bin/busybox --install -s /bin
@@ -27,6 +30,7 @@ for arg in $(cat /proc/cmdline); do
 	symofan.run=*) rundir=${arg#symofan.run=} ;;
 	symofan.rw=*) rwdirs=${arg#symofan.rw=} ;;
 	symofan.modules=*) moddir=${arg#symofan.modules=} ;;
+	symofan.init=*) init=${arg#symofan.init=} ;;
 	esac
 done
 [ -n "$rundir" ] || fail "no symofan.run= on the kernel command line"
@@ -77,6 +81,31 @@ for d in $(echo "$rwdirs" | tr ',' ' '); do
 	i=$((i + 1))
 done
 
+hostname symofan-vm
+
+# A Debian root boots its own systemd, with its own /lib/modules; the
+# command is a unit of it (its output on the second serial port), after
+# which the machine powers off at once.
+if [ "$init" = systemd ]; then
+	unit=$r/etc/systemd/system/symofan-vm-run.service
+	cat > "$unit" <<EOM
+[Unit]
+Description=the command of scripts/vm-run.sh
+After=basic.target
+
+[Service]
+Type=oneshot
+StandardInput=null
+ExecStart=/bin/sh -c '/bin/bash $rundir/run.sh > /dev/ttyS1 2>&1; echo \$\$? > $rundir/status; dmesg > $rundir/dmesg; sync; umount $rundir'
+ExecStopPost=/bin/systemctl poweroff --force --force
+EOM
+	mkdir -p $r/etc/systemd/system/multi-user.target.wants
+	ln -sf ../symofan-vm-run.service \
+		$r/etc/systemd/system/multi-user.target.wants/symofan-vm-run.service
+	echo "vm-init: booted in $(cut -d' ' -f1 /proc/uptime) s, starting systemd" > /dev/console
+	exec switch_root $r /lib/systemd/systemd
+fi
+
 # request_module() runs this wrapper from the initramfs root: it runs the
 # host's modprobe on the VM kernel's modules, unpacked in the host's cache.
 cat > /sbin/symofan-modprobe <<EOM
@@ -86,7 +115,6 @@ EOM
 chmod 0755 /sbin/symofan-modprobe
 echo /sbin/symofan-modprobe > /proc/sys/kernel/modprobe
 
-hostname symofan-vm
 echo "vm-init: booted in $(cut -d' ' -f1 /proc/uptime) s" > /dev/console
 
 chroot $r /bin/sh -c "ip link set lo up; cd / && exec /bin/bash $rundir/run.sh" \

@@ -27,6 +27,12 @@
 #                      its kmemleak scans take 11 s at 1 GiB, 17 s at 2).
 #                      QEMU maps guest memory as the guest touches it.
 #   --smp N            guest CPUs (default: host CPUs, at most 4)
+#   --root DIR         share DIR as the guest's root instead of the host's
+#                      (a Debian root: scripts/make-debian-root.sh); loads
+#                      no module of the project, runs the command from /
+#   --init systemd     boot the root's systemd, which runs the command as
+#                      a unit and powers off (default: the initramfs runs
+#                      it in a chroot, without an init)
 #   --keep             keep the run folder (console log, dmesg) on success
 #   --plugin SO[,ARGS] load a QEMU TCG plugin (bench/tcg_insns.sh)
 #   -v, --verbose      stream the kernel console too
@@ -39,7 +45,7 @@ top=$(cd "$here/.." && pwd)
 # shellcheck source=scripts/lib.sh
 . "$here/lib.sh"
 
-usage() { sed -n '15,31p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
+usage() { sed -n '15,37p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
 
 timeout_s=300
 kernel=${SYMOFAN_VM_KERNEL:-6.1}
@@ -51,6 +57,8 @@ rwdirs=()
 keep=0
 plugin=
 verbose=0
+root=/
+init=chroot
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--kernel) kernel=${2:?}; shift 2 ;;
@@ -60,6 +68,13 @@ while [ $# -gt 0 ]; do
 	--rw) rwdirs+=("$(realpath "${2:?}")"); shift 2 ;;
 	--mem) mem_mb=${2:?}; shift 2 ;;
 	--smp) smp=${2:?}; shift 2 ;;
+	--root) root=$(realpath "${2:?}"); default_module=0; shift 2 ;;
+	--init)
+		case "${2:-}" in
+		systemd|chroot) init=$2 ;;
+		*) die "--init wants systemd or chroot, got '${2:-}'" ;;
+		esac
+		shift 2 ;;
 	--keep) keep=1; shift ;;
 	--plugin) plugin=${2:?}; shift 2 ;;
 	-v|--verbose) verbose=1; shift ;;
@@ -72,6 +87,10 @@ done
 [ $# -gt 0 ] || { echo "vm-run.sh: no command given" >&2; usage; }
 case "$timeout_s" in ''|*[!0-9]*) die "--timeout wants seconds, got '$timeout_s'" ;; esac
 case "$kernel" in *debug) : "${mem_mb:=1024}" ;; *) : "${mem_mb:=4096}" ;; esac
+
+[ "$root" = / ] || [ -x "$root/lib/systemd/systemd" ] || [ "$init" = chroot ] ||
+	die "--root $root has no /lib/systemd/systemd to boot (scripts/make-debian-root.sh)"
+[ -d "$root/etc" ] || die "--root $root is not a root folder (no etc/)"
 
 rc=0
 vm_kernel "$kernel" || rc=$?
@@ -139,7 +158,11 @@ chmod 0755 "$rundir"
 	for m in "${modules[@]}"; do
 		echo "insmod $(printf %q "$m") || { echo 'vm-run: insmod $m failed'; exit 125; }"
 	done
-	printf 'cd %q || exit 125\n' "$PWD"
+	if [ "$root" = / ]; then
+		printf 'cd %q || exit 125\n' "$PWD"
+	else
+		echo 'cd /'
+	fi
 	printf 'exec'
 	printf ' %q' "$@"
 	printf '\n'
@@ -166,14 +189,14 @@ case "$kernel" in *debug) append+=" acpi=noirq" ;; esac
 cpu=max
 case "$kernel" in *debug) cpu=max,la57=off ;; esac
 append+="${SYMOFAN_VM_APPEND:+ $SYMOFAN_VM_APPEND}"
-append+=" symofan.run=$rundir symofan.modules=$image"
+append+=" symofan.run=$rundir symofan.modules=$image symofan.init=$init"
 [ -z "$rwlist" ] || append+=" symofan.rw=$rwlist"
 
 qemu=(qemu-system-x86_64 -machine pc -accel tcg,thread=multi -cpu "$cpu"
 	-smp "$smp" -m "$mem_mb" -nodefaults -display none -no-reboot
 	-kernel "$vmlinux" -initrd "$initrd" -append "$append"
 	-serial "file:$rundir/console.log" -serial "file:$rundir/output.log"
-	-fsdev "local,id=hostroot,path=/,security_model=none,readonly=on,multidevs=remap"
+	-fsdev "local,id=hostroot,path=$root,security_model=none,readonly=on,multidevs=remap"
 	-device "virtio-9p-pci,fsdev=hostroot,mount_tag=hostroot"
 	-fsdev "local,id=run,path=$rundir,security_model=none"
 	-device "virtio-9p-pci,fsdev=run,mount_tag=run")

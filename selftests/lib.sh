@@ -386,6 +386,18 @@ bpffs_pin_dir() {
 }
 
 # Run a command at exit, last registered first.
+# dkms_builds SOURCETREE VERSION KVER DIR: DKMS (add, build) builds
+# sch_symphony from SOURCETREE/sch-symphony-VERSION for kernel KVER in a
+# DKMS tree of its own under DIR (log: DIR/dkms.log); 0 when it built.
+dkms_builds() {
+	local args=(-m sch-symphony -v "$2" -k "$3" --sourcetree "$1"
+		    --dkmstree "$4/dkms-tree")
+	mkdir -p "$4/dkms-tree"
+	dkms add "${args[@]}" >/dev/null 2>&1
+	dkms build "${args[@]}" >"$4/dkms.log" 2>&1
+	test -f "$4/dkms-tree/sch-symphony/$2/$3/x86_64/module/sch_symphony.ko"
+}
+
 on_exit() { ktap_cleanups=("$*" "${ktap_cleanups[@]}"); }
 
 ktap_cleanup() {

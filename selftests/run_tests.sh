@@ -107,8 +107,12 @@ kmemleak_report() {
 # run_one N NAME: run one test, indent its output, print its TAP line.
 run_one() {
 	local n=$1 name=$2 rc reason="" label=$2${3:+ [$3]} start=$SECONDS
+	local limit_s
+	# settings' "timeout.NAME=SECONDS" for a test that needs longer
+	limit_s=$(sed -n "s/^timeout\.${name##*/}=//p" "$here/settings")
+	: "${limit_s:=$timeout_s}"
 	echo "# selftests: $label"
-	timeout --foreground -k 10 "$timeout_s" "$here/$name" 2>&1 | sed -u 's/^/# /'
+	timeout --foreground -k 10 "$limit_s" "$here/$name" 2>&1 | sed -u 's/^/# /'
 	rc=${PIPESTATUS[0]}
 	echo "# $label took $((SECONDS - start)) s"
 	if [ -n "${SYMOFAN_IN_VM:-}" ]; then
@@ -133,7 +137,7 @@ run_one() {
 	case "$rc" in
 	0) echo "ok $n $label" ;;
 	4) echo "ok $n $label # SKIP" ;;
-	124|137) echo "not ok $n $label # TIMEOUT after $timeout_s s" ;;
+	124|137) echo "not ok $n $label # TIMEOUT after $limit_s s" ;;
 	*) echo "not ok $n $label # exit=$rc${reason:+ ($reason)}" ;;
 	esac
 }

@@ -51,14 +51,8 @@ check_eq "make uninstall removes every installed file" "" \
 
 if command -v dkms >/dev/null; then
 	make -C "$src" dkms-src DESTDIR="$tmp/dkms-src" >/dev/null
-	mkdir "$tmp/dkms-tree"
-	version=$(cat "$src/VERSION")
-	dkms_args=(-m sch-symphony -v "$version" -k "$kver"
-		   --sourcetree "$tmp/dkms-src/usr/src" --dkmstree "$tmp/dkms-tree")
-	dkms add "${dkms_args[@]}" >/dev/null 2>&1
-	dkms build "${dkms_args[@]}" >"$tmp/dkms.log" 2>&1
-	check "dkms builds the module from dkms.conf" test -f \
-		"$tmp/dkms-tree/sch-symphony/$version/$kver/x86_64/module/sch_symphony.ko"
+	check "dkms builds the module from dkms.conf" dkms_builds \
+		"$tmp/dkms-src/usr/src" "$(cat "$src/VERSION")" "$kver" "$tmp"
 else
 	ktap_skip "dkms builds the module from dkms.conf" "dkms not installed"
 fi

@@ -56,13 +56,8 @@ check "symphony-ofan-tools: the tools and the scripts under their names" test \
 	-x "$tmp/root/usr/sbin/ringcoll" -a -x "$tmp/root/usr/sbin/symofan-leafspine"
 
 if [ -d "$kdir" ]; then
-	mkdir "$tmp/dkms-tree"
-	dkms_args=(-m sch-symphony -v "$version" -k "$kver"
-		   --sourcetree "$tmp/root/usr/src" --dkmstree "$tmp/dkms-tree")
-	dkms add "${dkms_args[@]}" >/dev/null 2>&1
-	dkms build "${dkms_args[@]}" >"$tmp/dkms.log" 2>&1
-	check "DKMS builds the module from the package's source ($kver)" test -f \
-		"$tmp/dkms-tree/sch-symphony/$version/$kver/x86_64/module/sch_symphony.ko"
+	check "DKMS builds the module from the package's source ($kver)" \
+		dkms_builds "$tmp/root/usr/src" "$version" "$kver" "$tmp"
 else
 	ktap_skip "DKMS builds the module from the package's source" "no kernel headers"
 fi
