@@ -171,7 +171,8 @@ $(BUILD)/tc/%.so: userspace/%.c $(ALL_HDRS) $(LIBSYMOFAN) | $(BUILD)/tc
 # release give the same bytes.
 MAN_PAGES	:= $(BUILD)/man/tc-symphony.8 $(BUILD)/man/symofan.8 \
 		   $(BUILD)/man/ofan.conf.5
-MAN_DATE	:= $(shell LC_ALL=C date -u -d @$$(dpkg-parsechangelog -l debian/changelog -STimestamp 2>/dev/null || echo 0) '+%B %Y')
+MAN_EPOCH	:= $(shell dpkg-parsechangelog -l debian/changelog -STimestamp 2>/dev/null || echo 0)
+MAN_DATE	:= $(shell LC_ALL=C date -u -d @$(MAN_EPOCH) '+%B %Y')
 MAN_SUBST	 = sed -e 's/@VERSION@/$(VERSION)/g' -e 's/@DATE@/$(MAN_DATE)/g'
 
 # The other programs' pages from their own --help (help2man), as Debian
@@ -189,7 +190,7 @@ whatis_leafspine := build a leaf-spine fabric of network namespaces with HTB, ne
 whatis_fattree := build a k-ary fat tree of network namespaces, with Ofan or ECMP at the switches
 whatis_ringrun := run ring collectives over a namespace fabric and merge the ranks' results
 whatis_permrun := run a permutation over a namespace fabric and judge it against its bound
-HELP2MAN	 = SOURCE_DATE_EPOCH=$$(dpkg-parsechangelog -l debian/changelog -STimestamp) \
+HELP2MAN	 = SOURCE_DATE_EPOCH=$(MAN_EPOCH) \
 		   help2man --no-info --no-discard-stderr --version-string=$(VERSION) \
 		   --section=8 --name="$(whatis_$*)"
 

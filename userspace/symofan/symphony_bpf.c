@@ -845,16 +845,48 @@ static int detach_target(const struct sym_args *a, __u32 *ifindex,
 }
 
 /*
+ * Takes Symphony off port @ifindex and out of the ports map (its stats
+ * slot is free then: the next attach zeroes it).  The hook's result,
+ * 0 or -errno, and whether the port was recorded, in *@had_port.
+ */
+static int remove_port(const struct pinned *p, const char *dir, __u32 ifindex,
+		       bool *had_port)
+{
+	char pin[BPFFS_DIR_MAX + 64];
+	struct tc_attach hook;
+	int r;
+
+	port_hook(&hook, pin, sizeof(pin), dir, ifindex);
+	r = tc_detach_prog(&hook);
+	*had_port = !bpf_map_delete_elem(p->ports_fd, &ifindex);
+	return r;
+}
+
+/* A detach error worth a warning: not a gone device or hook. */
+static bool detach_failed(int r)
+{
+	return r && r != -ENOENT && r != -ENODEV && r != -EINVAL;
+}
+
+/* The folder's last port is gone: its pins go, the registry is freed. */
+static void release_folder(struct pinned *p, const char *dir,
+			   const char *registry)
+{
+	close_pinned(p);
+	unpin_all(dir);
+	release_registry(registry);
+}
+
+/*
  * Detaches every port of the folder and unpins it (the package's prerm
  * on removal).  A port in another network namespace loses its tcx link
  * with the pin; a clsact filter there stays until its device goes.
  */
 static int detach_all(const struct sym_args *a)
 {
-	char pin[BPFFS_DIR_MAX + 64];
 	struct pinned p = PINNED_NONE;
-	struct tc_attach hook;
 	int ret = 1, r, dir_lock, ports = 0;
+	bool had_port;
 	__u32 ifindex;
 
 	if (access(a->pin_dir, F_OK)) {
@@ -866,21 +898,18 @@ static int detach_all(const struct sym_args *a)
 	if (dir_lock < 0 || open_attached(a->pin_dir, &p))
 		goto out;
 	while (!bpf_map_get_next_key(p.ports_fd, NULL, &ifindex)) {
-		port_hook(&hook, pin, sizeof(pin), a->pin_dir, ifindex);
-		r = tc_detach_prog(&hook);
-		if (r && r != -ENOENT && r != -ENODEV && r != -EINVAL)
+		r = remove_port(&p, a->pin_dir, ifindex, &had_port);
+		if (detach_failed(r))
 			error("warning: cannot detach from ifindex %u: %s",
 			      ifindex, why(-r));
-		if (bpf_map_delete_elem(p.ports_fd, &ifindex)) {
+		if (!had_port) {
 			error("cannot remove port %u from %s: %s", ifindex,
 			      a->pin_dir, why(errno));
 			goto out;
 		}
 		ports++;
 	}
-	close_pinned(&p);
-	unpin_all(a->pin_dir);
-	release_registry(a->registry);
+	release_folder(&p, a->pin_dir, a->registry);
 	printf("symofan: Symphony detached from %d ports, %s unpinned\n",
 	       ports, a->pin_dir);
 	ret = 0;
@@ -893,9 +922,7 @@ out:
 
 static int cmd_detach(const struct command *cmd, int argc, char **argv)
 {
-	char pin[BPFFS_DIR_MAX + 64];
 	struct pinned p = PINNED_NONE;
-	struct tc_attach hook;
 	struct sym_args a;
 	char name[IF_NAMESIZE + 16];
 	int ret = 2, r, dir_lock = -1;
@@ -923,22 +950,16 @@ static int cmd_detach(const struct command *cmd, int argc, char **argv)
 	dir_lock = lock_pin_dir(a.pin_dir, false);
 	if (dir_lock < 0 || open_attached(a.pin_dir, &p))
 		goto out;
-	port_hook(&hook, pin, sizeof(pin), a.pin_dir, ifindex);
-	r = tc_detach_prog(&hook);
-	had_port = !bpf_map_delete_elem(p.ports_fd, &ifindex);
-	/* its stats slot is free now: the next attach zeroes it */
+	r = remove_port(&p, a.pin_dir, ifindex, &had_port);
 	if (!had_port && r) {
 		error("Symphony is not attached to %s", name);
 		goto out;
 	}
-	if (r && r != -ENOENT && r != -ENODEV && r != -EINVAL)
+	if (detach_failed(r))
 		error("warning: cannot detach from %s: %s", name, why(-r));
 	prune_vanished(&p, a.pin_dir);
-	if (!any_port(p.ports_fd)) {
-		close_pinned(&p);
-		unpin_all(a.pin_dir);
-		release_registry(a.registry);
-	}
+	if (!any_port(p.ports_fd))
+		release_folder(&p, a.pin_dir, a.registry);
 	ret = 0;
 out:
 	close_pinned(&p);
