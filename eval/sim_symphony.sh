@@ -36,6 +36,8 @@
 #                      across the ToRs, columns inside them; gridrings:
 #                      grid with a job ID per row and column ring on the
 #                      wire, so Symphony compares steps of one ring only;
+#                      torrings: a ring of each ToR's hosts (the grid's
+#                      row rings alone, nothing crosses a spine);
 #                      twojobs:
 #                      the rings of "rings" as two jobs of half of them,
 #                      the second starting --job-offset later (Fig. 7)
@@ -65,6 +67,13 @@
 #                      (e.g. "--dcqcn-clamp always")
 #   --pq               also the priority-queue baseline of Fig. 5 (each
 #                      job's slowest step first in strict priority, RED)
+#   --markings "M ..." the markings run on every seed, of red, symphony
+#                      and pq (default "red symphony"; "red" alone runs
+#                      the baseline, as the search for Table 1's reading
+#                      does)
+#   --background PCT   Fig. 2's light background: each ToR sends a
+#                      constant-rate UEC stream of its own job at PCT% of
+#                      the line (default 0)
 #   --flows legacy|astra|nccl  the senders' flows (default: the stack's;
 #                      symofan-sim --flows)
 #   --cc PROFILE       DCQCN's constants: mlx5, hpcc, legacy (default: the
@@ -104,6 +113,7 @@ imbalance=1
 pfc=
 job_offset=0
 oversub=2
+background=0
 jobs=$(nproc)
 out=
 
@@ -134,6 +144,8 @@ while [ $# -gt 0 ]; do
 	--pfc) pfc=$2 ;;
 	--job-offset) job_offset=$2 ;;
 	--oversub) oversub=$2 ;;
+	--markings) markings=$2 ;;
+	--background) background=$2 ;;
 	--out) out=$2 ;;
 	*) echo "$prog: unknown option '$1'" >&2; usage ;;
 	esac
@@ -155,6 +167,12 @@ fi
 [[ $spines =~ ^[1-9][0-9]?$ ]] || die "--spines '$spines': wants 1..64"
 [ -z "$pfc" ] || [[ $pfc =~ ^[1-9][0-9]*[km]?$ ]] || die "--pfc '$pfc': bytes, with k or m"
 [[ $iterations =~ ^[1-9][0-9]*$ ]] || die "--iterations '$iterations': wants a count"
+[[ $background =~ ^[0-9]+$ ]] && [ "$background" -le 50 ] ||
+	die "--background '$background': wants a percentage, 0..50"
+for m in $markings; do
+	[[ $m =~ ^(red|symphony|pq)$ ]] || die "--markings: '$m' is not red, symphony or pq"
+done
+[[ " $markings " == *" red "* ]] || die "--markings '$markings': wants red, the baseline every run is paired with"
 case $stack in
 paper) def=(hpcc astra tor switch) ;;
 nccl) def=(hpcc nccl tor switch) ;;
@@ -183,8 +201,8 @@ esac
 chunk_bytes=$((BASH_REMATCH[1] * mult))
 [ -n "$out" ] || out=$top/build/results/sim_symphony_$nodes.json
 for s in $scenarios; do
-	[[ $s =~ ^(rails|railjobs|railtwojobs|rings|jobs2|twojobs|ring1|grid|gridx|gridrings)$ ]] ||
-		die "--scenarios: '$s' is not rails, railjobs, railtwojobs, rings, jobs2, twojobs, ring1, grid, gridx or gridrings"
+	[[ $s =~ ^(rails|railjobs|railtwojobs|rings|jobs2|twojobs|ring1|grid|gridx|gridrings|torrings)$ ]] ||
+		die "--scenarios: '$s' is not rails, railjobs, railtwojobs, rings, jobs2, twojobs, ring1, grid, gridx, gridrings or torrings"
 done
 # the rank count sets the data per rank: size = chunk x ranks of a ring
 # (of every host in ring1 and the grids, 2 per ToR in rings and jobs2,
@@ -198,6 +216,10 @@ case " $scenarios " in
 	[[ " $scenarios " =~ \ (rings|jobs2|twojobs)\  ]] &&
 		die "--scenarios: rails do not mix with rings, jobs2 and twojobs (their rings differ in size, the chunk does not)"
 	ranks=$tors ;;
+*" torrings "*)
+	[ "$(wc -w <<<"$scenarios")" -eq 1 ] ||
+		die "--scenarios: torrings runs alone (its rings are a ToR's hosts, the others' differ)"
+	ranks=$hpt ;;
 *) ranks=$((2 * tors)) ;;
 esac
 
@@ -205,7 +227,7 @@ exec "$top/eval/symphony_ring.sh" --engine sim --links p2p --delay-us 1 \
 	--tors "$tors" --spines "$spines" --hosts-per-tor "$hpt" --state "$state" --jobs "$jobs" \
 	--symphony-at "$symphony_at" --markings "$markings" \
 	${pfc:+--pfc "$pfc"} --job-offset "$job_offset" --pods "$pods" --cores "$cores" \
-	--rate 10gbit --uplink-rate 10gbit --imbalance "$imbalance" --background 0 \
+	--rate 10gbit --uplink-rate 10gbit --imbalance "$imbalance" --background "$background" \
 	--scenarios "$scenarios" --size $((chunk_bytes * ranks)) --seeds "$seeds" \
 	--red "limit 100000 kmin 50kb kmax 100kb pmax 0.2" \
 	--symphony "k $k tau 0.25 twin 100us warmup 16 samples 16" \

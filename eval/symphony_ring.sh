@@ -238,13 +238,14 @@ fi
 	die "--burst '$burst': auto or bytes, 100..99999999"
 [[ $state =~ ^(port|switch)$ ]] || die "--state '$state': port or switch"
 [[ $symphony_at =~ ^(all|tor|tor-up)$ ]] || die "--symphony-at '$symphony_at': all, tor or tor-up"
-[[ $markings =~ ^red\ symphony(\ pq)?$ ]] || die "--markings '$markings': \"red symphony\" or \"red symphony pq\""
+[[ $markings =~ ^red(\ symphony)?(\ pq)?$ ]] ||
+	die "--markings '$markings': \"red\", \"red symphony\", \"red pq\" or \"red symphony pq\""
 [[ $step_qps =~ ^([1-9]|1[0-6])$ ]] || die "--step-qps '$step_qps': wants 1..16"
 [[ $step_flows =~ ^(on|off)$ ]] || die "--step-flows '$step_flows': on or off"
 for s in $scenarios; do
-	[[ $s =~ ^(rings|jobs2|ring1|twojobs|grid|gridx|gridrings|rails|railjobs|railtwojobs)$ ]] ||
-		die "--scenarios: unknown scenario '$s' (rings, jobs2, ring1, twojobs, grid, gridx, gridrings, rails, railjobs, railtwojobs)"
-	[[ ! $s =~ ^(twojobs|grid|gridx|gridrings|rails|railjobs|railtwojobs)$ ]] || [ "$engine" = sim ] ||
+	[[ $s =~ ^(rings|jobs2|ring1|twojobs|grid|gridx|gridrings|rails|railjobs|railtwojobs|torrings)$ ]] ||
+		die "--scenarios: unknown scenario '$s' (rings, jobs2, ring1, twojobs, grid, gridx, gridrings, rails, railjobs, railtwojobs, torrings)"
+	[[ ! $s =~ ^(twojobs|grid|gridx|gridrings|rails|railjobs|railtwojobs|torrings)$ ]] || [ "$engine" = sim ] ||
 		die "--scenarios: '$s' runs in the simulator only (--engine sim)"
 done
 rate_kbit() {	# rate_kbit RATE: the rate in kbit/s
@@ -490,6 +491,13 @@ sim_rings() {
 		echo "--grid ${tors}x$hpt --ring 1=$(seq -s, 0 $((tors * hpt - 1)))"
 		[ "$1" = grid ] || echo "--ring-jobs"
 		return ;;
+	torrings)
+		# a ring of each ToR's hosts: the grid's row rings alone, no
+		# packet crossing a spine
+		for ((t = 0; t < tors; t++)); do
+			echo "--ring 1=$(seq -s, $((t * hpt)) $((t * hpt + hpt - 1)))"
+		done
+		return ;;
 	rails|railjobs|railtwojobs)
 		for ((i = 0; i < hpt; i++)); do
 			members=
@@ -676,7 +684,7 @@ if [ "$replot" -eq 1 ]; then
 	[ -s "$out" ] || die "--replot: no $out"
 	jq -c '.runs[]' "$out" >"$runs"
 	link_classes=$(jq -c '.testbed.link_classes // null' "$out")
-	markings=$(jq -r '[.runs[].marking] | unique | if index("pq") then "red symphony pq" else "red symphony" end' "$out")
+	markings=$(jq -r '[.runs[].marking] | unique | [("red", "symphony", "pq") as $m | select(index($m)) | $m] | join(" ")' "$out")
 	# the settings the runs had
 	eval "$(jq -r '@sh "rate=\(.testbed.rate) uplink_rate=\(.testbed.uplink_rate)
 	  hpt=\(.testbed.hosts_per_tor) burst=\(.testbed.burst // "auto") state=\(.qdisc.state // "port") symphony_at=\(.qdisc.symphony_at // "all") imbalance=\(.testbed.imbalance) routing=\(.testbed.routing // "ecmp")

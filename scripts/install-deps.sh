@@ -65,6 +65,8 @@ binutils
 kmod
 jq
 python3
+python3-numpy
+python3-scipy
 dwarves
 dkms
 frr

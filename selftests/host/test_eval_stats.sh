@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# test_eval_stats.sh - eval/stats.py, the module every Symphony verdict
+# number comes from: the median of an even count is the mean of its two
+# middle values (the jq scripts took the upper one), the sign test is the
+# exact binomial one, the bootstrap interval is reproducible and holds the
+# median, a verdict needs an interval that excludes the other side of 1,
+# a baseline's bound follows from its fabric; on the tracked Fig. 5 runs
+# the paired median is 1.002, not the 1.006 the old convention gave; the
+# verdict table in EVALUATION.md is what the module computes from the
+# tracked JSON, to the digit; bad input exits 2, naming it.
+. "$(dirname "$0")/../lib.sh"
+
+require_cmd jq
+[ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import numpy, scipy' 2>/dev/null ||
+	ktap_skip_all "python3-numpy and python3-scipy not installed (scripts/install-deps.sh)"
+
+stats=$TOP_DIR/eval/stats.py
+tmp=$(mktemp -d /tmp/test_eval_stats.XXXXXX)
+on_exit rm -rf "$tmp"
+py() { /usr/bin/python3 -c "import sys; sys.path.insert(0, '$TOP_DIR/eval'); import stats; $1"; }
+
+ktap_plan 9
+
+check_eq "the median of 1, 2, 3, 4 is 2.5 (numpy's, not the upper middle)" \
+	2.5 "$(py 'print(stats.median([4, 1, 3, 2]))')"
+check_eq "sign test: 15 faster of 20 gives the exact two-sided p 0.0414" \
+	"15 5 0.0414" "$(py 'f, s, p = stats.sign_test([0.9] * 15 + [1.1] * 5 + [1.0]); print(f, s, "%.4f" % p)')"
+check_eq "verdicts: below 1 reproduces, across 1 or p 0.05 and over is not distinguishable, above refutes" \
+	"reproduces|not distinguishable|not distinguishable|refuted" \
+	"$(py 'print("|".join(stats.verdict(*i) for i in ((0.8, 0.95, "lower", 0.01), (0.95, 1.05, "lower", 0.01), (0.8, 0.95, "lower", 0.2), (1.01, 1.2, "lower", 0.01))))')"
+check_eq "the bootstrap interval is the same twice and holds the median" \
+	"True True" \
+	"$(py 'v = [0.9, 1.0, 1.05, 0.97, 0.88, 1.1, 0.93]; a = stats.bootstrap_interval(v); b = stats.bootstrap_interval(v); print(a == b, a[0] <= stats.median(v) <= a[1])')"
+fig5=$TOP_DIR/results/4-simulator/paper-stack/sim_symphony_verdict_paper.fig5.json
+check_eq "Table 1's rails: 6 steps of 8 MiB at half of 10 Gbit/s, 80.53 ms" \
+	80.53 "$("$stats" baseline "$fig5" | jq '.bound_ms * 100 | round / 100')"
+check_eq "the tracked Fig. 5 runs: paired median 1.002 (the upper middle was 1.006), 10 of 20 faster, p 1" \
+	"1.002 10 1" \
+	"$("$stats" compare "$fig5" | jq -r '"\(.paired_ratio_median * 1000 | round / 1000) \(.faster) \(.sign_test_p)"')"
+
+# the verdict table, recomputed from the tracked JSON, against the one in
+# EVALUATION.md (between its begin and end markers)
+"$stats" table "$TOP_DIR/eval/symphony_verdict_rows.json" --root "$TOP_DIR" \
+	>"$tmp/table.md" 2>"$tmp/table.err" || true
+sed -n '/<!-- symphony-verdict-table: begin/,/<!-- symphony-verdict-table: end/p' \
+	"$TOP_DIR/EVALUATION.md" | sed '1d;$d' >"$tmp/doc.md"
+check "EVALUATION's verdict table is the module's, recomputed from results/" \
+	diff -u "$tmp/doc.md" "$tmp/table.md"
+
+echo '{"runs": 3}' >"$tmp/bad.json"
+r=$("$stats" compare "$tmp/bad.json" 2>&1) && rc=0 || rc=$?
+check_eq "a file without runs exits 2, naming it" \
+	"2 stats.py: $tmp/bad.json: not a symphony_ring document (no runs)" "$rc $r"
+r=$("$stats" compare "$fig5" --scenario rings 2>&1) && rc=0 || rc=$?
+check_eq "a scenario with no runs exits 2, naming it" \
+	"2 stats.py: $fig5: no runs of marking 'red' in scenario 'rings'" "$rc $r"
+
+ktap_finished
