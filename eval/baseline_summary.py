@@ -8,8 +8,8 @@ step overlap over time per reading beside Fig. 2a's shape.
 
   eval/baseline_summary.py --dir DIR --readings "R ..." --backgrounds "P ..."
 
-Writes DIR/summary.json and DIR/overlap.png (gnuplot), prints a markdown
-table.
+Writes DIR/summary.json and DIR/summary-overlap.png (gnuplot), prints a
+markdown table.
 """
 import argparse
 import json
@@ -111,7 +111,7 @@ def main(argv):
 
 
 def plot(folder, curves):
-    """DIR/overlap.png: each reading's median overlap over time, and the
+    """DIR/summary-overlap.png: each reading's median overlap over time, and the
     paper's Fig. 2a baseline as read off the figure (0 to 30 over
     2,500 ms)."""
     dat = os.path.join(folder, "overlap.dat")
@@ -127,11 +127,11 @@ def plot(folder, curves):
                  "title 'Fig. 2a baseline (read off the figure)'")
     script = "\n".join([
         "set terminal pngcairo size 900,500",
-        "set output '%s'" % os.path.join(folder, "overlap.png"),
-        "set title 'RED+DCQCN alone: median step overlap over time, "
-        "per reading of Table 1 (32 nodes)'",
+        "set output '%s'" % os.path.join(folder, "summary-overlap.png"),
+        "set title 'RED+DCQCN alone, median over seeds: step overlap "
+        "per reading of Table 1'",
         "set xlabel 'time (ms)'", "set ylabel 'degree of step overlap'",
-        "set key outside right", "set grid",
+        "set key top left box opaque", "set grid",
         "plot " + ", ".join(plots),
         "0 1", "2500 30", "e", ""])
     try:

@@ -166,7 +166,9 @@ cat "$work"/*.lines >"$work/all.jsonl"
 
 jq -s --arg date "$(date -u +%FT%TZ)" --arg scales "$scales" --arg sizes "$sizes" \
 	--arg passes "$passes" --argjson gap "$gap_ms" --argjson per_run "$per_run" --arg k "$k" '
-  def med: sort | .[(length / 2 | floor)];
+  # the median: the mean of the two middle values of an even count
+  def med: sort | if length % 2 == 1 then .[length / 2 | floor]
+		else (.[length / 2 - 1] + .[length / 2]) / 2 end;
   def q(p): sort | .[((length - 1) * p | round)];
   # peak number of jobs running at once in one run
   def peak: [.[] | [.first_start_ns, 1], [.end_ns, -1]] | sort

@@ -31,7 +31,7 @@
 #   --out DIR          (default build/results/sim_symphony_baseline); a
 #                      reading's runs in DIR/READING-sN-bgP.json, the
 #                      summary in DIR/summary.json, the plot in
-#                      DIR/overlap.png
+#                      DIR/summary-overlap.png
 #   --summary          no runs: the summary and plot of the runs in DIR
 set -euo pipefail
 

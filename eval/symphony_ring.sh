@@ -731,7 +731,9 @@ jq -s --arg rate "$rate" --arg uplink "$uplink_rate" --arg size "$size" \
 	--argjson delay_us "$delay_us" --arg pfc "$pfc" --argjson job_offset "$job_offset" \
 	--argjson pods "$pods" --argjson cores "$cores" \
 	--argjson link_classes "$link_classes" --arg date "$(date -u +%FT%TZ)" --arg engine "$engine" '
-  def med: sort | .[(length / 2 | floor)];
+  # the median: the mean of the two middle values of an even count
+  def med: sort | if length % 2 == 1 then .[length / 2 | floor]
+		else (.[length / 2 - 1] + .[length / 2]) / 2 end;
   def q(p): sort | .[((length - 1) * p | round)];
   def stats(f): [.[] | f] as $v
     | {median: ($v | med), p25: ($v | q(0.25)), p75: ($v | q(0.75)),

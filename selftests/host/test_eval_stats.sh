@@ -20,7 +20,7 @@ tmp=$(mktemp -d /tmp/test_eval_stats.XXXXXX)
 on_exit rm -rf "$tmp"
 py() { /usr/bin/python3 -c "import sys; sys.path.insert(0, '$TOP_DIR/eval'); import stats; $1"; }
 
-ktap_plan 9
+ktap_plan 10
 
 check_eq "the median of 1, 2, 3, 4 is 2.5 (numpy's, not the upper middle)" \
 	2.5 "$(py 'print(stats.median([4, 1, 3, 2]))')"
@@ -35,18 +35,29 @@ check_eq "the bootstrap interval is the same twice and holds the median" \
 fig5=$TOP_DIR/results/4-simulator/paper-stack/sim_symphony_verdict_paper.fig5.json
 check_eq "Table 1's rails: 6 steps of 8 MiB at half of 10 Gbit/s, 80.53 ms" \
 	80.53 "$("$stats" baseline "$fig5" | jq '.bound_ms * 100 | round / 100')"
+check_eq "bounds: one ring of 32 over 4 spines 832.1 ms, 8 spines 416.1, a ToR's own ring of 8 94.0, the 8 x 4 grid 456.3" \
+	"832.1 416.1 94.0 456.3" \
+	"$(py 'd = lambda n: {"testbed": {"tors": 4, "spines": n, "hosts_per_tor": 8, "rate": "10gbit", "uplink_rate": "10gbit"}, "workload": {"size_per_rank": 8 << 20 if n else 0}}
+def doc(n, ranks): x = d(n); x["workload"]["size_per_rank"] = (8 << 20) * ranks; return x
+print(" ".join("%.1f" % stats.scenario_bound_ms(doc(n, r), s) for n, r, s in ((4, 32, "ring1"), (8, 32, "ring1"), (4, 8, "torrings"), (4, 32, "grid"))))')"
 check_eq "the tracked Fig. 5 runs: paired median 1.002 (the upper middle was 1.006), 10 of 20 faster, p 1" \
 	"1.002 10 1" \
 	"$("$stats" compare "$fig5" | jq -r '"\(.paired_ratio_median * 1000 | round / 1000) \(.faster) \(.sign_test_p)"')"
 
 # the verdict table, recomputed from the tracked JSON, against the one in
 # EVALUATION.md (between its begin and end markers)
+rc=0
 "$stats" table "$TOP_DIR/eval/symphony_verdict_rows.json" --root "$TOP_DIR" \
-	>"$tmp/table.md" 2>"$tmp/table.err" || true
+	>"$tmp/table.md" 2>"$tmp/table.err" || rc=$?
 sed -n '/<!-- symphony-verdict-table: begin/,/<!-- symphony-verdict-table: end/p' \
 	"$TOP_DIR/EVALUATION.md" | sed '1d;$d' >"$tmp/doc.md"
-check "EVALUATION's verdict table is the module's, recomputed from results/" \
-	diff -u "$tmp/doc.md" "$tmp/table.md"
+if [ "$rc" -ne 0 ] || [ "$(wc -l <"$tmp/table.md")" -lt 3 ]; then
+	ktap_fail "EVALUATION's verdict table is the module's, recomputed from results/" \
+		"the table was not computed (exit $rc): $(cat "$tmp/table.err")"
+else
+	check "EVALUATION's verdict table is the module's, recomputed from results/" \
+		diff -u "$tmp/doc.md" "$tmp/table.md"
+fi
 
 echo '{"runs": 3}' >"$tmp/bad.json"
 r=$("$stats" compare "$tmp/bad.json" 2>&1) && rc=0 || rc=$?
