@@ -27,6 +27,8 @@
 #                      8: none)
 #   --seeds N          (default 20)
 #   --markings "M ..." also run these beside RED (default "red")
+#   --state switch|port  Symphony's job state (default switch, the
+#                      paper's); port writes DIR/READING-sN-bgP-port.json
 #   --jobs N           simulations at once (default: the cores)
 #   --out DIR          (default build/results/sim_symphony_baseline); a
 #                      reading's runs in DIR/READING-sN-bgP.json, the
@@ -42,6 +44,7 @@ backgrounds="0 10"
 spines=4
 seeds=20
 markings=red
+state=switch
 jobs=$(nproc)
 out=$top/build/results/sim_symphony_baseline
 summary_only=0
@@ -60,6 +63,7 @@ while [ $# -gt 0 ]; do
 	--spines) spines=$2 ;;
 	--seeds) seeds=$2 ;;
 	--markings) markings=$2 ;;
+	--state) state=$2 ;;
 	--jobs) jobs=$2 ;;
 	--out) out=$2 ;;
 	*) echo "$prog: unknown option '$1'" >&2; usage ;;
@@ -77,6 +81,9 @@ for n in $spines; do
 	[[ $n =~ ^[1-9][0-9]?$ ]] || die "--spines: '$n' wants 1..64"
 done
 [[ $seeds =~ ^[1-9][0-9]*$ ]] || die "--seeds '$seeds': wants a count"
+[[ $state =~ ^(switch|port)$ ]] || die "--state '$state': switch or port"
+suffix=
+[ "$state" = switch ] || suffix=-$state
 mkdir -p "$out"
 
 if [ "$summary_only" -eq 0 ]; then
@@ -85,8 +92,8 @@ if [ "$summary_only" -eq 0 ]; then
 			for r in $readings; do
 				echo "$prog: $r, $n spines, background $b%" >&2
 				"$top/eval/sim_symphony.sh" --nodes 32 --spines "$n" --stack paper \
-					--scenarios "$r" --background "$b" --markings "$markings" \
-					--seeds "$seeds" --jobs "$jobs" --out "$out/$r-s$n-bg$b.json" 2>&1 |
+					--scenarios "$r" --background "$b" --markings "$markings" --state "$state" \
+					--seeds "$seeds" --jobs "$jobs" --out "$out/$r-s$n-bg$b$suffix.json" 2>&1 |
 					sed 's/^/  /' >&2
 			done
 		done
