@@ -165,6 +165,9 @@ static const char kUsage[] =
     "  --flow SRC:DST:JOB:STEP:BYTES:START_US  a flow of BYTES from host SRC to\n"
     "                        DST, job JOB, step STEP (UDP source port --step-base +\n"
     "                        STEP), starting START_US microseconds in (repeatable)\n"
+    "  --flow-sample-us US   each flow's packets sent per US microseconds, from the\n"
+    "                        first start until all are acknowledged, in the JSON\n"
+    "                        (sent_packets_per_sample; default 0: none)\n"
     "Permutation (permsend's options):\n"
     "  --packets M           data packets per host and destination (default 64)\n"
     "  --pattern P           permutation (default: each host to its partner in the\n"
@@ -367,7 +370,7 @@ main(int argc, char** argv)
         O_FAIL, O_LB, O_PIPES, O_QDISC, O_MARKING, O_STATE, O_RING, O_JOBSTART, O_COLL,
         O_SIZE, O_CHANNELS, O_STEPQPS, O_ITER, O_STEPBASE, O_STEPFLOWS, O_FIXED, O_MTU,
         O_RTO, O_LOSEACK, O_CNP, O_DALPHA, O_DTIMER, O_DBYTES, O_DRAI, O_DRHAI, O_DG, O_DF, O_DMIN, O_PFC, O_SEED, O_STOP, O_OUT, O_BG, O_LINKS, O_BURST, O_PACKETS, O_LOAD, O_GRID, O_FAILP, O_JOBSIZE, O_JOBITER, O_RINGJOBS,
-        O_CC, O_FLOWS, O_SYMAT, O_DDEC, O_DCLAMP, O_FLOW, O_OFANSTART, O_ARBUF,
+        O_CC, O_FLOWS, O_SYMAT, O_DDEC, O_DCLAMP, O_FLOW, O_FLOWSAMPLE, O_OFANSTART, O_ARBUF,
         O_REPSN, O_REPSFREEZE, O_REPSTMIN, O_PAPER, O_CCA, O_DUPTHR, O_SUBFLOWS, O_LOSSRTO, O_CWNDINIT, O_CWNDMAX, O_LBMIX,
         O_PATTERN, O_WORKLOAD, O_SERVERHOSTS, O_PHASES, O_MATRIX,
     };
@@ -437,6 +440,7 @@ main(int argc, char** argv)
         {"dcqcn-decrease-us", required_argument, nullptr, O_DDEC},
         {"dcqcn-clamp", required_argument, nullptr, O_DCLAMP},
         {"flow", required_argument, nullptr, O_FLOW},
+        {"flow-sample-us", required_argument, nullptr, O_FLOWSAMPLE},
         {"paper-ofan", no_argument, nullptr, O_PAPER},
         {"cca", required_argument, nullptr, O_CCA},
         {"dupack-threshold", required_argument, nullptr, O_DUPTHR},
@@ -476,6 +480,7 @@ main(int argc, char** argv)
 
     PermSpec perm;
     std::vector<FlowSpec> flowSpecs;
+    uint64_t flowSampleUs = 0;
     bool isPerm, isFlows, isWorkload, loadMax = false, patternSet = false;
     std::string workloadFile;
     bool serverRing = false, serverHostsSet = false, matrixPattern = false;
@@ -786,6 +791,9 @@ main(int argc, char** argv)
             run.gridCols = cols;
             break;
         }
+        case O_FLOWSAMPLE:
+            flowSampleUs = ArgU64("--flow-sample-us", optarg, 1, 1000000);
+            break;
         case O_FLOW: {
             unsigned src, dst, job, step;
             unsigned long long startUs;
@@ -921,6 +929,8 @@ main(int argc, char** argv)
     }
     if (isFlows != !flowSpecs.empty())
         Usage(isFlows ? "no --flow" : "--flow is for the flows command");
+    if (flowSampleUs && !isFlows)
+        Usage("--flow-sample-us is for the flows command");
     if (topo.kind != "leafspine" && imbalance != "none")
         Usage("--imbalance is for --topology leafspine");
     if (topo.kind == "leafspine" && imbalance != "none" &&
@@ -1137,6 +1147,7 @@ main(int argc, char** argv)
                       " (the fabric has " + std::to_string(fabric.NumHosts()) + ")");
         flowDriver = std::make_unique<FlowDriver>(flowSpecs, fabric.Hosts(), run.stepBase);
         flowDriver->SetLocalHosts(localHosts);
+        flowDriver->SetSampleInterval(flowSampleUs * 1000);
         flowDriver->Start();
     }
     auto done = [&]() {

@@ -26,7 +26,7 @@
 # flow models (legacy, astra, nccl) and their PSNs; Symphony at the ToRs
 # only; the DCQCN profiles; two long flows keep one port busy; single
 # flows of consecutive steps (the paper's Fig. 9) under RED, Symphony and
-# the priority-queue baseline; the verdict script's Fig. 2 and Fig. 5
+# the priority-queue baseline, and their transmission timelines; the verdict script's Fig. 2 and Fig. 5
 # rows on the paper's stack; each step's first_rate_bps is the rate its
 # first packet left at, and the run names its flow model; REPS (--lb
 # reps) recycles its entropies on unloaded paths, retires marked ones,
@@ -44,7 +44,7 @@ require_built "$sim"
 tmp=$(mktemp -d /tmp/test_sim.XXXXXX)
 on_exit rm -rf "$tmp"
 
-ktap_plan 67
+ktap_plan 68
 
 merge() { jq -L "$TOP_DIR/tc-scripts" -c 'include "ringmerge"; .ranks | ring_merge(null)' "$1"; }
 
@@ -495,6 +495,26 @@ check_jq "the priority queue serves the lagging step first (no Symphony marks, e
 	   jq -sc --argjson f "$(cat "$tmp/fig9/f.json" 2>/dev/null || echo null)" \
 		--argjson rings "$(merge "$tmp/pq-rings.json" | jq -c --argjson d "$(jq '[.ports[] | .limit_drops + .red_drops] | add' "$tmp/pq-rings.json")" \
 			'{resent: .counters.retransmitted_packets, drops: $d}')" 'add + {fig9: $f, rings: $rings}')"
+
+# 39a: the flows' transmission timelines (--flow-sample-us): every packet
+# of each flow is counted once, in samples from the first start until all
+# are ACKed; fig9.sh's paper overlap (the samples both send in) is short
+# where A starts as B ends and is A's lifetime at full overlap, where
+# Symphony gives B under half the port; the option is the flows command's
+"$sim" flows --leaves 1 --spines 1 --hosts-per-leaf 3 --rate 10gbit --uplink-rate 10gbit \
+	--marking red --rto 4 --flow 1:2:1:1:8m:0 --flow 0:2:1:0:8m:2000 --flow-sample-us 1000 \
+	--out "$tmp/fl-sampled.json"
+r=$("$sim" ring --ring 1=0,1 --size 64k --flow-sample-us 1000 2>&1) && rc=0 || rc=$?
+check_jq "flow timelines: each flow's packets sent once per sample; fig9.sh overlaps the time both transmit; --flow-sample-us outside flows exits 2" \
+	'(.sampled.flows | all(.sent_packets_per_sample | add == 2048) and
+	  all(.sample_ns == 1000000 and (.sent_packets_per_sample | length) * 1e6 >= .end_ns - .samples_start_ns)) and
+	 (.fig9.runs | all((.timeline_packets_per_ms.a | add) == 1024 and (.timeline_packets_per_ms.b | add) == 1024) and
+	  all(.both_transmit_ms <= .lifetime_overlap_ms + 2)) and
+	 ([.fig9.runs[] | select(.shift_pct == 0 and .marking == "red") | .both_transmit_ms] | .[0] <= 2) and
+	 ([.fig9.runs[] | select(.shift_pct == 100 and .marking == "symphony") | .b_share_while_both_pct] | .[0] < 50) and
+	 (.bad | startswith("2 symofan-sim: --flow-sample-us is for the flows command"))' \
+	"$(jq -nc --slurpfile s "$tmp/fl-sampled.json" --argjson f "$(cat "$tmp/fig9/f.json" 2>/dev/null || echo null)" \
+		--arg bad "$rc $(head -1 <<<"$r")" '{sampled: $s[0], fig9: $f, bad: $bad}')"
 
 # 40: sim_symphony_verdict.sh's first rows on the paper's stack, one
 # seed: Table 1's rails (6 steps of 8 MB, the ToR uplinks 2:1), the

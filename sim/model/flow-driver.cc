@@ -4,6 +4,7 @@
  */
 #include "flow-driver.h"
 
+#include <algorithm>
 #include <sstream>
 
 #include "ns3/abort.h"
@@ -51,12 +52,46 @@ FlowDriver::SetLocalHosts(std::vector<bool> local)
 }
 
 void
+FlowDriver::SetSampleInterval(uint64_t ns)
+{
+    m_sampleNs = ns;
+}
+
+void
 FlowDriver::Start()
 {
+    uint64_t firstNs = UINT64_MAX;
+
     for (uint32_t i = 0; i < m_flows.size(); i++)
         if (m_local[m_flows[i].spec.src])
+        {
             Simulator::Schedule(NanoSeconds(kFirstStartNs + m_flows[i].spec.startNs),
                                 &FlowDriver::StartFlow, this, i);
+            firstNs = std::min(firstNs, m_flows[i].spec.startNs);
+        }
+    /* the first interval ends one interval after the first start */
+    if (m_sampleNs && firstNs != UINT64_MAX)
+    {
+        m_samplesStartNs = kFirstStartNs + firstNs;
+        Simulator::Schedule(NanoSeconds(m_samplesStartNs + m_sampleNs), &FlowDriver::Sample, this);
+    }
+}
+
+void
+FlowDriver::Sample()
+{
+    for (Flow& f : m_flows)
+    {
+        uint64_t sent;
+
+        if (!m_local[f.spec.src])
+            continue;
+        sent = f.startNs ? m_hosts[f.spec.src]->SentPackets(f.qp) : 0;
+        f.sentPerSample.push_back(sent - f.sentAtLastSample);
+        f.sentAtLastSample = sent;
+    }
+    if (!Done())
+        Simulator::Schedule(NanoSeconds(m_sampleNs), &FlowDriver::Sample, this);
 }
 
 void
@@ -111,8 +146,17 @@ FlowDriver::FlowItems() const
            << ",\"job\":" << f.spec.job << ",\"step\":" << f.spec.step
            << ",\"bytes\":" << f.spec.bytes << ",\"start_ns\":" << f.startNs
            << ",\"end_ns\":" << f.endNs << ",\"acked_ns\":" << f.ackedNs
-           << ",\"first_rate_bps\":" << (m_local[f.spec.src] ? m_hosts[f.spec.src]->MessageStartRateBps(f.qp, f.msg) : 0)
-           << "}";
+           << ",\"first_rate_bps\":"
+           << (m_local[f.spec.src] ? m_hosts[f.spec.src]->MessageStartRateBps(f.qp, f.msg) : 0);
+        if (m_sampleNs && m_local[f.spec.src])
+        {
+            os << ",\"sample_ns\":" << m_sampleNs << ",\"samples_start_ns\":" << m_samplesStartNs
+               << ",\"sent_packets_per_sample\":[";
+            for (size_t j = 0; j < f.sentPerSample.size(); j++)
+                os << (j ? "," : "") << f.sentPerSample[j];
+            os << "]";
+        }
+        os << "}";
         items.emplace_back(m_local[f.spec.src], os.str());
     }
     return items;

@@ -317,6 +317,12 @@ RoceHost::MessageStartRateBps(uint32_t qp, uint32_t msg) const
     return m_qps.at(qp).msgs.at(msg).startRateBps;
 }
 
+uint64_t
+RoceHost::SentPackets(uint32_t qp) const
+{
+    return m_qps.at(qp).highSeq;
+}
+
 const RoceCounters&
 RoceHost::Counters() const
 {

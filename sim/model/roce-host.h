@@ -206,6 +206,10 @@ class RoceHost : public IpL4Protocol
     /* the rate message MSG (PostWrite's index) of queue pair QP started at:
      * its first packet's, after a --step-flows reset; 0 before it leaves */
     uint64_t MessageStartRateBps(uint32_t qp, uint32_t msg) const;
+    /* queue pair QP's packets sent so far, retransmissions not counted
+     * (the highest sequence number sent, plus one)
+     */
+    uint64_t SentPackets(uint32_t qp) const;
     void SetArrivalCallback(ArrivalCallback cb);
     void SetAckedCallback(AckedCallback cb);
     /* --fixed-rate's pace from now on, bit/s (0: the line rate). */
