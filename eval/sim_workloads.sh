@@ -38,7 +38,10 @@
 #   --out FILE         (default build/results/sim_workloads_FIGURE.json);
 #                      the plot next to it (.png), and seed 1's timeline of
 #                      each point and marking (-timeline-MODEL-NODES-xX-
-#                      MARKING.png, eval/workload_timeline.sh)
+#                      MARKING.png, eval/workload_timeline.sh); each run's
+#                      sync_ns is its first iteration's gradient
+#                      synchronisation, the first collective's start to
+#                      the last one's end
 #   --summary          no runs: the summary and plot of the runs in FILE
 set -euo pipefail
 
@@ -181,6 +184,8 @@ run_one() {
 	   iteration_ns: .workload.jobs[0].iteration_ns,
 	   collectives_mean_ns: ([.workload.jobs[0].op_times[] | select(.kind != "compute") |
 	     .iterations[0].mean_rank_ns] | add),
+	   sync_ns: ([.workload.jobs[0].op_times[] | select(.kind != "compute") | .iterations[0]] |
+	     if length == 0 then null else (map(.end_ns) | max) - (map(.start_ns) | min) end),
 	   red_marks: ([.ports[].red_marks] | add), symphony_marks: ([.ports[].symphony_marks] | add),
 	   drops: ([.ports[] | .limit_drops + .red_drops] | add),
 	   max_backlog_bytes: ([.ports[].max_backlog_bytes] | max),
@@ -268,6 +273,8 @@ jq -s --arg figure "$figure" --arg stack "$stack" --argjson scale "$scale" \
       baseline_jct_ms: {mean: ([$red[]] | mean / 1e6), sem: ([$red[]] | sem | if . then . / 1e6 else null end)},
       symphony_jct_ms: {mean: ([$sym[]] | mean / 1e6), sem: ([$sym[]] | sem | if . then . / 1e6 else null end)},
       normalized_jct: {mean: ($ratio | mean), sem: ($ratio | sem)},
+      baseline_sync_ms: (map(select(.marking == "red" and .complete) | .sync_ns // empty) | mean | if . then . / 1e6 else null end),
+      symphony_sync_ms: (map(select(.marking == "symphony" and .complete) | .sync_ns // empty) | mean | if . then . / 1e6 else null end),
       jct_cut_pct: (if ($ratio | length) > 0 then (1 - ($ratio | mean)) * 100 else null end),
       paper_cut_pct: $paper["\(.[0].model):\(.[0].nodes):\(.[0].compute_scale)"],
       wall_s: (map(.sim.wall_s) | add)})),

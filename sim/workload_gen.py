@@ -29,11 +29,26 @@ time (the Symphony paper's Fig. 6: faster accelerators).  --scale divides
 compute and bytes alike, a smaller job of the same compute-to-network
 ratio for a cheaper simulation.
 
+--images-per-s sets resnet50's and vgg16's rate from a measured training
+throughput instead: the rate at which one accelerator computes that many
+samples a second (3x the forward FLOPs each), e.g. 1200 for ResNet-50
+v1.5 on one V100 16GB in mixed precision (NVIDIA DeepLearningExamples,
+PyTorch/Classification/ConvNets/resnet50v1.5, DGX-1 training
+performance); the rate it implies is in the workload's source line, to
+be carried to another model by --tflops.
+
 Data parallel (Astra-Sim's DATA workloads): forward over the layers, then
 the backward pass from the last layer to the first; each layer's
 gradient AllReduce (or each bucket's, --bucket-mb as PyTorch DDP) starts
 when its backward compute ends and overlaps the next layers' backward
 compute; the next iteration starts when every AllReduce has ended.
+--dims RxC runs each AllReduce on a 2D ring of rows of R ranks (R
+consecutive ranks) and columns of C, hierarchically: a reduce-scatter
+along the rows, an AllReduce of the row's share (1/R) along the
+columns, an all-gather along the rows (the Symphony paper's Table 1: 8
+x 4 at 32 nodes, 32 x 4 at 128).  The columns carry a job ID of their
+own on the wire (the job's + 1): each group numbers its steps on, so one
+ID for both would set a row's steps against a column's.
 """
 import argparse
 import heapq
@@ -115,6 +130,20 @@ def parse_layers(text):
     return layers
 
 
+def parse_dims(text, nodes):
+    """--dims RxC: rows of R ranks, columns of C, R x C = nodes."""
+    parts = text.lower().split("x")
+    try:
+        row, col = int(parts[0]), int(parts[1])
+        if len(parts) != 2 or row < 2 or col < 2:
+            raise ValueError
+    except (ValueError, IndexError):
+        die(f"--dims '{text}': wants RxC, rows and columns of 2 or more ranks")
+    if row * col != nodes:
+        die(f"--dims '{text}': {row} x {col} is not --nodes {nodes}")
+    return row, col
+
+
 def placement(args, nodes):
     """Rank r's host: --order host (rank r on host r: a ring's neighbours
     share a ToR but at its ends) or rail (ranks dealt round-robin over the
@@ -147,8 +176,18 @@ def data_parallel(args, layers, bytes_per_param):
         nb += 1
         name = ("allreduce." + bucket_layers[0] if args.bucket_mb == 0
                 else f"allreduce.bucket{nb}")
-        ops.append({"name": name, "kind": "allreduce", "group": "dp",
-                    "bytes": max(1, round(bucket / scale)), "deps": [dep]})
+        nbytes = max(1, round(bucket / scale))
+        if not args.dims:
+            ops.append({"name": name, "kind": "allreduce", "group": "dp",
+                        "bytes": nbytes, "deps": [dep]})
+        else:
+            row = args.dims[0]
+            ops.append({"name": name + ".rows-rs", "kind": "reducescatter", "group": "rows",
+                        "bytes": nbytes, "deps": [dep]})
+            ops.append({"name": name + ".cols-ar", "kind": "allreduce", "group": "cols",
+                        "bytes": max(1, round(nbytes / row)), "deps": [name + ".rows-rs"]})
+            ops.append({"name": name + ".rows-ag", "kind": "allgather", "group": "rows",
+                        "bytes": nbytes, "deps": [name + ".cols-ar"]})
         bucket, bucket_layers = 0, []
 
     for layer in reversed(layers):
@@ -165,8 +204,10 @@ def data_parallel(args, layers, bytes_per_param):
 
 
 def with_times(layers, args):
-    """Each layer's forward time from its FLOPs at --batch over --tflops;
-    the backward pass twice that."""
+    """Each layer's forward time from its FLOPs at --batch over --tflops
+    (or the rate --images-per-s implies); the backward pass twice that."""
+    if args.images_per_s:
+        args.tflops = 3 * sum(layer["flops"] for layer in layers) * args.images_per_s / 1e12
     for layer in layers:
         f = layer["flops"] * args.batch / (args.tflops * 1e12) * 1e9
         layer["fwd_ns"], layer["bwd_ns"] = f, 2 * f
@@ -697,6 +738,15 @@ def main():
     ap.add_argument("--tflops", type=float, default=15.0,
                     help="sustained compute, TFLOP/s a rank (default 15: a V100's FP32 "
                          "tensor-core rate)")
+    ap.add_argument("--images-per-s", type=float, default=0,
+                    help="resnet50, vgg16: the accelerator's measured training throughput, "
+                         "samples a second, setting the compute rate instead of --tflops "
+                         "(e.g. 1200: ResNet-50 v1.5 on a V100 16GB, mixed precision, NVIDIA's "
+                         "DeepLearningExamples)")
+    ap.add_argument("--dims", default="",
+                    help="data parallel: RxC, a 2D ring of rows of R consecutive ranks and "
+                         "columns of C (R x C = --nodes), AllReduce hierarchically, ranks on "
+                         "hosts in order unless --order says (default: one ring of every rank)")
     ap.add_argument("--bytes-per-param", type=int, default=4,
                     help="gradient bytes a parameter (default 4: FP32)")
     ap.add_argument("--bucket-mb", type=float, default=0,
@@ -743,6 +793,13 @@ def main():
             die(f"--{opt.replace('_', '-')} {getattr(args, opt)}: wants more than 0")
     if args.bucket_mb < 0:
         die(f"--bucket-mb {args.bucket_mb}: wants 0 or more")
+    if args.images_per_s < 0:
+        die(f"--images-per-s {args.images_per_s:g}: wants more than 0")
+    if args.images_per_s and args.model not in ("resnet50", "vgg16"):
+        die("--images-per-s is for the resnet50 and vgg16 models")
+    args.dims = parse_dims(args.dims, nodes) if args.dims else None
+    if args.dims and args.model not in ("dp", "resnet50", "vgg16"):
+        die("--dims is for the data-parallel models (dp, resnet50, vgg16)")
     if args.first_host < 0:
         die(f"--first-host {args.first_host}: wants 0 or more")
     if (args.model == "dp") != bool(args.layers):
@@ -770,7 +827,9 @@ def main():
                   f"{args.tokens} tokens a data-parallel rank at {args.tflops:g} TFLOP/s, "
                   f"tensor parallel over {args.mp} ({args.mp_on})")
     else:
-        order = args.order or "rail"
+        # a 2D ring's rows along the ToRs' hosts and its columns across
+        # the ToRs, as Table 1's grid; one ring: every hop across them
+        order = args.order or ("host" if args.dims else "rail")
         if args.model == "dp":
             layers = parse_layers(args.layers)
             source = "hand-given layers"
@@ -779,8 +838,19 @@ def main():
             params = sum(layer["params"] for layer in layers)
             source = (f"{args.model} from its architecture: {params} parameters, "
                       f"{sum(layer['flops'] for layer in layers) / 2e9:.2f} GMACs a sample; "
-                      f"batch {args.batch} a rank at {args.tflops:g} TFLOP/s")
-        groups = [{"name": "dp", "rings": [list(range(nodes))]}]
+                      f"batch {args.batch} a rank at {args.tflops:g} TFLOP/s"
+                      + (f" ({args.images_per_s:g} samples/s measured)" if args.images_per_s else ""))
+        if args.dims:
+            row, col = args.dims
+            groups = [{"name": "rows", "rings": [list(range(j * row, (j + 1) * row))
+                                                 for j in range(col)]},
+                      {"name": "cols", "rings": [list(range(i, nodes, row)) for i in range(row)],
+                       "wire_job": args.job + 1}]
+            source += f"; a 2D ring of {row} x {col}, AllReduce hierarchically"
+        else:
+            groups = [{"name": "dp", "rings": [list(range(nodes))]}]
+        if args.bucket_mb:
+            source += f"; DDP buckets of {args.bucket_mb:g} MiB"
         ops = data_parallel(args, layers, args.bytes_per_param)
     args.order = order
     hosts = [args.first_host + h for h in placement(args, nodes)]

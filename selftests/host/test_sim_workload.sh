@@ -9,7 +9,9 @@
 # counts; a transformer of two groups (tensor parallel in the server,
 # data parallel over the fabric) and the generated ResNet-50 and VGG16
 # run to the end; the generator's models have the published parameter
-# counts; the same seed gives the same run; the Ofan paper's FSDP2
+# counts; a 2D ring's AllReduce (reduce-scatter, column AllReduce,
+# all-gather) takes its hand-computed time, and a measured throughput
+# sets the compute; the same seed gives the same run; the Ofan paper's FSDP2
 # scale-out rings (perm --pattern server-ring) send each host to its
 # slot in the next server of a random cyclic order, phase after phase,
 # each at its bound where nothing queues; a traffic matrix's bound counts
@@ -28,7 +30,7 @@ require_built "$sim"
 tmp=$(mktemp -d /tmp/test_sim_workload.XXXXXX)
 on_exit rm -rf "$tmp"
 
-ktap_plan 24
+ktap_plan 26
 
 # One switch of 10 Gbit/s links, 1 us each, senders at the line rate.
 rate=10000000000 delay=1000 mtu=4096
@@ -145,8 +147,32 @@ check "the same seed gives the same run" \
 	cmp <(jq -S 'del(.sim.wall_s, .sim.events_per_s)' "$tmp/r50.1.json") \
 	<(jq -S 'del(.sim.wall_s, .sim.events_per_s)' "$tmp/r50.2.json")
 
-# --compute-scale divides the compute only, --scale compute and bytes.
+# A 2D ring (--dims RxC): one layer's 1 MiB AllReduce on 8 ranks as 4 x 2
+# takes a reduce-scatter along the rows (3 steps of 256 KiB), an
+# AllReduce of a quarter along the columns (2 steps of 128 KiB) and an
+# all-gather along the rows, back to back after the 300 us of compute;
+# the columns carry their own job ID.  --images-per-s sets the compute
+# so that an iteration takes --batch samples at that rate.
+"$gen" dp --layers 100:200:1048576 --nodes 8 --dims 4x2 --out "$tmp/dims.json"
+"$sim" workload --workload "$tmp/dims.json" --leaves 1 --spines 1 --hosts-per-leaf 8 --rate 10gbit \
+	--delay-us 1 --links p2p --fixed-rate --flows nccl --mtu "$mtu" --out "$tmp/dims.out.json"
+within_1pct "a 2D ring's AllReduce" \
+	$((300000 + $(coll_ns 3 262144) * 2 + $(coll_ns 2 131072))) \
+	"$(jq '.workload.jobs[0].jct_ns' "$tmp/dims.out.json")"
 sum_of() { jq "[.jobs[0].ops[] | select(.kind $1) | .$2] | add"; }
+r50_compute=$("$gen" resnet50 --nodes 8 --hosts-per-tor 4 --images-per-s 1200 | sum_of '== "compute"' ns)
+r=$("$gen" resnet50 --nodes 8 --dims 3x3 2>&1) && rc=0 || rc=$?
+check_jq "--dims: rows of consecutive ranks, columns across them on their own job ID, RS/AR/AG of 1, 1/4, 1 of the bytes; --images-per-s 1200 at batch 32: 26.7 ms; 3x3 of 8 ranks exits 2" \
+	'.doc.jobs[0].groups == [{name: "rows", rings: [[0, 1, 2, 3], [4, 5, 6, 7]]},
+	   {name: "cols", rings: [[0, 4], [1, 5], [2, 6], [3, 7]], wire_job: 2}] and
+	 ([.doc.jobs[0].ops[] | select(.kind != "compute") | [.kind, .group, .bytes]] ==
+	  [["reducescatter", "rows", 1048576], ["allreduce", "cols", 262144], ["allgather", "rows", 1048576]]) and
+	 .doc.jobs[0].hosts == [0, 1, 2, 3, 4, 5, 6, 7] and
+	 (.r50 - 26666667 | fabs) < 1000 and
+	 (.bad | startswith("2 workload_gen.py: error: --dims '"'3x3'"': 3 x 3 is not --nodes 8"))' \
+	"$(jq -c --argjson r50 "$r50_compute" --arg bad "$rc $r" '{doc: ., r50: $r50, bad: $bad}' "$tmp/dims.json")"
+
+# --compute-scale divides the compute only, --scale compute and bytes.
 c1=$("$gen" vgg16 --nodes 8 --hosts-per-tor 4 | sum_of '== "compute"' ns)
 b1=$("$gen" vgg16 --nodes 8 --hosts-per-tor 4 | sum_of '!= "compute"' bytes)
 c2=$("$gen" vgg16 --nodes 8 --hosts-per-tor 4 --compute-scale 4 | sum_of '== "compute"' ns)
