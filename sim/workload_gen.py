@@ -158,6 +158,34 @@ def placement(args, nodes):
     return [(r % tors) * args.hosts_per_tor + r // tors for r in range(nodes)]
 
 
+def dp_groups(nodes, dims, job):
+    """The data-parallel communicators: one ring of every rank, or with
+    @dims (R, C) a 2D ring's rows (R consecutive ranks) and columns, the
+    columns on job ID @job + 1 (each group numbers its steps on)."""
+    if not dims:
+        return [{"name": "dp", "rings": [list(range(nodes))]}]
+    row, col = dims
+    return [{"name": "rows", "rings": [list(range(j * row, (j + 1) * row)) for j in range(col)]},
+            {"name": "cols", "rings": [list(range(i, nodes, row)) for i in range(row)],
+             "wire_job": job + 1}]
+
+
+def allreduce_ops(name, nbytes, dep, dims, group="dp"):
+    """A gradient AllReduce of @nbytes after @dep: one op on @group, or on
+    a 2D ring (@dims) a reduce-scatter along the rows, an AllReduce of a
+    row's 1/R share along the columns and an all-gather along the rows.
+    Returns the ops and the name of the last."""
+    if not dims:
+        return [{"name": name, "kind": "allreduce", "group": group, "bytes": nbytes,
+                 "deps": [dep]}], name
+    rs, ar, ag = name + ".rows-rs", name + ".cols-ar", name + ".rows-ag"
+    return [{"name": rs, "kind": "reducescatter", "group": "rows", "bytes": nbytes, "deps": [dep]},
+            {"name": ar, "kind": "allreduce", "group": "cols",
+             "bytes": max(1, round(nbytes / dims[0])), "deps": [rs]},
+            {"name": ag, "kind": "allgather", "group": "rows", "bytes": nbytes,
+             "deps": [ar]}], ag
+
+
 def data_parallel(args, layers, bytes_per_param):
     """Forward, then backward from the last layer, gradient AllReduces
     per layer or per bucket overlapping the rest of the backward pass."""
@@ -176,18 +204,7 @@ def data_parallel(args, layers, bytes_per_param):
         nb += 1
         name = ("allreduce." + bucket_layers[0] if args.bucket_mb == 0
                 else f"allreduce.bucket{nb}")
-        nbytes = max(1, round(bucket / scale))
-        if not args.dims:
-            ops.append({"name": name, "kind": "allreduce", "group": "dp",
-                        "bytes": nbytes, "deps": [dep]})
-        else:
-            row = args.dims[0]
-            ops.append({"name": name + ".rows-rs", "kind": "reducescatter", "group": "rows",
-                        "bytes": nbytes, "deps": [dep]})
-            ops.append({"name": name + ".cols-ar", "kind": "allreduce", "group": "cols",
-                        "bytes": max(1, round(nbytes / row)), "deps": [name + ".rows-rs"]})
-            ops.append({"name": name + ".rows-ag", "kind": "allgather", "group": "rows",
-                        "bytes": nbytes, "deps": [name + ".cols-ar"]})
+        ops.extend(allreduce_ops(name, max(1, round(bucket / scale)), dep, args.dims)[0])
         bucket, bucket_layers = 0, []
 
     for layer in reversed(layers):
@@ -442,6 +459,15 @@ def astra1(args, nodes):
                   {"name": "dp", "rings": [list(range(s, nodes, mp)) for s in range(mp)],
                    "wire_job": args.job + nodes // mp, "wire_job_per_ring": True}]
         fwd_group, wg_group = "mp", "dp"
+    elif args.dims:
+        if any(c != "NONE" for layer in layers for c in layer["comm"][:2]):
+            die("--dims: a forward or input-gradient collective in the file (a 2D ring takes "
+                "the weight gradients' AllReduces)")
+        if kind != "DATA":
+            die(f"--dims: the file's '{kind}' is not DATA (a 2D ring takes data-parallel "
+                "AllReduces)")
+        groups = dp_groups(nodes, args.dims, args.job)
+        fwd_group = wg_group = None
     else:
         groups = [{"name": "all", "rings": [list(range(nodes))]}]
         fwd_group = wg_group = "all"
@@ -467,13 +493,22 @@ def astra1(args, nodes):
         ops.append({"name": "wg." + name, "kind": "compute", "ns": layer["ns"][2], "deps": [prev]})
         prev = "wg." + name
         last = prev
-        if layer["comm"][2] != "NONE":
+        if layer["comm"][2] != "NONE" and args.dims:
+            if layer["comm"][2] != "ALLREDUCE":
+                die(f"--dims: layer {name}'s weight gradient is a {layer['comm'][2]}, not an "
+                    "ALLREDUCE")
+            more, last = allreduce_ops("wg.comm." + name, layer["bytes"][2], prev, args.dims)
+            ops.extend(more)
+        elif layer["comm"][2] != "NONE":
             ops.append({"name": "wg.comm." + name, "kind": ASTRA_KINDS[layer["comm"][2]],
                         "group": wg_group, "bytes": layer["bytes"][2], "deps": [prev]})
             last = "wg.comm." + name
         updates.append({"name": "update." + name, "kind": "compute", "ns": layer["ns"][3],
                         "deps": [last]})
-    return groups, ops + updates, f"Astra-Sim 1.0 workload {args.file} ({kind}), {args.cycle_ns:g} ns a cycle"
+    source = f"Astra-Sim 1.0 workload {args.file} ({kind}), {args.cycle_ns:g} ns a cycle"
+    if args.dims:
+        source += f"; a 2D ring of {args.dims[0]} x {args.dims[1]}, AllReduce hierarchically"
+    return groups, ops + updates, source
 
 
 # Chakra execution traces (MLCommons' et_def.proto, the format Astra-Sim
@@ -744,9 +779,10 @@ def main():
                          "(e.g. 1200: ResNet-50 v1.5 on a V100 16GB, mixed precision, NVIDIA's "
                          "DeepLearningExamples)")
     ap.add_argument("--dims", default="",
-                    help="data parallel: RxC, a 2D ring of rows of R consecutive ranks and "
-                         "columns of C (R x C = --nodes), AllReduce hierarchically, ranks on "
-                         "hosts in order unless --order says (default: one ring of every rank)")
+                    help="data parallel (dp, resnet50, vgg16, an astra1 DATA file): RxC, a 2D "
+                         "ring of rows of R consecutive ranks and columns of C (R x C = --nodes), "
+                         "AllReduce hierarchically, ranks on hosts in order unless --order says "
+                         "(default: one ring of every rank)")
     ap.add_argument("--bytes-per-param", type=int, default=4,
                     help="gradient bytes a parameter (default 4: FP32)")
     ap.add_argument("--bucket-mb", type=float, default=0,
@@ -798,8 +834,8 @@ def main():
     if args.images_per_s and args.model not in ("resnet50", "vgg16"):
         die("--images-per-s is for the resnet50 and vgg16 models")
     args.dims = parse_dims(args.dims, nodes) if args.dims else None
-    if args.dims and args.model not in ("dp", "resnet50", "vgg16"):
-        die("--dims is for the data-parallel models (dp, resnet50, vgg16)")
+    if args.dims and args.model not in ("dp", "resnet50", "vgg16", "astra1"):
+        die("--dims is for the data-parallel models (dp, resnet50, vgg16, an astra1 DATA file)")
     if args.first_host < 0:
         die(f"--first-host {args.first_host}: wants 0 or more")
     if (args.model == "dp") != bool(args.layers):
@@ -840,15 +876,9 @@ def main():
                       f"{sum(layer['flops'] for layer in layers) / 2e9:.2f} GMACs a sample; "
                       f"batch {args.batch} a rank at {args.tflops:g} TFLOP/s"
                       + (f" ({args.images_per_s:g} samples/s measured)" if args.images_per_s else ""))
+        groups = dp_groups(nodes, args.dims, args.job)
         if args.dims:
-            row, col = args.dims
-            groups = [{"name": "rows", "rings": [list(range(j * row, (j + 1) * row))
-                                                 for j in range(col)]},
-                      {"name": "cols", "rings": [list(range(i, nodes, row)) for i in range(row)],
-                       "wire_job": args.job + 1}]
-            source += f"; a 2D ring of {row} x {col}, AllReduce hierarchically"
-        else:
-            groups = [{"name": "dp", "rings": [list(range(nodes))]}]
+            source += f"; a 2D ring of {args.dims[0]} x {args.dims[1]}, AllReduce hierarchically"
         if args.bucket_mb:
             source += f"; DDP buckets of {args.bucket_mb:g} MiB"
         ops = data_parallel(args, layers, args.bytes_per_param)

@@ -162,15 +162,25 @@ within_1pct "a 2D ring's AllReduce" \
 sum_of() { jq "[.jobs[0].ops[] | select(.kind $1) | .$2] | add"; }
 r50_compute=$("$gen" resnet50 --nodes 8 --hosts-per-tor 4 --images-per-s 1200 | sum_of '== "compute"' ns)
 r=$("$gen" resnet50 --nodes 8 --dims 3x3 2>&1) && rc=0 || rc=$?
-check_jq "--dims: rows of consecutive ranks, columns across them on their own job ID, RS/AR/AG of 1, 1/4, 1 of the bytes; --images-per-s 1200 at batch 32: 26.7 ms; 3x3 of 8 ranks exits 2" \
+head -4 "$tmp/astra.txt" >"$tmp/astra-ar.txt"
+sed -i '2s/.*/2/' "$tmp/astra-ar.txt"
+astra_dims=$("$gen" astra1 --file "$tmp/astra-ar.txt" --nodes 4 --dims 2x2 |
+	jq -c '[.jobs[0].ops[] | select(.kind != "compute") | [.name, .group, .bytes]]')
+r2=$("$gen" astra1 --file "$tmp/astra.txt" --nodes 4 --dims 2x2 2>&1) && rc2=0 || rc2=$?
+check_jq "--dims: rows of consecutive ranks, columns across them on their own job ID, RS/AR/AG of 1, 1/4, 1 of the bytes, an Astra-Sim DATA file's too; --images-per-s 1200 at batch 32: 26.7 ms; 3x3 of 8 ranks, an ALLGATHER exit 2" \
 	'.doc.jobs[0].groups == [{name: "rows", rings: [[0, 1, 2, 3], [4, 5, 6, 7]]},
 	   {name: "cols", rings: [[0, 4], [1, 5], [2, 6], [3, 7]], wire_job: 2}] and
 	 ([.doc.jobs[0].ops[] | select(.kind != "compute") | [.kind, .group, .bytes]] ==
 	  [["reducescatter", "rows", 1048576], ["allreduce", "cols", 262144], ["allgather", "rows", 1048576]]) and
 	 .doc.jobs[0].hosts == [0, 1, 2, 3, 4, 5, 6, 7] and
 	 (.r50 - 26666667 | fabs) < 1000 and
-	 (.bad | startswith("2 workload_gen.py: error: --dims '"'3x3'"': 3 x 3 is not --nodes 8"))' \
-	"$(jq -c --argjson r50 "$r50_compute" --arg bad "$rc $r" '{doc: ., r50: $r50, bad: $bad}' "$tmp/dims.json")"
+	 (.bad | startswith("2 workload_gen.py: error: --dims '"'3x3'"': 3 x 3 is not --nodes 8")) and
+	 .astra == [["wg.comm.second.rows-rs", "rows", 262144], ["wg.comm.second.cols-ar", "cols", 131072],
+	   ["wg.comm.second.rows-ag", "rows", 262144], ["wg.comm.first.rows-rs", "rows", 65536],
+	   ["wg.comm.first.cols-ar", "cols", 32768], ["wg.comm.first.rows-ag", "rows", 65536]] and
+	 (.bad2 | startswith("2 workload_gen.py: error: --dims: layer third'"'"'s weight gradient is a ALLGATHER"))' \
+	"$(jq -c --argjson r50 "$r50_compute" --arg bad "$rc $r" --argjson astra "${astra_dims:-null}" \
+		--arg bad2 "$rc2 $r2" '{doc: ., r50: $r50, bad: $bad, astra: $astra, bad2: $bad2}' "$tmp/dims.json")"
 
 # --compute-scale divides the compute only, --scale compute and bytes.
 c1=$("$gen" vgg16 --nodes 8 --hosts-per-tor 4 | sum_of '== "compute"' ns)
