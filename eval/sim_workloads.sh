@@ -15,7 +15,14 @@
 # paper's number) and a gnuplot PNG.
 #
 # Usage: eval/sim_workloads.sh --figure table2|fig6 [options]  (after "make sim")
-#   --models "M ..."   table2: vgg16, resnet50, transformer (default all)
+#   --models "M ..."   table2: vgg16, resnet50, transformer (default all);
+#                      resnet50-astra: the paper's own input, Astra-Sim's
+#                      Resnet50_DataParallel.txt (--astra-file)
+#   --astra-file FILE  resnet50-astra's workload, a copy of Astra-Sim's
+#                      examples/text_converter/text_workloads/
+#                      Resnet50_DataParallel.txt (its sha256 goes in the
+#                      JSON; not shipped here), read by workload_gen.py
+#                      astra1 at --gen's --cycle-ns
 #   --nodes "N ..."    table2: 128 and/or 512 (default "128 512"; the
 #                      Transformer runs at the first); fig6: one (default 128)
 #   --compute-scales "X ..."  fig6: computation divided by X (default
@@ -51,6 +58,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 prog=sim_workloads.sh
 figure=
 models="vgg16 resnet50 transformer"
+astra_file=
 nodes_list=
 cscales="1 2 4 8 16 32 64"
 seeds=5
@@ -75,6 +83,7 @@ while [ $# -gt 0 ]; do
 	case "$1" in
 	--figure) figure=$2 ;;
 	--models) models=$2 ;;
+	--astra-file) astra_file=$2 ;;
 	--nodes) nodes_list=$2 ;;
 	--compute-scales) cscales=$2 ;;
 	--seeds) seeds=$2 ;;
@@ -97,8 +106,17 @@ fig6) nodes_list=${nodes_list:-128} ;;
 *) die "--figure '$figure': table2 or fig6" ;;
 esac
 for m in $models; do
-	[[ $m =~ ^(vgg16|resnet50|transformer)$ ]] || die "--models: '$m' is not vgg16, resnet50 or transformer"
+	[[ $m =~ ^(vgg16|resnet50|transformer|resnet50-astra)$ ]] ||
+		die "--models: '$m' is not vgg16, resnet50, transformer or resnet50-astra"
 done
+astra_sha=null
+if [[ " $models " == *" resnet50-astra "* ]]; then
+	[ -n "$astra_file" ] || die "--models resnet50-astra: no --astra-file"
+	[ -r "$astra_file" ] || die "--astra-file '$astra_file': cannot read it"
+	astra_sha=\"$(sha256sum "$astra_file" | cut -d' ' -f1)\"
+elif [ -n "$astra_file" ]; then
+	die "--astra-file is for --models resnet50-astra"
+fi
 for n in $nodes_list; do
 	[[ $n =~ ^(128|512)$ ]] || die "--nodes: '$n' is not 128 or 512"
 done
@@ -140,7 +158,8 @@ fabric() {
 paper_cut() {
 	case $1 in
 	vgg16:128:1) echo 50.2 ;; vgg16:512:1) echo 54.4 ;;
-	resnet50:128:1) echo 24.3 ;; resnet50:512:1) echo 20.8 ;;
+	resnet50:128:1 | resnet50-astra:128:1) echo 24.3 ;;
+	resnet50:512:1 | resnet50-astra:512:1) echo 20.8 ;;
 	transformer:*:1) echo 0.068 ;;
 	transformer:*:64) echo 30 ;;
 	*) echo null ;;
@@ -203,11 +222,12 @@ if [ "$summary_only" = 0 ]; then
 	# --resume: the earlier runs, made the same way (files written
 	# before oversub and gen were recorded: their defaults)
 	# shellcheck disable=SC2016 # a jq expression
-	resume_load "$prog" "$resume" "$work" "this stack, scale, iterations, oversub and --gen" '
+	resume_load "$prog" "$resume" "$work" "this stack, scale, iterations, oversub, --gen and --astra-file" '
 	  .stack == $stack and .scale == $scale and .iterations == $iterations and
-	  (.oversub // 2) == $oversub and (.gen // "") == $gen' \
+	  (.oversub // 2) == $oversub and (.gen // "") == $gen and
+	  (.astra_file_sha256 // null) == $astra_sha' \
 		--arg stack "$stack" --argjson scale "$scale" --argjson iterations "$iterations" \
-		--argjson oversub "$oversub" --arg gen "$gen_args"
+		--argjson oversub "$oversub" --arg gen "$gen_args" --argjson astra_sha "$astra_sha"
 	: >"$runs"
 	tasks=$work/tasks
 	: >"$tasks"
@@ -215,7 +235,9 @@ if [ "$summary_only" = 0 ]; then
 		hpt=$(fabric "$n" | cut -d' ' -f1)
 		wl=$work/$m-$n-x$x.json
 		# shellcheck disable=SC2086
-		"$gen" "$m" --nodes "$n" --hosts-per-tor "$hpt" --iterations "$iterations" \
+		model_args=("$m")
+		[ "$m" != resnet50-astra ] || model_args=(astra1 --file "$astra_file")
+		"$gen" "${model_args[@]}" --nodes "$n" --hosts-per-tor "$hpt" --iterations "$iterations" \
 			--scale "$scale" --compute-scale "$x" $gen_args --out "$wl"
 		for seed in $(seq 1 "$seeds"); do
 			for marking in red symphony; do
@@ -256,11 +278,12 @@ paper_json=$(jq -r '[.model, .nodes, .compute_scale] | map(tostring) | join(":")
 	jq -s 'map({(.key): .cut_pct}) | add')
 jq -s --arg figure "$figure" --arg stack "$stack" --argjson scale "$scale" \
 	--argjson iterations "$iterations" --argjson oversub "$oversub" --arg gen "$gen_args" \
-	--argjson paper "$paper_json" '
+	--argjson paper "$paper_json" --argjson astra_sha "$astra_sha" '
   def mean: if length == 0 then null else add / length end;
   def sem: if length < 2 then null else
     (mean as $m | (map((. - $m) * (. - $m)) | add) / (length - 1) | sqrt) / (length | sqrt) end;
   {figure: $figure, stack: $stack, scale: $scale, iterations: $iterations, oversub: $oversub, gen: $gen,
+   astra_file_sha256: $astra_sha,
    incomplete_runs: map(select(.complete != true)) | length,
    points: (group_by([.model, .nodes, .compute_scale]) | map(
      . as $runs |

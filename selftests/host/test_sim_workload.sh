@@ -30,7 +30,7 @@ require_built "$sim"
 tmp=$(mktemp -d /tmp/test_sim_workload.XXXXXX)
 on_exit rm -rf "$tmp"
 
-ktap_plan 26
+ktap_plan 27
 
 # One switch of 10 Gbit/s links, 1 us each, senders at the line rate.
 rate=10000000000 delay=1000 mtu=4096
@@ -285,6 +285,19 @@ fig6=(--figure fig6 --compute-scales 64 --scale 100000 --jobs 2)
 check_jq "Fig. 6: the paper's cut at 64x is its 30%, Table 2's 0.068% only at 1x" \
 	'.points[0].compute_scale == 64 and .points[0].paper_cut_pct == 30 and
 	 (.runs | length) == 2 and (.runs | all(.complete))' "$(cat "$tmp/f6a.json")"
+# Table 2 on the paper's own input (an Astra-Sim DATA file, here the
+# two-layer one above) on Table 1's 2D ring: the file's hash recorded,
+# ResNet-50's number beside it, each run's gradient synchronisation
+"$wl" --figure table2 --models resnet50-astra --nodes 128 --scale 100000 --seeds 1 --jobs 2 \
+	--astra-file "$tmp/astra-ar.txt" --gen "--dims 32x4" --out "$tmp/t2a.json" 2>/dev/null
+r=$("$wl" --figure table2 --models resnet50-astra --seeds 1 2>&1) && rc=0 || rc=$?
+check_jq "Table 2 from an Astra-Sim file on a 2D ring: its sha256 kept, the paper's 24.3% beside it, sync within the JCT; no --astra-file exits 1" \
+	'.t.astra_file_sha256 == .sha and .t.points[0].model == "resnet50-astra" and
+	 .t.points[0].paper_cut_pct == 24.3 and (.t.runs | length) == 2 and
+	 (.t.runs | all(.complete and .sync_ns > 0 and .sync_ns <= .jct_ns)) and
+	 .bad == "1 sim_workloads.sh: --models resnet50-astra: no --astra-file"' \
+	"$(jq -c --arg sha "$(sha256sum "$tmp/astra-ar.txt" | cut -d' ' -f1)" --arg bad "$rc $r" \
+		'{t: ., sha: $sha, bad: $bad}' "$tmp/t2a.json" 2>/dev/null)"
 log=$("$wl" "${fig6[@]}" --seeds 2 --resume "$tmp/f6a.json" --out "$tmp/f6b.json" 2>&1 >/dev/null)
 check "--resume: seed 1's two runs reused as they were, seed 2's two run" \
 	bash -c '[[ "$1" == *"2 of the 4 runs from"* ]] &&
