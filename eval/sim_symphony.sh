@@ -90,12 +90,16 @@
 #   --job-offset MS    twojobs: the second job's start, milliseconds after
 #                      the first's (default 0)
 #   --jobs N           runs at once (default: the cores)
+#   --resume FILE      keep FILE's runs, an earlier JSON made with the same
+#                      options, and run only the ones it lacks
+#                      (symphony_ring.sh --resume)
 #   --out FILE         (default build/results/sim_symphony_NODES.json)
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 prog=sim_symphony.sh
 nodes=32
+resume=
 spines=
 scenarios=rings
 iterations=1
@@ -146,6 +150,7 @@ while [ $# -gt 0 ]; do
 	--oversub) oversub=$2 ;;
 	--markings) markings=$2 ;;
 	--background) background=$2 ;;
+	--resume) resume=$2 ;;
 	--out) out=$2 ;;
 	*) echo "$prog: unknown option '$1'" >&2; usage ;;
 	esac
@@ -226,7 +231,7 @@ esac
 exec "$top/eval/symphony_ring.sh" --engine sim --links p2p --delay-us 1 \
 	--tors "$tors" --spines "$spines" --hosts-per-tor "$hpt" --state "$state" --jobs "$jobs" \
 	--symphony-at "$symphony_at" --markings "$markings" \
-	${pfc:+--pfc "$pfc"} --job-offset "$job_offset" --pods "$pods" --cores "$cores" \
+	${pfc:+--pfc "$pfc"} ${resume:+--resume "$resume"} --job-offset "$job_offset" --pods "$pods" --cores "$cores" \
 	--rate 10gbit --uplink-rate 10gbit --imbalance "$imbalance" --background "$background" \
 	--scenarios "$scenarios" --size $((chunk_bytes * ranks)) --seeds "$seeds" \
 	--red "limit 100000 kmin 50kb kmax 100kb pmax 0.2" \

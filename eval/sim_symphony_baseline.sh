@@ -35,6 +35,9 @@
 #                      summary in DIR/summary.json, the plot in
 #                      DIR/summary-overlap.png
 #   --summary          no runs: the summary and plot of the runs in DIR
+#   --resume           keep the runs of each reading's JSON already in DIR
+#                      and run only those it lacks (more seeds, a run cut
+#                      short; sim_symphony.sh --resume)
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -48,6 +51,7 @@ state=switch
 jobs=$(nproc)
 out=$top/build/results/sim_symphony_baseline
 summary_only=0
+resume=0
 
 die() { echo "$prog: $*" >&2; exit 1; }
 usage() { sed -n '/^# Usage:/,/^[^#]/s/^# \{0,1\}//p' "$0" >&2; exit 2; }
@@ -55,6 +59,7 @@ while [ $# -gt 0 ]; do
 	case "$1" in
 	-h|--help) usage ;;
 	--summary) summary_only=1; shift; continue ;;
+	--resume) resume=1; shift; continue ;;
 	esac
 	[ $# -ge 2 ] || usage
 	case "$1" in
@@ -91,10 +96,17 @@ if [ "$summary_only" -eq 0 ]; then
 		for b in $backgrounds; do
 			for r in $readings; do
 				echo "$prog: $r, $n spines, background $b%" >&2
-				"$top/eval/sim_symphony.sh" --nodes 32 --spines "$n" --stack paper \
+				file=$out/$r-s$n-bg$b$suffix.json
+				prior=()
+				[ "$resume" = 0 ] || [ ! -e "$file" ] || {
+					cp "$file" "$file.prior"
+					prior=(--resume "$file.prior")
+				}
+				"$top/eval/sim_symphony.sh" --nodes 32 --spines "$n" --stack paper "${prior[@]}" \
 					--scenarios "$r" --background "$b" --markings "$markings" --state "$state" \
-					--seeds "$seeds" --jobs "$jobs" --out "$out/$r-s$n-bg$b$suffix.json" 2>&1 |
+					--seeds "$seeds" --jobs "$jobs" --out "$file" 2>&1 |
 					sed 's/^/  /' >&2
+				rm -f "$file.prior"
 			done
 		done
 	done

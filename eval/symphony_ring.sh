@@ -103,11 +103,20 @@
 #                        next to it (FILE without .json, -cct-cdf.png,
 #                        -overlap.png)
 #   --replot             no runs: summarise and plot the runs in --out
+#   --resume FILE        sim: keep the runs of FILE, an earlier JSON of this
+#                        script made with the same testbed, workload and
+#                        qdisc settings, and run only the (seed, scenario,
+#                        marking) it lacks or did not complete (more seeds,
+#                        or a run cut short); the simulator's build is the
+#                        caller's to keep the same
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=scripts/progress.sh
 . "$top/scripts/progress.sh"
+# shellcheck source=scripts/resume.sh
+. "$top/scripts/resume.sh"
+resume=
 prog=symphony_ring.sh
 # netns_list, netns_run (its die is replaced by this script's below)
 # shellcheck source=tc-scripts/lib.sh
@@ -189,6 +198,7 @@ while [ $# -gt 0 ]; do
 	--job-offset) job_offset=$2 ;;
 	--symphony-at) symphony_at=$2 ;;
 	--markings) markings=$2 ;;
+	--resume) resume=$2 ;;
 	--pods) pods=$2 ;;
 	--cores) cores=$2 ;;
 	*) echo "$prog: unknown option '$1'" >&2; usage ;;
@@ -211,6 +221,7 @@ if [ "$engine" != sim ]; then
 	[ "$job_offset" = 0 ] || die "--job-offset is the simulator's (--engine sim)"
 	[ "$pods" = 1 ] || die "--pods is the simulator's (--engine sim)"
 	[ "$markings" = "red symphony" ] || die "--markings is the simulator's (--engine sim)"
+	[ -z "$resume" ] || die "--resume is the simulator's (--engine sim)"
 else
 	[[ $job_offset =~ ^[0-9]+$ ]] || die "--job-offset '$job_offset': wants milliseconds"
 	[[ $pods =~ ^[1-9][0-9]*$ ]] && [ $((tors % pods)) -eq 0 ] ||
@@ -563,13 +574,35 @@ sim_one() {
 	rm -f "$work/$n.sim.json" "$work/$n.result.json"
 }
 
+# The settings a JSON records (testbed without its link classes, workload,
+# qdisc): what --resume compares, and what the JSON writes
+settings_json() {
+	jq -nc --arg rate "$rate" --arg uplink "$uplink_rate" --arg size "$size" \
+		--arg imbalance "$imbalance" --argjson background "$background" --arg routing "$routing" \
+		--arg red "$red_args" --arg symphony "$symphony_args" --arg rc "$ringcoll_args" \
+		--argjson step_qps "$step_qps" \
+		--argjson step_flows "$([ "$step_flows" = on ] && echo true || echo false)" \
+		--arg state "$state" --arg symphony_at "$symphony_at" --argjson hpt "$hpt" \
+		--arg burst "$burst" --argjson tors "$tors" --argjson spines "$spines" --arg links "$links" \
+		--argjson delay_us "$delay_us" --arg pfc "$pfc" --argjson job_offset "$job_offset" \
+		--argjson pods "$pods" --argjson cores "$cores" '
+	  {testbed: {tors: $tors, spines: $spines, hosts_per_tor: $hpt, rate: $rate, uplink_rate: $uplink,
+		     links: $links, delay_us: $delay_us, pfc: (if $pfc == "" then null else $pfc end),
+		     job_offset_ms: $job_offset, pods: $pods, cores: $cores,
+		     imbalance: $imbalance, background_pct: $background, routing: $routing,
+		     burst: $burst, mtu_bytes: 9000, roce_payload_bytes: 4096},
+	   workload: {collective: "allreduce", size_per_rank: $size, step_qps: $step_qps,
+		      step_flows: $step_flows, ringcoll: $rc},
+	   qdisc: {red: $red, symphony: $symphony, state: $state, symphony_at: $symphony_at}}'
+}
+
 # The same runs in the ns-3 simulator: the leaf-spine, its imbalance and
 # background, the qdisc's options, the seeds' step bases; ringcoll's
 # options pass through (the simulator takes them).  The guard has no
 # machine to judge: "simulated".  --jobs runs at once; the JSON keeps
 # the runs' order.
 run_sim() {
-	local seed scenario marking n=0 i total imb=() burst_arg=() fabric=()
+	local seed scenario marking n=0 i total imb=() burst_arg=() fabric=() reused=0
 	local sim=$top/build/symofan-sim
 	[ -x "$sim" ] || die "no $sim: run 'make sim'"
 	work=$(mktemp -d /tmp/symphony_ring_sim.XXXXXX)
@@ -583,11 +616,24 @@ run_sim() {
 			--cores "$cores")
 	fi
 	total=$((seeds * $(wc -w <<<"$scenarios") * $(wc -w <<<"$markings")))
+	# shellcheck disable=SC2016 # a jq expression
+	resume_load "$prog" "$resume" "$work" "the same testbed, workload and qdisc settings" '
+	  {testbed: (.testbed | del(.link_classes)), workload, qdisc} == $settings' \
+		--argjson settings "$(settings_json)"
 	progress_start "$prog"
 	for ((seed = 1; seed <= seeds; seed++)); do
 		for scenario in $scenarios; do
 			for marking in $markings; do
 				n=$((n + 1))
+				# every job's line of a complete earlier run
+				jq -c --argjson seed "$seed" --arg s "$scenario" --arg m "$marking" '
+				  select(.seed == $seed and .scenario == $s and .marking == $m)' \
+					"$work/prior.jsonl" >"$work/$n.line"
+				if [ -s "$work/$n.line" ] && ! jq -e 'select(.complete != true)' \
+					"$work/$n.line" >/dev/null; then
+					reused=$((reused + 1))
+					continue
+				fi
 				while [ "$(jobs -rp | wc -l)" -ge "$sim_jobs" ]; do
 					wait -n || true
 				done
@@ -598,6 +644,7 @@ run_sim() {
 	done
 	wait
 	progress_done
+	[ "$reused" = 0 ] || echo "$prog: $reused of the $total runs from $resume" >&2
 	: >"$runs"
 	for ((i = 1; i <= n; i++)); do
 		[ ! -f "$work/$i.line" ] || cat "$work/$i.line" >>"$runs"
@@ -730,7 +777,8 @@ jq -s --arg rate "$rate" --arg uplink "$uplink_rate" --arg size "$size" \
 	--argjson tors "$tors" --argjson spines "$spines" --arg links "$links" \
 	--argjson delay_us "$delay_us" --arg pfc "$pfc" --argjson job_offset "$job_offset" \
 	--argjson pods "$pods" --argjson cores "$cores" \
-	--argjson link_classes "$link_classes" --arg date "$(date -u +%FT%TZ)" --arg engine "$engine" '
+	--argjson link_classes "$link_classes" --arg date "$(date -u +%FT%TZ)" --arg engine "$engine" \
+	--argjson settings "$(settings_json)" '
   # the median: the mean of the two middle values of an even count
   def med: sort | if length % 2 == 1 then .[length / 2 | floor]
 		else (.[length / 2 - 1] + .[length / 2]) / 2 end;
@@ -745,16 +793,9 @@ jq -s --arg rate "$rate" --arg uplink "$uplink_rate" --arg size "$size" \
     method: ((if $engine == "sim" then "the same leaf-spine, workload and qdisc options in the ns-3 simulator (sim/: point-to-point links, sch_symphony as a queue disc, ringcoll as RoCE hosts, the C cores unchanged); " else "" end)
 	     + (if $engine == "host" then "leaf-spine of netns on the host kernel (4 ToRs, 2 spines, HTB links), Symphony as tc-BPF on every switch port with RED on a phantom queue draining at the port'"'"'s HTB rate and a pfifo of the qdisc'"'"'s limit under the HTB, "
 		else "leaf-spine of netns in the QEMU VM (4 ToRs, 2 spines, HTB links), " end) + "ECMP over the spines on the 5-tuple with the step in the UDP source port (or static balanced routes); ring AllReduces of ringcoll DCQCN senders; the same seeds and testbed with the switch ports marking RED only (baseline) and Symphony OR RED"),
-    testbed: {tors: $tors, spines: $spines, hosts_per_tor: $hpt, rate: $rate, uplink_rate: $uplink,
-	      links: $links, delay_us: $delay_us, pfc: (if $pfc == "" then null else $pfc end),
-	      job_offset_ms: $job_offset, pods: $pods, cores: $cores,
-	      imbalance: $imbalance, background_pct: $background, routing: $routing,
-	      burst: $burst, mtu_bytes: 9000, roce_payload_bytes: 4096,
-	      link_classes: $link_classes},
-    workload: {collective: "allreduce", size_per_rank: $size, step_qps: $step_qps,
-	       step_flows: $step_flows,
-	       ringcoll: $rc},
-    qdisc: {red: $red, symphony: $symphony, state: $state, symphony_at: $symphony_at},
+    testbed: ($settings.testbed + {link_classes: $link_classes}),
+    workload: $settings.workload,
+    qdisc: $settings.qdisc,
     guard: {
       runs: length,
       untrustworthy_runs: (map(select((.guard.verdict // "none") | . != "trustworthy" and . != "simulated")) | length),

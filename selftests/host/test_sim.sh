@@ -44,7 +44,7 @@ require_built "$sim"
 tmp=$(mktemp -d /tmp/test_sim.XXXXXX)
 on_exit rm -rf "$tmp"
 
-ktap_plan 68
+ktap_plan 69
 
 merge() { jq -L "$TOP_DIR/tc-scripts" -c 'include "ringmerge"; .ranks | ring_merge(null)' "$1"; }
 
@@ -122,6 +122,21 @@ check_jq "symphony_ring.sh --engine sim: both markings, complete, guard 'simulat
 	'.engine == "sim" and (.runs | length) == 2 and all(.runs[]; .complete) and
 	 .guard.verdict == "simulated" and (.summary | length) == 2' \
 	"$(jq -c 'del(.runs[].step_overlap)' "$tmp/eval/rings.json" 2>/dev/null)"
+
+# 11a: --resume keeps an earlier JSON's runs as they were and runs only
+# the seeds it lacks; a file of other settings is refused, named
+log=$("$TOP_DIR/eval/symphony_ring.sh" --engine sim --seeds 2 --scenarios rings --size 256k \
+	--resume "$tmp/eval/rings.json" --out "$tmp/eval/rings2.json" 2>&1 >/dev/null)
+r=$("$TOP_DIR/eval/symphony_ring.sh" --engine sim --seeds 2 --scenarios rings --size 256k \
+	--background 5 --resume "$tmp/eval/rings.json" --out "$tmp/eval/rings3.json" 2>&1) && rc=0 || rc=$?
+check_jq "symphony_ring.sh --resume: seed 1's two runs kept as they were, seed 2's run; other settings refused" \
+	'.file as $f | (.log | test("2 of the 4 runs from")) and .kept == .before and .seed2 == 2 and
+	 (.bad | startswith("1 symphony_ring.sh: --resume '"'"'" + $f + "'"'"': not a symphony_ring.sh JSON made with the same testbed"))' \
+	"$(jq -nc --arg log "$log" --arg bad "$rc $(tail -1 <<<"$r")" --arg file "$tmp/eval/rings.json" \
+		--argjson before "$(jq -c '[.runs[] | select(.seed == 1)]' "$tmp/eval/rings.json" 2>/dev/null || echo null)" \
+		--argjson kept "$(jq -c '[.runs[] | select(.seed == 1)]' "$tmp/eval/rings2.json" 2>/dev/null || echo null)" \
+		--argjson seed2 "$(jq '[.runs[] | select(.seed == 2 and .complete)] | length' "$tmp/eval/rings2.json" 2>/dev/null || echo null)" \
+		'{log: $log, bad: $bad, file: $file, before: $before, kept: $kept, seed2: $seed2}')"
 
 # 12-14: bad options
 r=$("$sim" ring --ring 1=0,1 --lb foo 2>&1) && rc=0 || rc=$?
