@@ -4,7 +4,9 @@
 
 One module computes, from the results' JSON (eval/symphony_ring.sh's
 documents: a "runs" list of {scenario, marking, seed, job, cct_ms,
-max_step_overlap, ...}), what EVALUATION.md's verdict table states:
+max_step_overlap, ...}; eval/sim_workloads.sh's, one point a file: {model,
+marking, seed, jct_ns, sync_ns, ...}), what EVALUATION.md's verdict
+table states:
 
   - the median as statisticians define it (numpy: the mean of the two
     middle values of an even count; the jq scripts before 2026-12 took
@@ -146,6 +148,10 @@ def compare(doc, marking="symphony", scenario=None, metric="cct_ms",
     keys = sorted(set(base) & set(test), key=lambda k: (str(k[0]), k[1], k[2]))
     if not keys:
         raise StatsError("%s: no seed ran both red and %s" % (path, marking))
+    for k in keys:
+        for run in (base[k], test[k]):
+            if not isinstance(run.get(metric), (int, float)):
+                raise StatsError("%s: a run of seed %s has no %s" % (path, k[1], metric))
     ratios = [test[k][metric] / base[k][metric] for k in keys]
     low, high = bootstrap_interval(ratios)
     faster, slower, p = sign_test(ratios)
@@ -340,7 +346,7 @@ def main(argv):
                    help="pair each job's runs, or each seed's slowest job")
     c.add_argument("--metric", default="cct_ms",
                    choices=("cct_ms", "final_step_span_ms",
-                            "max_step_overlap"))
+                            "max_step_overlap", "jct_ns", "sync_ns"))
     b = sub.add_parser("baseline", help="RED+DCQCN against its bound")
     b.add_argument("file")
     b.add_argument("--scenario")
