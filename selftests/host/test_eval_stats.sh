@@ -20,7 +20,7 @@ tmp=$(mktemp -d /tmp/test_eval_stats.XXXXXX)
 on_exit rm -rf "$tmp"
 py() { /usr/bin/python3 -c "import sys; sys.path.insert(0, '$TOP_DIR/eval'); import stats; $1"; }
 
-ktap_plan 10
+ktap_plan 11
 
 check_eq "the median of 1, 2, 3, 4 is 2.5 (numpy's, not the upper middle)" \
 	2.5 "$(py 'print(stats.median([4, 1, 3, 2]))')"
@@ -66,5 +66,8 @@ check_eq "a file without runs exits 2, naming it" \
 r=$("$stats" compare "$fig5" --scenario rings 2>&1) && rc=0 || rc=$?
 check_eq "a scenario with no runs exits 2, naming it" \
 	"2 stats.py: $fig5: no runs of marking 'red' in scenario 'rings'" "$rc $r"
+r=$("$stats" compare "$fig5" --metric jct_ns 2>&1) && rc=0 || rc=$?
+check_eq "a metric the runs lack (a workload's JCT of a ring's runs) exits 2, naming it" \
+	"2 stats.py: $fig5: a run of seed 1 has no jct_ns" "$rc $r"
 
 ktap_finished
