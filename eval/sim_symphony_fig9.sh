@@ -71,15 +71,17 @@ work=$(mktemp -d /tmp/sim_fig9.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 
 # a flow's time at the line rate, payload only, microseconds; a sample's
-# packets at --transmit-pct of the line (4 KiB payloads, 1 ms samples)
+# packets at --transmit-pct of the line (payload bits per 1 ms sample at
+# 10 Gbit/s: 10,000,000)
+mtu=4096
 flow_us=$((n * 8 / 10000))
-min_packets=$(( (10000000 * transmit_pct / 100 + 4096 * 8 - 1) / (4096 * 8) ))
+min_packets=$(( (10000000 * transmit_pct / 100 + mtu * 8 - 1) / (mtu * 8) ))
 [ "$min_packets" -ge 1 ] || min_packets=1
 for s in $shifts; do
 	for m in red symphony; do
 		"$sim" flows --leaves 1 --spines 1 --hosts-per-leaf 3 --rate 10gbit --uplink-rate 10gbit \
 			--qdisc "limit 100000 kmin 50kb kmax 100kb pmax 0.2 k $k tau 0.25 twin 100us warmup 16 samples 16" \
-			--marking "$m" --cc "$cc" --mtu 4096 --rto 4 \
+			--marking "$m" --cc "$cc" --mtu "$mtu" --rto 4 \
 			--flow "1:2:1:1:$n:0" --flow "0:2:1:0:$n:$((flow_us * (100 - s) / 100))" \
 			--flow-sample-us 1000 \
 			--out "$work/$s-$m.json" || die "shift $s%, $m: the simulation did not complete"
@@ -141,10 +143,10 @@ GP
 	for s in $mid_shift $top_shift; do
 		for m in red symphony; do
 			for f in a b; do
-				jq -r --argjson s "$s" --arg m "$m" --arg f "$f" '
+				jq -r --argjson s "$s" --arg m "$m" --arg f "$f" --argjson mtu "$mtu" '
 				  .runs[] | select(.shift_pct == $s and .marking == $m) | .timeline_packets_per_ms[$f]
 				  | [_nwise(10)] | to_entries[]
-				  | "\(.key * 10) \(.value | add / length * 4096 * 8 / 1e6)"' "$out" >"$base.tl-$s-$m-$f.dat"
+				  | "\(.key * 10) \(.value | add / length * $mtu * 8 / 1e6)"' "$out" >"$base.tl-$s-$m-$f.dat"
 			done
 			panels+="set title 'overlap $s%, $([ "$m" = red ] && echo RED+DCQCN || echo Symphony)'
 plot '$base.tl-$s-$m-a.dat' with lines lw 2 title 'A (lagging step)', '$base.tl-$s-$m-b.dat' with lines lw 2 title 'B (step ahead)'

@@ -626,9 +626,8 @@ run_sim() {
 			for marking in $markings; do
 				n=$((n + 1))
 				# every job's line of a complete earlier run
-				jq -c --argjson seed "$seed" --arg s "$scenario" --arg m "$marking" '
-				  select(.seed == $seed and .scenario == $s and .marking == $m)' \
-					"$work/prior.jsonl" >"$work/$n.line"
+				resume_find_all "$work" "$(jq -nc --argjson seed "$seed" --arg s "$scenario" \
+					--arg m "$marking" '{seed: $seed, scenario: $s, marking: $m}')" >"$work/$n.line"
 				if [ -s "$work/$n.line" ] && ! jq -e 'select(.complete != true)' \
 					"$work/$n.line" >/dev/null; then
 					reused=$((reused + 1))
@@ -769,16 +768,8 @@ trap 'rm -f "$runs" "$base".*.dat' EXIT
 [ "$replot" -eq 1 ] ||
 	link_classes=$(jq -sc 'map(.guard.link_classes // empty) | first' "$runs")
 
-jq -s --arg rate "$rate" --arg uplink "$uplink_rate" --arg size "$size" \
-	--arg imbalance "$imbalance" --argjson background "$background" --arg routing "$routing" \
-	--arg red "$red_args" --arg symphony "$symphony_args" --arg rc "$ringcoll_args" \
-	--argjson step_qps "$step_qps" --argjson step_flows "$([ "$step_flows" = on ] && echo true || echo false)" \
-	--arg state "$state" --arg symphony_at "$symphony_at" --argjson hpt "$hpt" --arg burst "$burst" \
-	--argjson tors "$tors" --argjson spines "$spines" --arg links "$links" \
-	--argjson delay_us "$delay_us" --arg pfc "$pfc" --argjson job_offset "$job_offset" \
-	--argjson pods "$pods" --argjson cores "$cores" \
-	--argjson link_classes "$link_classes" --arg date "$(date -u +%FT%TZ)" --arg engine "$engine" \
-	--argjson settings "$(settings_json)" '
+jq -s --argjson settings "$(settings_json)" --argjson link_classes "$link_classes" \
+	--arg date "$(date -u +%FT%TZ)" --arg engine "$engine" '
   # the median: the mean of the two middle values of an even count
   def med: sort | if length % 2 == 1 then .[length / 2 | floor]
 		else (.[length / 2 - 1] + .[length / 2]) / 2 end;

@@ -16,6 +16,8 @@
 #   resume_find DIR KEY
 #       the first run of DIR/prior.jsonl whose fields equal all of KEY's
 #       (a JSON object, e.g. {"mode":"ofan","seed":3}), or nothing
+#   resume_find_all DIR KEY
+#       every such run (a run of several jobs is a line per job)
 #
 #   resume_failed_exit PROG FILE
 #       when FILE names runs that did not complete (one a line), says
@@ -38,10 +40,13 @@ resume_load() {
 	jq -c '.runs[]' "$file" >"$dir/prior.jsonl"
 }
 
-resume_find() {
+resume_find_all() {
 	jq -c --argjson key "$2" '
-	  select(. as $run | $key | to_entries | all(.value == $run[.key]))' "$1/prior.jsonl" |
-		head -n 1
+	  select(. as $run | $key | to_entries | all(.value == $run[.key]))' "$1/prior.jsonl"
+}
+
+resume_find() {
+	resume_find_all "$1" "$2" | head -n 1
 }
 
 resume_failed_exit() {
