@@ -16,13 +16,13 @@
 #
 # Usage: eval/sim_workloads.sh --figure table2|fig6 [options]  (after "make sim")
 #   --models "M ..."   table2: vgg16, resnet50, transformer (default all);
-#                      resnet50-astra: the paper's own input, Astra-Sim's
-#                      Resnet50_DataParallel.txt (--astra-file)
-#   --astra-file FILE  resnet50-astra's workload, a copy of Astra-Sim's
-#                      examples/text_converter/text_workloads/
-#                      Resnet50_DataParallel.txt (its sha256 goes in the
-#                      JSON; not shipped here), read by workload_gen.py
-#                      astra1 at --gen's --cycle-ns
+#                      resnet50-astra and transformer-astra: the paper's own
+#                      inputs, Astra-Sim's Resnet50_DataParallel.txt and
+#                      Transformer_HybridParallel.txt (--astra-dir)
+#   --astra-dir DIR    the -astra models' workloads: a copy of Astra-Sim's
+#                      examples/text_converter/text_workloads/ (not shipped
+#                      here; each file's sha256 goes in the JSON), read by
+#                      workload_gen.py astra1 at --gen's --cycle-ns
 #   --nodes "N ..."    table2: 128 and/or 512 (default "128 512"; the
 #                      Transformer runs at the first); fig6: one (default 128)
 #   --compute-scales "X ..."  fig6: computation divided by X (default
@@ -58,7 +58,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 prog=sim_workloads.sh
 figure=
 models="vgg16 resnet50 transformer"
-astra_file=
+astra_dir=
 nodes_list=
 cscales="1 2 4 8 16 32 64"
 seeds=5
@@ -83,7 +83,7 @@ while [ $# -gt 0 ]; do
 	case "$1" in
 	--figure) figure=$2 ;;
 	--models) models=$2 ;;
-	--astra-file) astra_file=$2 ;;
+	--astra-dir) astra_dir=$2 ;;
 	--nodes) nodes_list=$2 ;;
 	--compute-scales) cscales=$2 ;;
 	--seeds) seeds=$2 ;;
@@ -106,17 +106,27 @@ fig6) nodes_list=${nodes_list:-128} ;;
 *) die "--figure '$figure': table2 or fig6" ;;
 esac
 for m in $models; do
-	[[ $m =~ ^(vgg16|resnet50|transformer|resnet50-astra)$ ]] ||
-		die "--models: '$m' is not vgg16, resnet50, transformer or resnet50-astra"
+	[[ $m =~ ^(vgg16|resnet50|transformer|resnet50-astra|transformer-astra)$ ]] ||
+		die "--models: '$m' is not vgg16, resnet50, transformer, resnet50-astra or transformer-astra"
 done
-astra_sha=null
-if [[ " $models " == *" resnet50-astra "* ]]; then
-	[ -n "$astra_file" ] || die "--models resnet50-astra: no --astra-file"
-	[ -r "$astra_file" ] || die "--astra-file '$astra_file': cannot read it"
-	astra_sha=\"$(sha256sum "$astra_file" | cut -d' ' -f1)\"
-elif [ -n "$astra_file" ]; then
-	die "--astra-file is for --models resnet50-astra"
-fi
+# astra_file MODEL: the Astra-Sim text workload an -astra model reads
+astra_file() {
+	case $1 in
+	resnet50-astra) echo Resnet50_DataParallel.txt ;;
+	transformer-astra) echo Transformer_HybridParallel.txt ;;
+	esac
+}
+astra_sha={}
+for m in $models; do
+	f=$(astra_file "$m")
+	[ -n "$f" ] || continue
+	[ -n "$astra_dir" ] || die "--models $m: no --astra-dir"
+	[ -r "$astra_dir/$f" ] || die "--astra-dir '$astra_dir': no readable $f for $m"
+	astra_sha=$(jq -c --arg m "$m" --arg sha "$(sha256sum "$astra_dir/$f" | cut -d' ' -f1)" \
+		'. + {($m): $sha}' <<<"$astra_sha")
+done
+[ "$astra_sha" != {} ] || [ -z "$astra_dir" ] ||
+	die "--astra-dir is for --models resnet50-astra and transformer-astra"
 for n in $nodes_list; do
 	[[ $n =~ ^(128|512)$ ]] || die "--nodes: '$n' is not 128 or 512"
 done
@@ -160,7 +170,7 @@ paper_cut() {
 	vgg16:128:1) echo 50.2 ;; vgg16:512:1) echo 54.4 ;;
 	resnet50:128:1 | resnet50-astra:128:1) echo 24.3 ;;
 	resnet50:512:1 | resnet50-astra:512:1) echo 20.8 ;;
-	transformer:*:1) echo 0.068 ;;
+	transformer:*:1 | transformer-astra:*:1) echo 0.068 ;;
 	transformer:*:64) echo 30 ;;
 	*) echo null ;;
 	esac
@@ -222,10 +232,12 @@ if [ "$summary_only" = 0 ]; then
 	# --resume: the earlier runs, made the same way (files written
 	# before oversub and gen were recorded: their defaults)
 	# shellcheck disable=SC2016 # a jq expression
-	resume_load "$prog" "$resume" "$work" "this stack, scale, iterations, oversub, --gen and --astra-file" '
+	resume_load "$prog" "$resume" "$work" "this stack, scale, iterations, oversub, --gen and Astra-Sim files" '
 	  .stack == $stack and .scale == $scale and .iterations == $iterations and
 	  (.oversub // 2) == $oversub and (.gen // "") == $gen and
-	  (.astra_file_sha256 // null) == $astra_sha' \
+	  (.astra_sha256 // (if .astra_file_sha256 then {"resnet50-astra": .astra_file_sha256}
+	                     else {} end)) as $was |
+	  all($astra_sha | to_entries[]; ($was[.key] // .value) == .value)' \
 		--arg stack "$stack" --argjson scale "$scale" --argjson iterations "$iterations" \
 		--argjson oversub "$oversub" --arg gen "$gen_args" --argjson astra_sha "$astra_sha"
 	: >"$runs"
@@ -236,7 +248,7 @@ if [ "$summary_only" = 0 ]; then
 		wl=$work/$m-$n-x$x.json
 		# shellcheck disable=SC2086
 		model_args=("$m")
-		[ "$m" != resnet50-astra ] || model_args=(astra1 --file "$astra_file")
+		[ -z "$(astra_file "$m")" ] || model_args=(astra1 --file "$astra_dir/$(astra_file "$m")")
 		"$gen" "${model_args[@]}" --nodes "$n" --hosts-per-tor "$hpt" --iterations "$iterations" \
 			--scale "$scale" --compute-scale "$x" $gen_args --out "$wl"
 		for seed in $(seq 1 "$seeds"); do
@@ -283,7 +295,7 @@ jq -s --arg figure "$figure" --arg stack "$stack" --argjson scale "$scale" \
   def sem: if length < 2 then null else
     (mean as $m | (map((. - $m) * (. - $m)) | add) / (length - 1) | sqrt) / (length | sqrt) end;
   {figure: $figure, stack: $stack, scale: $scale, iterations: $iterations, oversub: $oversub, gen: $gen,
-   astra_file_sha256: $astra_sha,
+   astra_sha256: $astra_sha,
    incomplete_runs: map(select(.complete != true)) | length,
    points: (group_by([.model, .nodes, .compute_scale]) | map(
      . as $runs |

@@ -432,7 +432,7 @@ def astra1(args, nodes):
     if len(lines) - 2 != count:
         die(f"--file {args.file}: {count} layers announced, {len(lines) - 2} given")
     cyc = args.cycle_ns / args.scale / args.compute_scale
-    layers = []
+    layers, seen = [], set()
     for n, f in enumerate(lines[2:], start=3):
         if len(f) != 12:
             die(f"--file {args.file}: line {n}: {len(f)} fields, not 12")
@@ -448,7 +448,12 @@ def astra1(args, nodes):
                     f"ALLGATHER, REDUCESCATTER or NONE")
             if c != "NONE" and size < 1:
                 die(f"--file {args.file}: line {n}: {c} of {size} bytes")
-        layers.append({"name": f[0], "ns": [round(t * cyc) for t in times],
+        # Astra-Sim does not read the names, and its own files repeat one
+        # (Transformer_HybridParallel.txt's third "layernorm2"): a name
+        # seen before takes its layer's number, as "layernorm2@28"
+        name = f[0] if f[0] not in seen else f"{f[0]}@{n - 2}"
+        seen.add(name)
+        layers.append({"name": name, "ns": [round(t * cyc) for t in times],
                        "comm": comms, "bytes": [max(1, round(x / args.scale)) for x in sizes]})
     if hybrid:
         if mp < 2 or nodes % mp or nodes // mp < 2:

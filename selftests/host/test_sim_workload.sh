@@ -30,7 +30,7 @@ require_built "$sim"
 tmp=$(mktemp -d /tmp/test_sim_workload.XXXXXX)
 on_exit rm -rf "$tmp"
 
-ktap_plan 27
+ktap_plan 28
 
 # One switch of 10 Gbit/s links, 1 us each, senders at the line rate.
 rate=10000000000 delay=1000 mtu=4096
@@ -131,6 +131,27 @@ check_jq "an Astra-Sim 1.0 DATA workload: every op ran, collectives after their 
 	 $t["update.first"].start_ns >= $t["wg.comm.first"].end_ns and
 	 $t["fwd.second"].start_ns == $t["fwd.first"].end_ns and
 	 (.workload.jobs[0].op_times | length) == 15' "$(cat "$tmp/astra.out.json")"
+
+# Astra-Sim's HYBRID_TRANSFORMER (its Transformer_HybridParallel.txt
+# repeats a layer's name): the forward and input-gradient collectives in
+# model groups of the header's 2 consecutive ranks, the weight
+# gradients' across the groups; a repeated name takes its layer's number.
+printf '%s\n' "HYBRID_TRANSFORMER model_parallel_NPU_group: 2" 3 \
+	"ln -1 1000 ALLREDUCE 8192 1000 NONE 0 1000 ALLREDUCE 65536 10" \
+	"qkv -1 2000 NONE 0 1000 ALLGATHER 16384 1000 ALLREDUCE 131072 10" \
+	"ln -1 1000 ALLREDUCE 8192 1000 NONE 0 1000 ALLREDUCE 65536 10" >"$tmp/hybrid.txt"
+"$gen" astra1 --file "$tmp/hybrid.txt" --nodes 8 --out "$tmp/hybrid.json"
+"$sim" workload --workload "$tmp/hybrid.json" --leaves 2 --spines 2 --hosts-per-leaf 4 \
+	--rate 10gbit --uplink-rate 10gbit --delay-us 1 --links p2p --cc hpcc --flows astra \
+	--out "$tmp/hybrid.out.json"
+check_jq "an Astra-Sim HYBRID_TRANSFORMER file: model groups of 2, data-parallel rings across them, a repeated layer name numbered, every op run" \
+	'.doc.jobs[0].groups[0].rings == [[0, 1], [2, 3], [4, 5], [6, 7]] and
+	 .doc.jobs[0].groups[1].rings == [[0, 2, 4, 6], [1, 3, 5, 7]] and
+	 ([.doc.jobs[0].ops[] | select(.kind != "compute") | [.name, .group]] ==
+	  [["fwd.comm.ln", "mp"], ["fwd.comm.ln@3", "mp"], ["wg.comm.ln@3", "dp"],
+	   ["ig.comm.qkv", "mp"], ["wg.comm.qkv", "dp"], ["wg.comm.ln", "dp"]]) and
+	 .out.sim.complete and (.out.workload.jobs[0].op_times | length) == (.doc.jobs[0].ops | length)' \
+	"$(jq -c --slurpfile out "$tmp/hybrid.out.json" '{doc: ., out: $out[0]}' "$tmp/hybrid.json")"
 
 # 4. A generated data-parallel ResNet-50 (a small one: 8 ranks, rails
 # over two ToRs, bytes and compute / 256) under Symphony, twice.
@@ -288,16 +309,27 @@ check_jq "Fig. 6: the paper's cut at 64x is its 30%, Table 2's 0.068% only at 1x
 # Table 2 on the paper's own input (an Astra-Sim DATA file, here the
 # two-layer one above) on Table 1's 2D ring: the file's hash recorded,
 # ResNet-50's number beside it, each run's gradient synchronisation
+mkdir "$tmp/astra-dir"
+cp "$tmp/astra-ar.txt" "$tmp/astra-dir/Resnet50_DataParallel.txt"
+cp "$tmp/hybrid.txt" "$tmp/astra-dir/Transformer_HybridParallel.txt"
 "$wl" --figure table2 --models resnet50-astra --nodes 128 --scale 100000 --seeds 1 --jobs 2 \
-	--astra-file "$tmp/astra-ar.txt" --gen "--dims 32x4" --out "$tmp/t2a.json" 2>/dev/null
+	--astra-dir "$tmp/astra-dir" --gen "--dims 32x4" --out "$tmp/t2a.json" 2>/dev/null
+"$wl" --figure table2 --models transformer-astra --nodes 128 --scale 100000 --seeds 1 --jobs 2 \
+	--astra-dir "$tmp/astra-dir" --out "$tmp/t2t.json" 2>/dev/null
 r=$("$wl" --figure table2 --models resnet50-astra --seeds 1 2>&1) && rc=0 || rc=$?
-check_jq "Table 2 from an Astra-Sim file on a 2D ring: its sha256 kept, the paper's 24.3% beside it, sync within the JCT; no --astra-file exits 1" \
-	'.t.astra_file_sha256 == .sha and .t.points[0].model == "resnet50-astra" and
+r3=$("$wl" --figure table2 --models resnet50 --astra-dir "$tmp/astra-dir" --seeds 1 2>&1) && rc3=0 || rc3=$?
+check_jq "Table 2 from Astra-Sim's files (ResNet-50 on a 2D ring, the Transformer's hybrid): each file's sha256 kept, the paper's cut beside it, sync within the JCT; no --astra-dir or one unused exits 1" \
+	'.t.astra_sha256 == {"resnet50-astra": .sha} and .t.points[0].model == "resnet50-astra" and
 	 .t.points[0].paper_cut_pct == 24.3 and (.t.runs | length) == 2 and
 	 (.t.runs | all(.complete and .sync_ns > 0 and .sync_ns <= .jct_ns)) and
-	 .bad == "1 sim_workloads.sh: --models resnet50-astra: no --astra-file"' \
+	 .tf.astra_sha256 == {"transformer-astra": .shat} and .tf.points[0].paper_cut_pct == 0.068 and
+	 (.tf.runs | length) == 2 and (.tf.runs | all(.complete and .sync_ns <= .jct_ns)) and
+	 .bad == "1 sim_workloads.sh: --models resnet50-astra: no --astra-dir" and
+	 .bad3 == "1 sim_workloads.sh: --astra-dir is for --models resnet50-astra and transformer-astra"' \
 	"$(jq -c --arg sha "$(sha256sum "$tmp/astra-ar.txt" | cut -d' ' -f1)" --arg bad "$rc $r" \
-		'{t: ., sha: $sha, bad: $bad}' "$tmp/t2a.json" 2>/dev/null)"
+		--arg shat "$(sha256sum "$tmp/hybrid.txt" | cut -d' ' -f1)" --arg bad3 "$rc3 $r3" \
+		--slurpfile tf "$tmp/t2t.json" '{t: ., tf: $tf[0], sha: $sha, shat: $shat, bad: $bad, bad3: $bad3}' \
+		"$tmp/t2a.json" 2>/dev/null)"
 log=$("$wl" "${fig6[@]}" --seeds 2 --resume "$tmp/f6a.json" --out "$tmp/f6b.json" 2>&1 >/dev/null)
 check "--resume: seed 1's two runs reused as they were, seed 2's two run" \
 	bash -c '[[ "$1" == *"2 of the 4 runs from"* ]] &&
