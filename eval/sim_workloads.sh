@@ -233,10 +233,10 @@ if [ "$summary_only" = 0 ]; then
 	# before oversub and gen were recorded: their defaults)
 	# shellcheck disable=SC2016 # a jq expression
 	resume_load "$prog" "$resume" "$work" "this stack, scale, iterations, oversub, --gen and Astra-Sim files" '
-	  .stack == $stack and .scale == $scale and .iterations == $iterations and
-	  (.oversub // 2) == $oversub and (.gen // "") == $gen and
 	  (.astra_sha256 // (if .astra_file_sha256 then {"resnet50-astra": .astra_file_sha256}
 	                     else {} end)) as $was |
+	  .stack == $stack and .scale == $scale and .iterations == $iterations and
+	  (.oversub // 2) == $oversub and (.gen // "") == $gen and
 	  all($astra_sha | to_entries[]; ($was[.key] // .value) == .value)' \
 		--arg stack "$stack" --argjson scale "$scale" --argjson iterations "$iterations" \
 		--argjson oversub "$oversub" --arg gen "$gen_args" --argjson astra_sha "$astra_sha"

@@ -287,7 +287,7 @@ def transformer(args, nodes):
     # ranks of one shard index across the groups, each ring its own job
     # ID on the wire so that Symphony compares steps of one ring
     groups = [{"name": "dp", "rings": [list(range(s, nodes, mp)) for s in range(mp)],
-               "wire_job": args.job, "wire_job_per_ring": True}]
+               "wire_job": args.job, "wire_job_per_ring": args.ring_ids == "per-ring"}]
     if args.mp_on == "fabric":
         groups.append({"name": "mp",
                        "rings": [list(range(g * mp, (g + 1) * mp)) for g in range(nodes // mp)],
@@ -462,7 +462,8 @@ def astra1(args, nodes):
                                            for g in range(nodes // mp)],
                    "wire_job": args.job, "wire_job_per_ring": True},
                   {"name": "dp", "rings": [list(range(s, nodes, mp)) for s in range(mp)],
-                   "wire_job": args.job + nodes // mp, "wire_job_per_ring": True}]
+                   "wire_job": args.job + nodes // mp,
+                   "wire_job_per_ring": args.ring_ids == "per-ring"}]
         fwd_group, wg_group = "mp", "dp"
     elif args.dims:
         if any(c != "NONE" for layer in layers for c in layer["comm"][:2]):
@@ -775,6 +776,10 @@ def main():
                          "Gbit/s (default 2400: NVLink's 300 GB/s)")
     ap.add_argument("--mp", type=int, default=8,
                     help="transformer: ranks a tensor-parallel group (default 8)")
+    ap.add_argument("--ring-ids", choices=["per-ring", "one"], default="per-ring",
+                    help="transformer, an astra1 hybrid: the data-parallel rings' job ID on "
+                         "the wire, one per ring (default: each ring its own step minimum) or "
+                         "one for them all (the Symphony paper's: one job ID a job)")
     ap.add_argument("--tflops", type=float, default=15.0,
                     help="sustained compute, TFLOP/s a rank (default 15: a V100's FP32 "
                          "tensor-core rate)")
@@ -841,6 +846,9 @@ def main():
     args.dims = parse_dims(args.dims, nodes) if args.dims else None
     if args.dims and args.model not in ("dp", "resnet50", "vgg16", "astra1"):
         die("--dims is for the data-parallel models (dp, resnet50, vgg16, an astra1 DATA file)")
+    if args.ring_ids == "one" and args.model not in ("transformer", "astra1"):
+        die("--ring-ids is for the transformer and astra1 hybrids (the data-parallel models' "
+            "rings share the job's ID)")
     if args.first_host < 0:
         die(f"--first-host {args.first_host}: wants 0 or more")
     if (args.model == "dp") != bool(args.layers):

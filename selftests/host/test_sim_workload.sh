@@ -30,7 +30,7 @@ require_built "$sim"
 tmp=$(mktemp -d /tmp/test_sim_workload.XXXXXX)
 on_exit rm -rf "$tmp"
 
-ktap_plan 28
+ktap_plan 29
 
 # One switch of 10 Gbit/s links, 1 us each, senders at the line rate.
 rate=10000000000 delay=1000 mtu=4096
@@ -113,6 +113,17 @@ check_jq "a transformer's two data-parallel rings of 4 complete, each op timed, 
 	'.sim.complete and (.workload.jobs[0].jct_ns > 0) and
 	  (.workload.jobs[0].op_times | all(.iterations[0] != null)) and
 	  ([.ports[].collective_packets] | add) > 0' "$(cat "$tmp/tf.out.json")"
+"$gen" transformer --nodes 8 --mp 4 --scale 4096 --ring-ids one --out "$tmp/tf1.json"
+"$sim" workload --workload "$tmp/tf1.json" --leaves 2 --spines 2 --hosts-per-leaf 4 \
+	--rate 10gbit --uplink-rate 10gbit --delay-us 1 --links p2p --cc hpcc --flows astra \
+	--marking symphony --seed 3 --out "$tmp/tf1.out.json"
+r=$("$gen" resnet50 --nodes 8 --hosts-per-tor 4 --ring-ids one 2>&1) && rc=0 || rc=$?
+check_jq "--ring-ids: a job ID per data-parallel ring by default, the job's one ID with 'one' (the run completes); a data-parallel model exits 2" \
+	'.per[0].wire_job_per_ring == true and .one[0].wire_job_per_ring == false and
+	 .one[0].wire_job == 1 and .done and (.bad | startswith("2 workload_gen.py: error: --ring-ids is for"))' \
+	"$(jq -nc --slurpfile a "$tmp/tf.json" --slurpfile b "$tmp/tf1.json" --slurpfile o "$tmp/tf1.out.json" \
+		--arg bad "$rc $r" '{per: $a[0].jobs[0].groups, one: $b[0].jobs[0].groups,
+		done: $o[0].sim.complete, bad: $bad}')"
 
 # An Astra-Sim 1.0 text workload (the Symphony paper's format), three
 # layers of DATA parallelism at 1 ns a cycle: it runs to its end, each
