@@ -25,6 +25,7 @@ table states:
     share of its bottleneck).
 
   eval/stats.py compare FILE [--marking symphony] [--scenario S]
+                [--metric M] [--where KEY=VALUE ...]
   eval/stats.py baseline FILE [--scenario S]
   eval/stats.py table ROWS.json [--root DIR] [--out FILE]
 
@@ -113,15 +114,21 @@ def load(path):
     return doc
 
 
-def runs_of(doc, marking, scenario=None, path="document", per="job"):
-    """{(scenario, seed, job): run} of @marking (and @scenario); with @per
-    "seed", one entry per seed whose figures are its slowest job's (an
-    AllReduce of several job IDs ends when its last ring does: job None)."""
+def runs_of(doc, marking, scenario=None, path="document", per="job",
+            where=None):
+    """{(scenario, seed, job): run} of @marking (and @scenario, and whose
+    fields equal @where's, e.g. one point of a figure: {"compute_scale":
+    64}); with @per "seed", one entry per seed whose figures are its
+    slowest job's (an AllReduce of several job IDs ends when its last ring
+    does: job None)."""
     sel = {}
+    where = where or {}
     for run in doc["runs"]:
         if run.get("marking") != marking:
             continue
         if scenario is not None and run.get("scenario") != scenario:
+            continue
+        if any(run.get(k) != v for k, v in where.items()):
             continue
         if per == "seed":
             key = (run.get("scenario"), run.get("seed"), None)
@@ -132,19 +139,28 @@ def runs_of(doc, marking, scenario=None, path="document", per="job"):
                        if m in run and m in prev}
             sel[key] = run
             continue
-        sel[(run.get("scenario"), run.get("seed"), run.get("job"))] = run
+        key = (run.get("scenario"), run.get("seed"), run.get("job"))
+        if key in sel:
+            # a file of several points (a figure's compute scales, a
+            # table's models): one pair per seed needs --where
+            raise StatsError("%s: seed %s has more than one run of '%s'%s: "
+                             "choose one point with where" % (
+                                 path, key[1], marking, "" if key[0] is None
+                                 else " in scenario '%s'" % key[0]))
+        sel[key] = run
     if not sel:
-        raise StatsError("%s: no runs of marking '%s'%s" % (
+        raise StatsError("%s: no runs of marking '%s'%s%s" % (
             path, marking, "" if scenario is None else
-            " in scenario '%s'" % scenario))
+            " in scenario '%s'" % scenario, "".join(
+                " with %s %s" % (k, json.dumps(v)) for k, v in where.items())))
     return sel
 
 
 def compare(doc, marking="symphony", scenario=None, metric="cct_ms",
-            path="document", per="job"):
+            path="document", per="job", where=None):
     """@marking against RED on @metric: the paired figures."""
-    base = runs_of(doc, "red", scenario, path, per)
-    test = runs_of(doc, marking, scenario, path, per)
+    base = runs_of(doc, "red", scenario, path, per, where)
+    test = runs_of(doc, marking, scenario, path, per, where)
     keys = sorted(set(base) & set(test), key=lambda k: (str(k[0]), k[1], k[2]))
     if not keys:
         raise StatsError("%s: no seed ran both red and %s" % (path, marking))
@@ -278,7 +294,7 @@ def table_rows(spec, root):
         if kind == "paired":
             c = compare(doc, row.get("marking", "symphony"),
                         row.get("scenario"), row.get("metric", "cct_ms"),
-                        row["file"], row.get("per", "job"))
+                        row["file"], row.get("per", "job"), row.get("where"))
             lo, hi = c["paired_ratio_ci95"]
             out.append({
                 "claim": row["claim"], "setup": row["setup"],
@@ -333,6 +349,21 @@ def markdown(rows):
     return "\n".join(lines) + "\n"
 
 
+def parse_where(items):
+    """--where KEY=VALUE items as a dict, each VALUE read as JSON (64,
+    true) or else taken as a string (transformer)."""
+    where = {}
+    for item in items:
+        key, eq, value = item.partition("=")
+        if not eq or not key:
+            raise StatsError("--where '%s': wants KEY=VALUE" % item)
+        try:
+            where[key] = json.loads(value)
+        except ValueError:
+            where[key] = value
+    return where
+
+
 def main(argv):
     ap = argparse.ArgumentParser(prog="stats.py", description=__doc__.split(
         "\n")[0])
@@ -344,6 +375,9 @@ def main(argv):
     c.add_argument("--scenario")
     c.add_argument("--per", default="job", choices=("job", "seed"),
                    help="pair each job's runs, or each seed's slowest job")
+    c.add_argument("--where", action="append", default=[], metavar="KEY=VALUE",
+                   help="only the runs whose KEY is VALUE (a JSON value or "
+                        "a string), e.g. compute_scale=64; repeatable")
     c.add_argument("--metric", default="cct_ms",
                    choices=("cct_ms", "final_step_span_ms",
                             "max_step_overlap", "jct_ns", "sync_ns"))
@@ -359,7 +393,8 @@ def main(argv):
     try:
         if args.cmd == "compare":
             res = compare(load(args.file), args.marking, args.scenario,
-                          args.metric, args.file, args.per)
+                          args.metric, args.file, args.per,
+                          parse_where(args.where))
             print(json.dumps(res, indent=1))
         elif args.cmd == "baseline":
             res = baseline(load(args.file), args.scenario, args.file)

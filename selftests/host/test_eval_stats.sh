@@ -20,7 +20,7 @@ tmp=$(mktemp -d /tmp/test_eval_stats.XXXXXX)
 on_exit rm -rf "$tmp"
 py() { /usr/bin/python3 -c "import sys; sys.path.insert(0, '$TOP_DIR/eval'); import stats; $1"; }
 
-ktap_plan 11
+ktap_plan 12
 
 check_eq "the median of 1, 2, 3, 4 is 2.5 (numpy's, not the upper middle)" \
 	2.5 "$(py 'print(stats.median([4, 1, 3, 2]))')"
@@ -69,5 +69,19 @@ check_eq "a scenario with no runs exits 2, naming it" \
 r=$("$stats" compare "$fig5" --metric jct_ns 2>&1) && rc=0 || rc=$?
 check_eq "a metric the runs lack (a workload's JCT of a ring's runs) exits 2, naming it" \
 	"2 stats.py: $fig5: a run of seed 1 has no jct_ns" "$rc $r"
+
+# A file of two points (a figure's compute scales, as sim_workloads.sh
+# writes): one point's pairs with --where, and without it an exit 2, not
+# one point's runs silently paired with the other's.
+jq -n '{runs: [range(1; 3) as $seed | (1, 64) as $x |
+	{compute_scale: $x, seed: $seed, marking: "red", jct_ns: 1000},
+	{compute_scale: $x, seed: $seed, marking: "symphony", jct_ns: (if $x == 64 then 500 else 1000 end)}]}' \
+	>"$tmp/points.json"
+r=$("$stats" compare "$tmp/points.json" --metric jct_ns 2>&1) && rc=0 || rc=$?
+check_jq "--where chooses one point of a file of several (0.5 at 64x, 2 pairs); without it exit 2, naming the seed" \
+	'.w.pairs == 2 and .w.paired_ratio_median == 0.5 and
+	 .bad == "2 stats.py: \(.f): seed 1 has more than one run of '"'red'"': choose one point with where"' \
+	"$("$stats" compare "$tmp/points.json" --metric jct_ns --where compute_scale=64 |
+		jq -c --arg bad "$rc $r" --arg f "$tmp/points.json" '{w: ., bad: $bad, f: $f}')"
 
 ktap_finished
