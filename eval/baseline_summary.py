@@ -53,12 +53,18 @@ def main(argv):
     for spines, bg, reading in [(n, b, r) for n in args.spines.split()
                                 for b in args.backgrounds.split()
                                 for r in args.readings.split()]:
-            path = os.path.join(args.dir, "%s-s%s-bg%s.json" % (reading,
-                                                                spines, bg))
-            if not os.path.exists(path):
-                print("baseline_summary.py: %s: not run" % path,
+            # RED's runs of a reading are the same in each of its files
+            # (the simulator is deterministic; only Symphony's state or
+            # the priority queue differ): the first there is
+            stem = os.path.join(args.dir, "%s-s%s-bg%s" % (reading, spines,
+                                                           bg))
+            found = [stem + suffix + ".json" for suffix in ("", "-port", "-pq")
+                     if os.path.exists(stem + suffix + ".json")]
+            if not found:
+                print("baseline_summary.py: %s.json: not run" % stem,
                       file=sys.stderr)
                 continue
+            path = found[0]
             try:
                 doc = stats.load(path)
                 b = stats.baseline(doc, reading, path)
@@ -80,8 +86,7 @@ def main(argv):
                 grid = np.arange(0.0, end + GRID_MS, GRID_MS)
                 med = np.median(np.vstack([overlap_at(tl, grid)
                                            for tl in timelines]), axis=0)
-                curves.append(("%s, %s spines, bg %s%%" % (reading, spines,
-                                                            bg), grid, med))
+                curves.append((reading, int(spines), int(bg), grid, med))
     if not entries:
         print("baseline_summary.py: no runs in %s" % args.dir,
               file=sys.stderr)
@@ -109,34 +114,43 @@ def main(argv):
     return 0
 
 
+# a reading's colour; Table 1's 4 spines without background solid, a
+# background dashed, another spine count dotted
+COLOURS = {"rails": "#9400d3", "rings": "#009e73", "torrings": "#56b4e9",
+           "grid": "#e69f00", "ring1": "#d55e00"}
+
+
 def plot(folder, curves):
     """DIR/summary-overlap.png: each reading's median overlap over time, and the
     paper's Fig. 2a baseline as read off the figure (0 to 30 over
     2,500 ms)."""
     dat = os.path.join(folder, "overlap.dat")
     with open(dat, "w") as f:
-        for name, grid, med in curves:
-            f.write("# %s\n" % name)
+        for _, _, _, grid, med in curves:
             for t, v in zip(grid, med):
                 f.write("%.1f %.1f\n" % (t, v))
             f.write("\n\n")
-    plots = ["'%s' index %d with steps lw 2 title '%s'" % (dat, i, name)
-             for i, (name, _, _) in enumerate(curves)]
-    plots.append("'-' with lines dt 2 lc rgb 'black' "
+    plots = ["'%s' index %d with steps lw 2 lc rgb '%s' dt %d title '%s, %d spines, bg %d%%'" % (
+        dat, i, COLOURS.get(reading, "gray"), 1 if bg == 0 and spines == 4 else
+        (2 if spines == 4 else 3), reading, spines, bg)
+        for i, (reading, spines, bg, _, _) in enumerate(curves)]
+    plots.append("'-' with lines lw 1 lc rgb 'black' "
                  "title 'Fig. 2a baseline (read off the figure)'")
     script = "\n".join([
-        "set terminal pngcairo size 900,500",
+        "set terminal pngcairo size 1100,500",
         "set output '%s'" % os.path.join(folder, "summary-overlap.png"),
         "set title 'RED+DCQCN alone, median over seeds: step overlap "
         "per reading of Table 1'",
         "set xlabel 'time (ms)'", "set ylabel 'degree of step overlap'",
-        "set key top left box opaque", "set grid",
+        "set key outside right top", "set grid",
         "plot " + ", ".join(plots),
         "0 1", "2500 30", "e", ""])
     try:
         subprocess.run(["gnuplot"], input=script, text=True, check=True)
     except (OSError, subprocess.CalledProcessError) as e:
         print("baseline_summary.py: no plot: %s" % e, file=sys.stderr)
+    finally:
+        os.unlink(dat)
 
 
 if __name__ == "__main__":

@@ -20,7 +20,7 @@ tmp=$(mktemp -d /tmp/test_eval_stats.XXXXXX)
 on_exit rm -rf "$tmp"
 py() { /usr/bin/python3 -c "import sys; sys.path.insert(0, '$TOP_DIR/eval'); import stats; $1"; }
 
-ktap_plan 12
+ktap_plan 13
 
 check_eq "the median of 1, 2, 3, 4 is 2.5 (numpy's, not the upper middle)" \
 	2.5 "$(py 'print(stats.median([4, 1, 3, 2]))')"
@@ -83,5 +83,21 @@ check_jq "--where chooses one point of a file of several (0.5 at 64x, 2 pairs); 
 	 .bad == "2 stats.py: \(.f): seed 1 has more than one run of '"'red'"': choose one point with where"' \
 	"$("$stats" compare "$tmp/points.json" --metric jct_ns --where compute_scale=64 |
 		jq -c --arg bad "$rc $r" --arg f "$tmp/points.json" '{w: ., bad: $bad, f: $f}')"
+
+# baseline_summary.py takes a reading's RED runs from whichever of its
+# files there is (the -port one here: Symphony's state per port beside
+# RED), the same numbers as stats.py's, and leaves no plot data behind.
+mkdir "$tmp/bl"
+cp "$TOP_DIR/results/4-simulator/paper-stack/sim_symphony_baseline/ring1-s4-bg0-port.json" \
+	"$tmp/bl/ring1-s4-bg10-port.json"
+/usr/bin/python3 "$TOP_DIR/eval/baseline_summary.py" --dir "$tmp/bl" --readings "rails ring1" \
+	--backgrounds 10 >/dev/null 2>"$tmp/bl.err" || true
+check_jq "baseline_summary.py: a reading's -port file stands for it, its CCT/bound stats.py's, a reading not run named; no overlap.dat left" \
+	'(.s.readings | length) == 1 and .s.readings[0].file == "ring1-s4-bg10-port.json" and
+	 .s.readings[0].cct_over_bound_median == .b.cct_over_bound_median and
+	 (.err | test("rails-s4-bg10.json: not run")) and .left == ""' \
+	"$(jq -c --slurpfile b <("$stats" baseline "$tmp/bl/ring1-s4-bg10-port.json" --scenario ring1) \
+		--arg err "$(cat "$tmp/bl.err")" --arg left "$(ls "$tmp/bl" | grep dat || true)" \
+		'{s: ., b: $b[0], err: $err, left: $left}' "$tmp/bl/summary.json" 2>/dev/null)"
 
 ktap_finished
