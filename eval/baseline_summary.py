@@ -58,13 +58,12 @@ def main(argv):
             # the priority queue differ): the first there is
             stem = os.path.join(args.dir, "%s-s%s-bg%s" % (reading, spines,
                                                            bg))
-            found = [stem + suffix + ".json" for suffix in ("", "-port", "-pq")
-                     if os.path.exists(stem + suffix + ".json")]
-            if not found:
+            path = next((stem + suffix + ".json" for suffix in ("", "-port", "-pq")
+                         if os.path.exists(stem + suffix + ".json")), None)
+            if path is None:
                 print("baseline_summary.py: %s.json: not run" % stem,
                       file=sys.stderr)
                 continue
-            path = found[0]
             try:
                 doc = stats.load(path)
                 b = stats.baseline(doc, reading, path)
@@ -114,10 +113,17 @@ def main(argv):
     return 0
 
 
-# a reading's colour; Table 1's 4 spines without background solid, a
-# background dashed, another spine count dotted
+# a reading's colour
 COLOURS = {"rails": "#9400d3", "rings": "#009e73", "torrings": "#56b4e9",
            "grid": "#e69f00", "ring1": "#d55e00"}
+
+
+def dash(spines, bg):
+    """gnuplot's dash type: Table 1's 4 spines solid, with a background
+    dashed; another spine count dotted."""
+    if spines != 4:
+        return 3
+    return 1 if bg == 0 else 2
 
 
 def plot(folder, curves):
@@ -131,8 +137,7 @@ def plot(folder, curves):
                 f.write("%.1f %.1f\n" % (t, v))
             f.write("\n\n")
     plots = ["'%s' index %d with steps lw 2 lc rgb '%s' dt %d title '%s, %d spines, bg %d%%'" % (
-        dat, i, COLOURS.get(reading, "gray"), 1 if bg == 0 and spines == 4 else
-        (2 if spines == 4 else 3), reading, spines, bg)
+        dat, i, COLOURS.get(reading, "gray"), dash(spines, bg), reading, spines, bg)
         for i, (reading, spines, bg, _, _) in enumerate(curves)]
     plots.append("'-' with lines lw 1 lc rgb 'black' "
                  "title 'Fig. 2a baseline (read off the figure)'")

@@ -246,8 +246,9 @@ if [ "$summary_only" = 0 ]; then
 	while read -r m n x; do
 		hpt=$(fabric "$n" | cut -d' ' -f1)
 		wl=$work/$m-$n-x$x.json
+		f=$(astra_file "$m")
 		model_args=("$m")
-		[ -z "$(astra_file "$m")" ] || model_args=(astra1 --file "$astra_dir/$(astra_file "$m")")
+		[ -z "$f" ] || model_args=(astra1 --file "$astra_dir/$f")
 		# shellcheck disable=SC2086 # --gen's options, split
 		"$gen" "${model_args[@]}" --nodes "$n" --hosts-per-tor "$hpt" --iterations "$iterations" \
 			--scale "$scale" --compute-scale "$x" $gen_args --out "$wl"

@@ -170,6 +170,15 @@ def dp_groups(nodes, dims, job):
              "wire_job": job + 1}]
 
 
+def shard_rings(nodes, mp, wire_job, ring_ids):
+    """A hybrid job's data-parallel group: a ring of each shard index's
+    ranks across the model groups of @mp consecutive ranks, on job ID
+    @wire_job, and with @ring_ids "per-ring" ring i on @wire_job + i (so
+    that Symphony compares the steps of one ring only)."""
+    return {"name": "dp", "rings": [list(range(s, nodes, mp)) for s in range(mp)],
+            "wire_job": wire_job, "wire_job_per_ring": ring_ids == "per-ring"}
+
+
 def allreduce_ops(name, nbytes, dep, dims, group="dp"):
     """A gradient AllReduce of @nbytes after @dep: one op on @group, or on
     a 2D ring (@dims) a reduce-scatter along the rows, an AllReduce of a
@@ -284,10 +293,8 @@ def transformer(args, nodes):
                     "bytes": max(1, round(params // mp * 4 / scale)), "deps": ["bwd." + name]})
         prev = "bwd.mp." + name
     # MP groups: --mp consecutive ranks (a server's GPUs); DP rings: the
-    # ranks of one shard index across the groups, each ring its own job
-    # ID on the wire so that Symphony compares steps of one ring
-    groups = [{"name": "dp", "rings": [list(range(s, nodes, mp)) for s in range(mp)],
-               "wire_job": args.job, "wire_job_per_ring": args.ring_ids == "per-ring"}]
+    # ranks of one shard index across the groups
+    groups = [shard_rings(nodes, mp, args.job, args.ring_ids)]
     if args.mp_on == "fabric":
         groups.append({"name": "mp",
                        "rings": [list(range(g * mp, (g + 1) * mp)) for g in range(nodes // mp)],
@@ -461,9 +468,7 @@ def astra1(args, nodes):
         groups = [{"name": "mp", "rings": [list(range(g * mp, (g + 1) * mp))
                                            for g in range(nodes // mp)],
                    "wire_job": args.job, "wire_job_per_ring": True},
-                  {"name": "dp", "rings": [list(range(s, nodes, mp)) for s in range(mp)],
-                   "wire_job": args.job + nodes // mp,
-                   "wire_job_per_ring": args.ring_ids == "per-ring"}]
+                  shard_rings(nodes, mp, args.job + nodes // mp, args.ring_ids)]
         fwd_group, wg_group = "mp", "dp"
     elif args.dims:
         if any(c != "NONE" for layer in layers for c in layer["comm"][:2]):
