@@ -108,6 +108,28 @@ check_jq() {
 	fi
 }
 
+# trace_event_enable EVENT_DIR / trace_event_disable EVENT_DIR: turn one
+# trace event (a folder under /sys/kernel/tracing/events) on or off,
+# with ftrace's task-name and tgid recording off first.  With record-cmd
+# on (ftrace's default), the first enabled event also hooks the scheduler's
+# own tracepoints (sched_switch, sched_wakeup, sched_wakeup_new), which
+# live-patches __schedule; under QEMU's TCG a vCPU can go on running a
+# stale translation of that site, trap in an int3 loop and leave the
+# patching CPU waiting on it for ever (CI, 6.1: an RCU stall with CPU 0
+# in exc_int3 at __schedule and CPU 1 in text_poke_bp).  The tests read
+# only the events' own fields, never the task names.  The caller checks
+# that EVENT_DIR/enable is writable.
+trace_event_enable() {
+	local t=/sys/kernel/tracing
+	echo 0 > "$t/options/record-cmd"
+	echo 0 > "$t/options/record-tgid"
+	echo > "$t/trace"
+	echo 1 > "$1/enable"
+}
+trace_event_disable() {
+	echo 0 > "$1/enable"
+}
+
 # The qdisc:qdisc_drop tracepoint, which kernels after 6.18 have (7.3
 # does): each packet a qdisc dropped, with its enum qdisc_drop_reason and
 # the kind of the root qdisc that freed it (not of the child that dropped
@@ -117,11 +139,10 @@ check_jq() {
 qdisc_drop_event=/sys/kernel/tracing/events/qdisc/qdisc_drop
 drop_trace_start() {
 	[ -w "$qdisc_drop_event/enable" ] || return 1
-	echo > /sys/kernel/tracing/trace
-	echo 1 > "$qdisc_drop_event/enable"
+	trace_event_enable "$qdisc_drop_event"
 }
 drop_trace_reasons() {
-	echo 0 > "$qdisc_drop_event/enable"
+	trace_event_disable "$qdisc_drop_event"
 	sed -n "s/.* kind=$1 .* reason=\([^ ]*\).*/\1/p" /sys/kernel/tracing/trace |
 		sort | uniq -c | awk '{ print $2, $1 }'
 }

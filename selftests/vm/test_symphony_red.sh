@@ -9,7 +9,7 @@
 
 symphony_vm_test --bpffs --tool rocegen --tool ecnstat jq nsenter
 
-ktap_plan 12
+ktap_plan 13
 
 netns_create a b
 veth_pair "$a" va 10.254.0.1/24 "$b" vb 10.254.0.2/24
@@ -68,12 +68,12 @@ before=$(jq .red_drops <<<"$s")
 # congestion drop as sch_red reports it, where the kernel has the event
 # (after 6.18), else the skb:kfree_skb tracepoint's.
 event=/sys/kernel/tracing/events/skb/kfree_skb
+tasks_named=$(wc -l < /sys/kernel/tracing/saved_cmdlines)
 if drop_trace_start; then
 	tracer=qdisc_drop
 elif [ -w "$event/enable" ]; then
 	tracer=kfree_skb
-	echo > /sys/kernel/tracing/trace
-	echo 1 > "$event/enable"
+	trace_event_enable "$event"
 else
 	tracer=none
 fi
@@ -87,12 +87,20 @@ if [ "$tracer" = qdisc_drop ]; then
 	check_eq "each RED drop is traced with reason CONGESTED (qdisc:qdisc_drop), as sch_red's" \
 		"CONGESTED $(( $(jq .red_drops <<<"$s") - before ))" "$reasons"
 elif [ "$tracer" = kfree_skb ]; then
-	echo 0 > "$event/enable"
+	trace_event_disable "$event"
 	reasons=$(grep -c 'reason: QDISC_DROP' /sys/kernel/tracing/trace)
 	check "each RED drop is freed with reason QDISC_DROP ($reasons traced)" \
 		test "$reasons" -ge "$(( $(jq .red_drops <<<"$s") - before ))"
 else
 	ktap_skip "each RED drop is freed with reason QDISC_DROP" "no skb:kfree_skb event"
+fi
+# Tracing must not hook the scheduler's tracepoints (trace_event_enable in
+# lib.sh): the task names they would record stay as they were.
+if [ "$tracer" = none ]; then
+	ktap_skip "the drop tracer leaves __schedule unpatched" "no drop event"
+else
+	check_eq "the drop tracer leaves __schedule unpatched (no task name recorded)" \
+		"$tasks_named" "$(wc -l < /sys/kernel/tracing/saved_cmdlines)"
 fi
 drops=$(jq .red_drops <<<"$s")
 marks=$(jq .red_marks <<<"$s")
