@@ -68,7 +68,7 @@ before=$(jq .red_drops <<<"$s")
 # congestion drop as sch_red reports it, where the kernel has the event
 # (after 6.18), else the skb:kfree_skb tracepoint's.
 event=/sys/kernel/tracing/events/skb/kfree_skb
-tasks_named=$(wc -l < /sys/kernel/tracing/saved_cmdlines)
+tasks_named=$(cat /sys/kernel/tracing/saved_cmdlines 2>/dev/null | wc -l)
 if drop_trace_start; then
 	tracer=qdisc_drop
 elif [ -w "$event/enable" ]; then
